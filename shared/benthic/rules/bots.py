@@ -1,0 +1,68 @@
+"""Game-independent bots: they only use the engine contract."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from benthic.rules.core import Engine
+
+
+class RandomBot:
+    """Plays a uniformly random legal command."""
+
+    name = "random"
+
+    def choose(self, engine: Engine, state: Any, seat: int, rng: random.Random) -> Any:
+        legal = engine.legal_commands(state, seat)
+        if not legal:
+            raise LookupError(f"seat {seat} has no legal command")
+        return rng.choice(legal)
+
+
+class GreedyBot:
+    """One-step look-ahead: plays the legal command whose resulting state the engine's heuristic rates
+    best for the bot's seat (random among equals).  It looks at the true resulting state, so it may see
+    the outcome of its own move one step early: a bot for demos, load and balance runs, not rated play."""
+
+    name = "greedy"
+
+    def choose(self, engine: Engine, state: Any, seat: int, rng: random.Random) -> Any:
+        legal = engine.legal_commands(state, seat)
+        if not legal:
+            raise LookupError(f"seat {seat} has no legal command")
+        best: list[Any] = []
+        best_value = float("-inf")
+        for command in legal:
+            value = engine.heuristic(engine.fold(state, engine.decide(state, seat, command)), seat)
+            if value > best_value:
+                best, best_value = [command], value
+            elif value == best_value:
+                best.append(command)
+        return rng.choice(best)
+
+
+def play_out(
+    engine: Engine,
+    events: list[Any],
+    bots: dict[int, Any],
+    rng: random.Random,
+    max_commands: int | None = None,
+) -> tuple[Any, list[Any], int]:
+    """Play a game from ``events`` to its end with one bot per seat (seats absent from ``bots`` use the
+    random bot).  Returns (final state, all events, commands played).  Raises RuntimeError past the bound."""
+    bound = engine.playout_bound if max_commands is None else max_commands
+    state = engine.replay(events)
+    events = list(events)
+    fallback = RandomBot()
+    commands = 0
+    while (prompt := engine.prompt(state)) is not None:
+        if commands >= bound:
+            raise RuntimeError(f"{engine.game_type}: no end after {bound} commands")
+        seat = prompt.seats[0] if len(prompt.seats) == 1 else rng.choice(prompt.seats)
+        command = bots.get(seat, fallback).choose(engine, state, seat, rng)
+        new = engine.decide(state, seat, command)
+        state = engine.fold(state, new)
+        events.extend(new)
+        commands += 1
+    return state, events, commands
