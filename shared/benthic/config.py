@@ -1,0 +1,85 @@
+"""Settings, read from the environment once per process (names are in the README)."""
+
+from __future__ import annotations
+
+import os
+import socket
+from functools import cache
+
+import msgspec
+
+
+class Settings(msgspec.Struct, frozen=True):
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    partitions: int = 16
+    # HMAC keys for seat tokens, "kid:secret,kid:secret": the first signs, all verify (rotation).
+    token_keys: tuple[tuple[str, bytes], ...] = ()
+    operator_token: str = ""
+    environment: str = "dev"  # "production" switches logs to JSON
+    log_level: str = "info"
+    log_format: str = ""  # "json" | "console"; empty: by environment
+    snapshot_every: int = 200  # events between state snapshots
+    state_cache_games: int = 5000  # games whose folded state a service keeps in memory
+    max_body_bytes: int = 64 * 1024
+    conflict_retries: int = 8  # re-decides after a version conflict without expected_version
+    feed_maxlen: int = 200_000  # approximate cap of each partition feed (entries)
+    consumer_name: str = ""
+    claim_idle_ms: int = 30_000  # a pending entry idle this long belongs to a dead consumer
+    claim_interval_s: float = 5.0
+    consumer_batch: int = 64
+    consumer_block_ms: int = 100
+    metrics_interval_s: float = 5.0
+    long_poll_max_s: float = 30.0
+    command_port: int = 8001
+    projection_port: int = 8002
+    scoring_port: int = 8003
+    host: str = "127.0.0.1"
+
+    @property
+    def json_logs(self) -> bool:
+        if self.log_format:
+            return self.log_format == "json"
+        return self.environment == "production"
+
+
+def _token_keys(raw: str) -> tuple[tuple[str, bytes], ...]:
+    keys = []
+    for item in filter(None, (part.strip() for part in raw.split(","))):
+        kid, _, secret = item.partition(":")
+        if not secret:
+            kid, secret = "k1", kid
+        keys.append((kid, secret.encode()))
+    return tuple(keys)
+
+
+def from_env(env: dict[str, str] | None = None) -> Settings:
+    env = dict(os.environ if env is None else env)
+    defaults = Settings()
+
+    def get(name: str, default: object) -> object:
+        value = env.get(f"BENTHIC_{name.upper()}")
+        if value is None:
+            return default
+        if isinstance(default, bool):
+            return value.lower() in ("1", "true", "yes")
+        if isinstance(default, int):
+            return int(value)
+        if isinstance(default, float):
+            return float(value)
+        return value
+
+    values: dict[str, object] = {}
+    for field in msgspec.structs.fields(Settings):
+        if field.name in ("redis_url", "token_keys"):
+            continue
+        values[field.name] = get(field.name, getattr(defaults, field.name))
+    values["redis_url"] = env.get("REDIS_URL", env.get("BENTHIC_REDIS_URL", defaults.redis_url))
+    values["token_keys"] = _token_keys(env.get("BENTHIC_TOKEN_KEYS", ""))
+    if not values["consumer_name"]:
+        values["consumer_name"] = env.get("POD_NAME") or f"{socket.gethostname()}-{os.getpid()}"
+    return Settings(**values)  # type: ignore[arg-type]
+
+
+@cache
+def settings() -> Settings:
+    return from_env()

@@ -1,0 +1,87 @@
+"""The Redis key layout.  Every key of a game carries the hash tag ``{pK}`` of its partition, so each
+append and each read-model write touches one Redis Cluster slot."""
+
+from __future__ import annotations
+
+import zlib
+
+
+def partition_of(game_id: str, partitions: int) -> int:
+    return zlib.crc32(game_id.encode()) % partitions
+
+
+class GameKeys:
+    """The keys of one game."""
+
+    __slots__ = ("game_id", "partition", "tag")
+
+    def __init__(self, game_id: str, partitions: int) -> None:
+        self.game_id = game_id
+        self.partition = partition_of(game_id, partitions)
+        self.tag = f"{{p{self.partition}}}"
+
+    @property
+    def events(self) -> str:  # stream: the game's events, entry ID = <version>-0
+        return f"{self.tag}:g:{self.game_id}"
+
+    @property
+    def meta(self) -> str:  # hash: version, game type, status, seats, timestamps
+        return f"{self.tag}:m:{self.game_id}"
+
+    @property
+    def commands(self) -> str:  # hash: command id -> "first:last" version of its commit
+        return f"{self.tag}:c:{self.game_id}"
+
+    @property
+    def snapshot(self) -> str:  # hash: engine version, version, state
+        return f"{self.tag}:s:{self.game_id}"
+
+    @property
+    def feed(self) -> str:
+        return feed_key(self.partition)
+
+    @property
+    def read_model(self) -> str:  # hash: version, status, views per viewer, scores
+        return f"{self.tag}:rm:{self.game_id}"
+
+    def history(self, viewer: int | None) -> str:  # zset: redacted events by version
+        return f"{self.tag}:h:{self.game_id}:{'pub' if viewer is None else viewer}"
+
+    def lobby(self, game_type: str, status: str) -> str:
+        return lobby_key(self.partition, game_type, status)
+
+    @property
+    def updates(self) -> str:
+        return updates_channel(self.partition)
+
+
+def feed_key(partition: int) -> str:
+    return f"{{p{partition}}}:feed"
+
+
+def lobby_key(partition: int, game_type: str, status: str) -> str:
+    return f"{{p{partition}}}:lobby:{game_type}:{status}"
+
+
+def updates_channel(partition: int) -> str:
+    return f"{{p{partition}}}:updates"
+
+
+class RatingKeys:
+    """Ratings of one game type; one slot per game type."""
+
+    __slots__ = ("game_type", "tag")
+
+    def __init__(self, game_type: str) -> None:
+        self.game_type = game_type
+        self.tag = f"{{r:{game_type}}}"
+
+    def player(self, player_id: str) -> str:  # hash: mu, sigma, games, name
+        return f"{self.tag}:p:{player_id}"
+
+    def rated(self, game_id: str) -> str:  # string: present once the game's ratings are applied
+        return f"{self.tag}:rated:{game_id}"
+
+    @property
+    def leaderboard(self) -> str:  # zset: player id by ordinal rating
+        return f"{self.tag}:lb"
