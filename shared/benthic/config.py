@@ -75,9 +75,22 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         values[field.name] = get(field.name, getattr(defaults, field.name))
     values["redis_url"] = env.get("REDIS_URL", env.get("BENTHIC_REDIS_URL", defaults.redis_url))
     values["token_keys"] = _token_keys(env.get("BENTHIC_TOKEN_KEYS", ""))
+    if values["environment"] == "dev":
+        # Insecure, well-known defaults so `benthic serve` works out of the box on a laptop; production
+        # refuses to start without real keys (see check_production).
+        values["token_keys"] = values["token_keys"] or (("dev", b"insecure-dev-key"),)
+        values["operator_token"] = values["operator_token"] or "dev-operator-token"
     if not values["consumer_name"]:
         values["consumer_name"] = env.get("POD_NAME") or f"{socket.gethostname()}-{os.getpid()}"
     return Settings(**values)  # type: ignore[arg-type]
+
+
+def check_production(settings: Settings) -> None:
+    if settings.environment != "dev":
+        if not settings.token_keys:
+            raise SystemExit("BENTHIC_TOKEN_KEYS is required outside dev (kid:secret[,kid:secret])")
+        if len(settings.operator_token) < 16:
+            raise SystemExit("BENTHIC_OPERATOR_TOKEN (16+ characters) is required outside dev")
 
 
 @cache

@@ -20,7 +20,7 @@ def free_port() -> int:
 class PrivateRedis:
     def __init__(self, directory: str | None = None, port: int | None = None) -> None:
         self.port = port or free_port()
-        self.directory = Path(directory or tempfile.mkdtemp(prefix="benthic-redis-"))
+        self.directory = Path(directory or tempfile.mkdtemp(prefix="benthic-redis-")).resolve()
         self.process: subprocess.Popen[bytes] | None = None
 
     @property

@@ -7,6 +7,7 @@ A game type is registered once its package exists, so each engine lands on its o
 from __future__ import annotations
 
 import importlib
+import os
 import importlib.util
 from functools import cache
 
@@ -36,6 +37,7 @@ __all__ = [
     "UnknownGameType",
     "game_types",
     "get_engine",
+    "register_engine",
     "rng_for",
 ]
 
@@ -46,14 +48,40 @@ class UnknownGameType(LookupError):
     pass
 
 
+_EXTRA: dict[str, Engine] = {}
+
+
+def register_engine(engine: Engine) -> None:
+    """Register an engine from outside this package (an embedding application, or a test)."""
+    _EXTRA[engine.game_type] = engine
+    game_types.cache_clear()
+
+
+def _load_plugins() -> None:
+    """Engines named in ``BENTHIC_EXTRA_ENGINES`` ("module:attribute,..."), e.g. a third-party game."""
+    for spec in filter(None, (s.strip() for s in os.environ.get("BENTHIC_EXTRA_ENGINES", "").split(","))):
+        module, _, attribute = spec.partition(":")
+        engine = getattr(importlib.import_module(module), attribute)
+        _EXTRA.setdefault(engine.game_type, engine() if isinstance(engine, type) else engine)
+
+
 @cache
 def game_types() -> tuple[str, ...]:
-    """The registered game types (those whose engine package is installed)."""
-    return tuple(g for g in KNOWN_GAME_TYPES if importlib.util.find_spec(f"benthic.rules.{g}") is not None)
+    """The registered game types (the engine packages that are installed, then registered extras)."""
+    _load_plugins()
+    installed = tuple(g for g in KNOWN_GAME_TYPES if importlib.util.find_spec(f"benthic.rules.{g}") is not None)
+    return installed + tuple(g for g in _EXTRA if g not in installed)
+
+
+def get_engine(game_type: str) -> Engine:
+    game_types()
+    if game_type in _EXTRA:
+        return _EXTRA[game_type]
+    return _installed_engine(game_type)
 
 
 @cache
-def get_engine(game_type: str) -> Engine:
+def _installed_engine(game_type: str) -> Engine:
     if game_type not in game_types():
         raise UnknownGameType(f"unknown game type {game_type!r}; known: {', '.join(game_types())}")
     engine = importlib.import_module(f"benthic.rules.{game_type}").ENGINE

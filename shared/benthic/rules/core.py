@@ -247,6 +247,9 @@ class Engine:
     def event_name(self, event: Any) -> str:
         return type(event).__struct_config__.tag  # type: ignore[no-any-return]
 
+    def command_name(self, command: Any) -> str:
+        return type(command).__struct_config__.tag  # type: ignore[no-any-return]
+
 
 def _tags(union: Any) -> Sequence[str]:
     info = msgspec.inspect.type_info(union)

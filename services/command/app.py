@@ -1,0 +1,151 @@
+"""The command service's HTTP API (Litestar, OpenAPI at /schema)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import msgspec
+from litestar import Litestar, Request, get, post
+from litestar.datastructures import State
+from litestar.openapi import OpenAPIConfig
+from redis.asyncio import Redis
+
+from benthic.auth import SeatClaim, SeatTokens, TokenError, bearer, is_operator
+from benthic.config import Settings
+from benthic.gamestate import StateLoader
+from benthic.http import EXCEPTION_HANDLERS, ApiError, health_routes
+from benthic.rules import game_types, get_engine
+from benthic.store import EventStore
+from benthic.telemetry import REDIS_MEMORY_MAX, REDIS_MEMORY_USED, log, red_middleware
+from services.command.service import (
+    CommandAccepted,
+    CommandRequest,
+    CommandService,
+    CreateGame,
+    GameCreated,
+    JoinGame,
+    Joined,
+    LegalCommands,
+)
+
+SERVICE = "command"
+
+
+def _claim(request: Request[Any, Any, Any], game_id: str) -> SeatClaim:
+    token = bearer(request.headers.get("authorization"))
+    if token is None:
+        raise ApiError(401, "missing_token", "send the seat token as `Authorization: Bearer <token>`")
+    try:
+        claim = request.app.state.tokens.verify(token)
+    except TokenError as error:
+        raise ApiError(401, "invalid_token", str(error)) from None
+    if claim.game_id != game_id:
+        raise ApiError(403, "wrong_game", "this seat token belongs to another game")
+    return claim
+
+
+def _service(request: Request[Any, Any, Any]) -> CommandService:
+    return request.app.state.service  # type: ignore[no-any-return]
+
+
+def _operator(request: Request[Any, Any, Any]) -> bool:
+    return is_operator(bearer(request.headers.get("authorization")), request.app.state.settings.operator_token)
+
+
+@post("/games", status_code=201, summary="Create a game", tags=["lobby"])
+async def create_game(request: Request[Any, Any, Any], data: CreateGame) -> GameCreated:
+    """Seats are player records or null for an open seat.  The answer holds a seat token for every named
+    seat.  A fixed `seed` needs the operator token (it would reveal all hidden information)."""
+    return await _service(request).create(data, seed_allowed=_operator(request))
+
+
+@post("/games/{game_id:str}/join", status_code=200, summary="Take an open seat", tags=["lobby"])
+async def join_game(request: Request[Any, Any, Any], game_id: str, data: JoinGame) -> Joined:
+    return await _service(request).join(game_id, data)
+
+
+@post("/games/{game_id:str}/commands", status_code=200, summary="Play a command", tags=["play"])
+async def post_command(request: Request[Any, Any, Any], game_id: str, data: CommandRequest) -> CommandAccepted:
+    """`command` is the game command's JSON (as listed by `/legal`).  A repeated `command_id` returns the
+    first answer.  Errors: 400 malformed, 401/403 token, 404 game, 409 stale `expected_version`,
+    413 too large, 422 rule violation (`code` names the rule)."""
+    claim = _claim(request, game_id)
+    return await _service(request).command(game_id, claim, data)
+
+
+@get("/games/{game_id:str}/legal", summary="The caller's legal commands", tags=["play"])
+async def legal_commands(request: Request[Any, Any, Any], game_id: str) -> LegalCommands:
+    claim = _claim(request, game_id)
+    return await _service(request).legal(game_id, claim)
+
+
+@get("/games/{game_id:str}/ops/state", summary="Operator: the unredacted state", tags=["operator"])
+async def operator_state(request: Request[Any, Any, Any], game_id: str) -> dict[str, Any]:
+    if not _operator(request):
+        raise ApiError(401, "operator_only", "this endpoint needs the operator token")
+    service = _service(request)
+    meta = await service._meta(game_id)  # noqa: SLF001 - same module family
+    engine = get_engine(meta.game_type)
+    folded = await service.loader.load(game_id, engine)
+    return {
+        "meta": msgspec.to_builtins(meta),
+        "version": folded.version,
+        "state": msgspec.to_builtins(folded.state),
+    }
+
+
+@get("/game-types", summary="Registered game types", tags=["lobby"], sync_to_thread=False)
+def list_game_types() -> list[dict[str, Any]]:
+    return [
+        {"game_type": g, "min_seats": get_engine(g).min_seats, "max_seats": get_engine(g).max_seats,
+         "commands": sorted(get_engine(g).command_names)}
+        for g in game_types()
+    ]
+
+
+async def _redis_metrics(redis: Redis, interval: float) -> None:
+    while True:
+        with contextlib.suppress(Exception):
+            info = await redis.info("memory")
+            REDIS_MEMORY_USED.set(info.get("used_memory", 0))
+            REDIS_MEMORY_MAX.set(info.get("maxmemory", 0))
+        await asyncio.sleep(interval)
+
+
+def create_app(settings: Settings) -> Litestar:
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        redis = Redis.from_url(settings.redis_url, max_connections=256)
+        store = EventStore(redis, settings.partitions, settings.feed_maxlen)
+        loader = StateLoader(store, settings.state_cache_games, settings.snapshot_every)
+        tokens = SeatTokens(settings.token_keys)
+        app.state.redis = redis
+        app.state.tokens = tokens
+        app.state.service = CommandService(store, loader, tokens, settings.conflict_retries)
+        task = asyncio.create_task(_redis_metrics(redis, settings.metrics_interval_s))
+        log().info("service_started", port=settings.command_port, game_types=list(game_types()))
+        try:
+            yield
+        finally:
+            task.cancel()
+            await redis.aclose()
+
+    async def ready() -> dict[str, Any]:
+        await app.state.redis.ping()
+        return {"ok": bool(game_types()), "game_types": list(game_types())}
+
+    app = Litestar(
+        route_handlers=[create_game, join_game, post_command, legal_commands, operator_state, list_game_types,
+                        *health_routes(lambda: ready())],
+        lifespan=[lifespan],
+        exception_handlers=EXCEPTION_HANDLERS,
+        middleware=[red_middleware(SERVICE)],
+        state=State({"settings": settings}),
+        request_max_body_size=settings.max_body_bytes,
+        openapi_config=OpenAPIConfig(title="Benthic command API", version="1"),
+        debug=False,
+    )
+    return app

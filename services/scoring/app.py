@@ -1,0 +1,54 @@
+"""The scoring service: a feed consumer, with health and metrics over HTTP."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from litestar import Litestar
+from litestar.datastructures import State
+from redis.asyncio import Redis
+
+from benthic.bus import FeedConsumer
+from benthic.config import Settings
+from benthic.gamestate import StateLoader
+from benthic.http import EXCEPTION_HANDLERS, health_routes
+from benthic.store import EventStore
+from benthic.telemetry import log, red_middleware
+from services.scoring.scorer import Scorer
+
+SERVICE = "scoring"
+GROUP = "scoring"
+
+
+def create_app(settings: Settings) -> Litestar:
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        redis = Redis.from_url(settings.redis_url, max_connections=64)
+        store = EventStore(redis, settings.partitions, settings.feed_maxlen)
+        loader = StateLoader(store, min(settings.state_cache_games, 500), snapshot_every=0)
+        scorer = Scorer(redis, store, loader)
+        consumer = FeedConsumer(settings, redis, GROUP, scorer.handle)
+        app.state.update(redis=redis, consumer=consumer, scorer=scorer)
+        await consumer.start()
+        log().info("service_started", port=settings.scoring_port)
+        try:
+            yield
+        finally:
+            await consumer.stop()
+            await redis.aclose()
+
+    async def ready() -> dict[str, Any]:
+        await app.state.redis.ping()
+        return {"ok": app.state.consumer.healthy, "consumer": app.state.consumer.healthy}
+
+    app = Litestar(
+        route_handlers=[*health_routes(lambda: ready())],
+        lifespan=[lifespan],
+        exception_handlers=EXCEPTION_HANDLERS,
+        middleware=[red_middleware(SERVICE)],
+        state=State({"settings": settings}),
+        debug=False,
+    )
+    return app

@@ -1,0 +1,92 @@
+"""On a game's end: append ``game_scored`` from the engine's final scores (idempotent by command id), then
+apply ratings and leaderboards exactly once."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import msgspec
+from redis.asyncio import Redis
+
+from benthic.events import PLATFORM, GameScored, Notification
+from benthic.gamestate import StateLoader
+from benthic.rules import UnknownGameType, get_engine
+from benthic.store import EventStore, NewEvent, VersionConflict
+from benthic.telemetry import GAMES_SCORED, RATINGS_UPDATED, SCORING_FAILURES, log
+from services.scoring.ratings import apply_ratings
+
+_encoder = msgspec.json.Encoder()
+
+
+class Scorer:
+    def __init__(self, redis: Redis, store: EventStore, loader: StateLoader) -> None:
+        self.redis = redis
+        self.store = store
+        self.loader = loader
+
+    async def handle(self, notes: list[Notification]) -> None:
+        ended = {n.game_id: n.game_type for n in notes if n.ended}
+        failures: list[BaseException] = []
+        for game_id, game_type in ended.items():
+            try:
+                await self.score(game_id, game_type)
+            except UnknownGameType:
+                log().error("unknown_game_type", game_id=game_id, game_type=game_type)
+            except Exception as error:  # noqa: BLE001 - score the others, then fail the batch
+                SCORING_FAILURES.labels(game_type).inc()
+                failures.append(error)
+                log().error("scoring_failed", game_id=game_id, error=repr(error))
+        if failures:
+            raise failures[0]
+
+    async def score(self, game_id: str, game_type: str) -> bool:
+        """Returns True if this call appended ``game_scored``."""
+        engine = get_engine(game_type)
+        meta = await self.store.meta(game_id)
+        if meta is None:
+            return False
+        appended = False
+        for _attempt in range(10):
+            folded = await self.loader.load(game_id, engine)
+            if not engine.is_over(folded.state):
+                return False
+            scores = engine.final_scores(folded.state)
+            event = GameScored(
+                game_type=game_type,
+                results=[msgspec.to_builtins(r) for r in scores.results],
+                details=msgspec.to_builtins(scores.details),
+                players=[s.player_id if s else "" for s in meta.seats],
+            )
+            try:
+                commit = await self.store.append(
+                    game_id,
+                    game_type,
+                    folded.version,
+                    [NewEvent("game_scored", _encoder.encode(event), kind=PLATFORM)],
+                    command_id=f"score:{game_id}",
+                    now_ms=int(time.time() * 1000),
+                )
+            except VersionConflict:
+                continue
+            appended = not commit.duplicate
+            break
+        else:
+            raise RuntimeError(f"could not append game_scored to {game_id}")
+        if appended:
+            GAMES_SCORED.labels(game_type).inc()
+            log().info("game_scored", game_id=game_id, version=commit.last_version)
+        players = [(s.player_id, s.name) if s else (f"open-seat-{i}", "") for i, s in enumerate(meta.seats)]
+        if len(players) >= 2:
+            ranks = _ranks_by_seat(scores.results, len(players))
+            if await apply_ratings(self.redis, game_type, game_id, players, ranks):
+                RATINGS_UPDATED.labels(game_type).inc()
+                log().info("ratings_updated", game_id=game_id)
+        return appended
+
+
+def _ranks_by_seat(results: Any, seats: int) -> list[int]:
+    ranks = [0] * seats
+    for result in results:
+        ranks[result.seat] = result.rank
+    return ranks

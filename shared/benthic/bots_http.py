@@ -1,0 +1,62 @@
+"""Bots that play through the HTTP API like any client: read the legal commands, post one."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from benthic.client import ApiFailure, BenthicClient
+
+
+class HttpGame:
+    """One game played by random-legal bots over HTTP."""
+
+    def __init__(self, client: BenthicClient, game_id: str, tokens: dict[int, str], rng: random.Random) -> None:
+        self.client = client
+        self.game_id = game_id
+        self.tokens = tokens
+        self.rng = rng
+        self.commands = 0
+        self.version = 0
+        self.latencies: list[float] = []
+
+    async def play(
+        self,
+        max_commands: int = 100_000,
+        on_progress: Callable[[HttpGame, dict[str, Any]], None] | None = None,
+    ) -> int:
+        seat = next(iter(self.tokens))
+        while self.commands < max_commands:
+            legal = await self.client.legal(self.game_id, self.tokens[seat])
+            prompt = legal["prompt"]
+            if prompt is None:
+                return legal["version"]
+            if seat not in prompt["seats"] or not legal["commands"]:
+                seat = self.rng.choice(prompt["seats"])
+                continue
+            command = self.rng.choice(legal["commands"])
+            started = time.perf_counter()
+            try:
+                answer = await self.client.play(
+                    self.game_id, self.tokens[seat], command, expected_version=legal["version"]
+                )
+            except ApiFailure as failure:
+                if failure.code == "version_conflict":
+                    continue  # another seat moved first (simultaneous prompt): read again
+                raise
+            self.latencies.append(time.perf_counter() - started)
+            self.version = answer["last_version"]
+            self.commands += 1
+            if on_progress is not None:
+                on_progress(self, prompt)
+        raise RuntimeError(f"{self.game_id}: no end after {max_commands} commands")
+
+
+async def start_bot_game(
+    client: BenthicClient, game_type: str, seats: int, name: str = "bot", options: dict[str, Any] | None = None
+) -> tuple[str, dict[int, str]]:
+    players = [{"player_id": f"{name}-{game_type}-{i}", "name": f"{name.title()} {i + 1}"} for i in range(seats)]
+    created = await client.create_game(game_type, players, options)
+    return created["game_id"], {s["seat"]: s["token"] for s in created["seats"]}

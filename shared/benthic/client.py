@@ -1,0 +1,143 @@
+"""An HTTP client of the Benthic APIs (httpx), for the CLI, the demo bots, the load generator and tests."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import httpx
+
+
+class ApiFailure(Exception):
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(f"{status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def _check(response: httpx.Response) -> Any:
+    if response.status_code >= 400:
+        try:
+            body = response.json()
+            code, message = body.get("code", "http_error"), body.get("message", response.text)
+        except ValueError:
+            code, message = "http_error", response.text
+        raise ApiFailure(response.status_code, code, message)
+    if response.status_code == 304 or not response.content:
+        return None
+    return response.json()
+
+
+def _auth(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+class BenthicClient:
+    def __init__(
+        self,
+        command_url: str = "http://127.0.0.1:8001",
+        read_url: str = "http://127.0.0.1:8002",
+        operator_token: str | None = None,
+        timeout: float = 30.0,
+        http: httpx.AsyncClient | None = None,
+    ) -> None:
+        self.command_url = command_url.rstrip("/")
+        self.read_url = read_url.rstrip("/")
+        self.operator_token = operator_token
+        self.http = http or httpx.AsyncClient(
+            timeout=timeout, limits=httpx.Limits(max_connections=512, max_keepalive_connections=512)
+        )
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+    async def __aenter__(self) -> BenthicClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # --- command API ---------------------------------------------------------------------------
+    async def create_game(
+        self,
+        game_type: str,
+        seats: list[dict[str, str] | None],
+        options: dict[str, Any] | None = None,
+        seed: int | None = None,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"game_type": game_type, "seats": seats, "options": options or {}}
+        if seed is not None:
+            body["seed"] = seed
+        return _check(
+            await self.http.post(f"{self.command_url}/games", json=body, headers=_auth(self.operator_token))
+        )
+
+    async def join(self, game_id: str, player_id: str, name: str = "", seat: int | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"player_id": player_id, "name": name}
+        if seat is not None:
+            body["seat"] = seat
+        return _check(await self.http.post(f"{self.command_url}/games/{game_id}/join", json=body))
+
+    async def legal(self, game_id: str, token: str) -> dict[str, Any]:
+        return _check(await self.http.get(f"{self.command_url}/games/{game_id}/legal", headers=_auth(token)))
+
+    async def play(
+        self,
+        game_id: str,
+        token: str,
+        command: dict[str, Any],
+        command_id: str | None = None,
+        expected_version: int | None = None,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"command_id": command_id or uuid.uuid4().hex, "command": command}
+        if expected_version is not None:
+            body["expected_version"] = expected_version
+        return _check(
+            await self.http.post(f"{self.command_url}/games/{game_id}/commands", json=body, headers=_auth(token))
+        )
+
+    async def game_types(self) -> list[dict[str, Any]]:
+        return _check(await self.http.get(f"{self.command_url}/game-types"))
+
+    # --- read API ------------------------------------------------------------------------------
+    async def view(
+        self,
+        game_id: str,
+        seat: int | None = None,
+        token: str | None = None,
+        after_version: int | None = None,
+        wait: float = 0,
+    ) -> dict[str, Any]:
+        path = f"/games/{game_id}/view" if seat is None else f"/games/{game_id}/seats/{seat}/view"
+        params: dict[str, Any] = {}
+        if after_version is not None:
+            params = {"after_version": after_version, "wait": wait}
+        return _check(
+            await self.http.get(f"{self.read_url}{path}", params=params, headers=_auth(token), timeout=wait + 30)
+        )
+
+    async def history(
+        self, game_id: str, seat: int | None = None, token: str | None = None, after: int = 0, limit: int = 1000
+    ) -> dict[str, Any]:
+        path = f"/games/{game_id}/history" if seat is None else f"/games/{game_id}/seats/{seat}/history"
+        return _check(
+            await self.http.get(f"{self.read_url}{path}", params={"after": after, "limit": limit}, headers=_auth(token))
+        )
+
+    async def summary(self, game_id: str) -> dict[str, Any]:
+        return _check(await self.http.get(f"{self.read_url}/games/{game_id}"))
+
+    async def scores(self, game_id: str) -> dict[str, Any]:
+        return _check(await self.http.get(f"{self.read_url}/games/{game_id}/scores"))
+
+    async def lobby(self, game_type: str | None = None, status: str | None = None, limit: int = 50) -> dict[str, Any]:
+        params: dict[str, Any] = {"limit": limit}
+        if game_type:
+            params["game_type"] = game_type
+        if status:
+            params["status"] = status
+        return _check(await self.http.get(f"{self.read_url}/lobby", params=params))
+
+    async def leaderboard(self, game_type: str, limit: int = 20) -> dict[str, Any]:
+        return _check(await self.http.get(f"{self.read_url}/leaderboards/{game_type}", params={"limit": limit}))

@@ -1,0 +1,101 @@
+"""Folded game state for the services: in-memory cache, then snapshot, then the stream's tail."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from typing import Any
+
+import msgspec
+
+from benthic.events import Envelope
+from benthic.rules import Engine
+from benthic.store import EventStore, Snapshot
+
+
+class Folded(msgspec.Struct, frozen=True):
+    """A game's engine state folded to a stream version (platform events count in the version only)."""
+
+    version: int
+    state: Any
+
+
+class StateCache:
+    """LRU of folded states by game id."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._items: OrderedDict[str, Folded] = OrderedDict()
+
+    def get(self, game_id: str) -> Folded | None:
+        item = self._items.get(game_id)
+        if item is not None:
+            self._items.move_to_end(game_id)
+        return item
+
+    def put(self, game_id: str, folded: Folded) -> None:
+        current = self._items.get(game_id)
+        if current is not None and current.version > folded.version:
+            return
+        self._items[game_id] = folded
+        self._items.move_to_end(game_id)
+        while len(self._items) > self.capacity:
+            self._items.popitem(last=False)
+
+    def drop(self, game_id: str) -> None:
+        self._items.pop(game_id, None)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def fold_envelopes(engine: Engine, folded: Folded, envelopes: list[Envelope]) -> Folded:
+    state = folded.state
+    version = folded.version
+    for envelope in envelopes:
+        if envelope.version != version + 1:
+            raise RuntimeError(f"gap in stream: version {envelope.version} after {version}")
+        if envelope.is_engine:
+            state = engine.evolve(state, engine.decode_event(envelope.data))
+        version = envelope.version
+    return Folded(version, state)
+
+
+class StateLoader:
+    def __init__(self, store: EventStore, cache_size: int, snapshot_every: int) -> None:
+        self.store = store
+        self.cache = StateCache(cache_size)
+        self.snapshot_every = snapshot_every
+        self._snapshot_tasks: set[asyncio.Task[None]] = set()
+
+    def cached(self, game_id: str) -> Folded | None:
+        return self.cache.get(game_id)
+
+    async def load(self, game_id: str, engine: Engine) -> Folded:
+        """The state at the stream's current version."""
+        folded = self.cache.get(game_id)
+        if folded is None:
+            folded = await self._from_snapshot(game_id, engine)
+        tail = await self.store.load(game_id, after=folded.version)
+        if tail:
+            folded = fold_envelopes(engine, folded, tail)
+        self.cache.put(game_id, folded)
+        return folded
+
+    async def _from_snapshot(self, game_id: str, engine: Engine) -> Folded:
+        snapshot = await self.store.load_snapshot(game_id)
+        if snapshot is not None and snapshot.engine_version == engine.version:
+            try:
+                return Folded(snapshot.version, engine.decode_state(snapshot.state))
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                pass  # a snapshot we cannot read is only a missed shortcut
+        return Folded(0, engine.initial_state())
+
+    def remember(self, game_id: str, engine: Engine, before: int, folded: Folded) -> None:
+        """Cache a state this process just produced, and snapshot it when it crosses a multiple of N."""
+        self.cache.put(game_id, folded)
+        if self.snapshot_every and folded.version // self.snapshot_every > before // self.snapshot_every:
+            snapshot = Snapshot(engine.version, folded.version, engine.encode_state(folded.state))
+            task = asyncio.create_task(self.store.save_snapshot(game_id, snapshot))
+            self._snapshot_tasks.add(task)
+            task.add_done_callback(self._snapshot_tasks.discard)

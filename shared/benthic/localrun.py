@@ -1,0 +1,135 @@
+"""``make run``: Redis, the three services, and bots playing one complete game of every game type over
+HTTP, with the URLs to watch, the final scores and the leaderboards.  Ctrl-C stops everything."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from benthic.bots_http import HttpGame, start_bot_game
+from benthic.client import BenthicClient
+from benthic.localplatform import SERVICES, LocalPlatform
+from benthic.rules import game_types, get_engine
+
+DEFAULT_PORTS = {"command": 8001, "projection": 8002, "scoring": 8003}
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) != 0
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+async def demo(platform: LocalPlatform, seats: int | None) -> None:
+    client = BenthicClient(platform.command_url, platform.read_url)
+    read = platform.read_url
+    games: list[tuple[str, str, HttpGame]] = []
+    for game_type in game_types():
+        engine = get_engine(game_type)
+        count = max(engine.min_seats, min(seats or engine.max_seats, engine.max_seats))
+        game_id, tokens = await start_bot_game(client, game_type, count)
+        games.append((game_type, game_id, HttpGame(client, game_id, tokens, random.Random(game_id))))
+        say(f"  {game_type:<18} {game_id}  {count} bots   watch: {read}/games/{game_id}/live")
+        say(f"  {'':<18} {'':<19} spectator view: {read}/games/{game_id}/view  history: {read}/games/{game_id}/history")
+    say("")
+    last_report = {g: 0.0 for _, g, _ in games}
+
+    def progress(game: HttpGame, prompt: dict[str, Any]) -> None:
+        now = time.monotonic()
+        if now - last_report[game.game_id] > 2.0:
+            last_report[game.game_id] = now
+            say(f"  {game.game_id}: {game.commands} commands, version {game.version}, "
+                f"next: {prompt['kind']} for seat(s) {prompt['seats']}")
+
+    started = time.monotonic()
+    results = await asyncio.gather(*(game.play(on_progress=progress) for _, _, game in games),
+                                   return_exceptions=True)
+    say(f"\nAll games over in {time.monotonic() - started:.1f}s. Final scores:")
+    for (game_type, game_id, game), result in zip(games, results, strict=True):
+        if isinstance(result, BaseException):
+            say(f"  {game_type} {game_id}: FAILED: {result!r}")
+            continue
+        scores = await _wait_for(lambda gid=game_id: client.scores(gid))
+        table = ", ".join(f"seat {r['seat']}: {r['score']} (rank {r['rank']})" for r in scores["results"])
+        say(f"  {game_type:<18} {game_id} after {game.commands} commands: {table}")
+        say(f"  {'':<18} scores: {read}/games/{game_id}/scores")
+    say("\nLeaderboards (ratings apply once the scoring service has scored each game):")
+    for game_type, game_id, _ in games:
+        await _wait_for(lambda gid=game_id: _scored(client, gid))
+        board = await client.leaderboard(game_type, 5)
+        rows = ", ".join(f"{p['rank']}. {p['name']} ({p['rating']:.2f}, {p['games']} games)" for p in board["players"])
+        say(f"  {game_type:<18} {rows}")
+        say(f"  {'':<18} {read}/leaderboards/{game_type}")
+    await client.aclose()
+    if any(isinstance(r, BaseException) for r in results):
+        raise SystemExit(1)
+
+
+async def _scored(client: BenthicClient, game_id: str) -> bool:
+    summary = await client.summary(game_id)
+    if not summary.get("scored"):
+        raise LookupError("not scored yet")
+    return True
+
+
+async def _wait_for(probe: Any, timeout: float = 30.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return await probe()
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.2)
+
+
+def _interrupt(*_: object) -> None:
+    raise KeyboardInterrupt
+
+
+def main(exit_after_demo: bool = False, seats: int | None = None) -> None:
+    import os
+
+    ports = {s: p if _port_free(p) else None for s, p in DEFAULT_PORTS.items()}
+    from benthic.devredis import free_port
+
+    ports = {s: p or free_port() for s, p in ports.items()}
+    run_dir = Path(".run")
+    platform = LocalPlatform(
+        redis_url=os.environ.get("REDIS_URL"),
+        log_dir=str(run_dir / "logs"),
+        ports=ports,
+        env={"BENTHIC_LOG_FORMAT": "console"},
+    )
+    say("Starting Benthic: " + ("Redis at " + os.environ["REDIS_URL"] if os.environ.get("REDIS_URL")
+                                else "a private redis-server (AOF on, noeviction)") + " and the three services...")
+    platform.start()
+    say(f"  command API     {platform.command_url}   (OpenAPI: {platform.command_url}/schema)")
+    say(f"  read API        {platform.read_url}   (OpenAPI: {platform.read_url}/schema, lobby: {platform.read_url}/lobby)")
+    say(f"  scoring         {platform.url('scoring')}/readyz")
+    say(f"  metrics         " + "  ".join(f"{platform.url(s)}/metrics" for s in SERVICES))
+    say(f"  logs            {platform.log_dir}/")
+    say(f"  operator token  {platform.operator_token}\n")
+    say("Bots are playing one game of every game type over HTTP:")
+    try:
+        asyncio.run(demo(platform, seats))
+        if not exit_after_demo:
+            say("\nThe platform keeps running; Ctrl-C stops everything.")
+            signal.signal(signal.SIGTERM, _interrupt)
+            while True:
+                time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        say("Stopping...")
+        platform.stop()
+    sys.exit(0)

@@ -1,0 +1,87 @@
+"""Running the services: ``benthic serve command|projection|scoring|all`` (all: one process, three ports)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Generator
+from typing import Any
+
+import uvicorn
+
+from benthic.config import Settings, check_production
+from benthic.telemetry import BUILD_INFO, configure_logging, log
+
+SERVICES = ("command", "projection", "scoring")
+
+
+class _Server(uvicorn.Server):
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:  # signals are ours: one handler stops all
+        yield
+
+
+def build_app(service: str, settings: Settings) -> tuple[Any, int]:
+    if service == "command":
+        from services.command.app import create_app as command_app
+
+        return command_app(settings), settings.command_port
+    if service == "projection":
+        from services.projection.app import create_app as projection_app
+
+        return projection_app(settings), settings.projection_port
+    if service == "scoring":
+        from services.scoring.app import create_app as scoring_app
+
+        return scoring_app(settings), settings.scoring_port
+    raise SystemExit(f"unknown service {service!r}; choose one of {', '.join(SERVICES)} or all")
+
+
+async def serve(services: list[str], settings: Settings, port: int | None = None) -> None:
+    servers = []
+    for service in services:
+        app, default_port = build_app(service, settings)
+        config = uvicorn.Config(
+            app,
+            host=settings.host,
+            port=port if port is not None and len(services) == 1 else default_port,
+            log_config=None,
+            access_log=False,
+            lifespan="on",
+            timeout_graceful_shutdown=20,
+            timeout_keep_alive=30,
+            backlog=4096,
+        )
+        servers.append(_Server(config))
+    loop = asyncio.get_running_loop()
+
+    def stop() -> None:
+        for server in servers:
+            server.should_exit = True
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop)
+    tasks = [asyncio.create_task(server.serve()) for server in servers]
+    _done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    stop()  # one server ending (a signal, or a failed start) ends them all
+    await asyncio.gather(*pending, return_exceptions=True)
+    if any(not server.started for server in servers):
+        raise SystemExit(3)
+
+
+def run(service: str, settings: Settings, port: int | None = None) -> None:
+    check_production(settings)
+    services = list(SERVICES) if service == "all" else [service]
+    configure_logging(settings, service)
+    from benthic import __version__
+
+    BUILD_INFO.info({"version": __version__, "services": ",".join(services)})
+    log().info("starting", services=services, redis=settings.redis_url.split("@")[-1])
+    try:
+        import uvloop
+
+        runner: Any = uvloop.run
+    except ImportError:
+        runner = asyncio.run
+    runner(serve(services, settings, port))

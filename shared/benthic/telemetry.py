@@ -1,0 +1,161 @@
+"""Logging (structlog: JSON in production, console in dev) and the Prometheus metrics every service shares.
+
+Metric names: prefix ``benthic_``, base units, ``_total`` counters; labels by service, game type, command,
+outcome, error code; never by game or player id.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import structlog
+from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, Info, generate_latest
+
+from benthic.config import Settings
+
+_LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+_LAG_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+BUILD_INFO = Info("benthic_build", "Benthic version and the services this process runs")
+
+HTTP_REQUESTS = Counter(
+    "benthic_http_requests_total", "HTTP requests handled", ["service", "method", "route", "status"]
+)
+HTTP_DURATION = Histogram(
+    "benthic_http_request_duration_seconds",
+    "HTTP request latency",
+    ["service", "method", "route"],
+    buckets=_LATENCY_BUCKETS,
+)
+COMMANDS = Counter(
+    "benthic_commands_total",
+    "Commands by outcome (accepted, duplicate, rejected, conflict, error) and error code",
+    ["game_type", "command", "outcome", "code"],
+)
+COMMAND_DURATION = Histogram(
+    "benthic_command_duration_seconds",
+    "Time to decide and append a command (load included)",
+    ["game_type"],
+    buckets=_LATENCY_BUCKETS,
+)
+APPEND_CONFLICTS = Counter(
+    "benthic_append_conflicts_total", "Appends refused for a stale expected version", ["game_type"]
+)
+EVENTS_APPENDED = Counter("benthic_events_appended_total", "Events appended to game streams", ["game_type"])
+GAMES_CREATED = Counter("benthic_games_created_total", "Games created", ["game_type"])
+GAMES = Gauge("benthic_games", "Games by status (open, running, finished) from the lobby", ["game_type", "status"])
+PROJECTION_LAG = Histogram(
+    "benthic_projection_lag_seconds",
+    "Time from an event's append to its read models being written",
+    ["game_type"],
+    buckets=_LAG_BUCKETS,
+)
+PROJECTED_EVENTS = Counter("benthic_projected_events_total", "Events folded into read models", ["game_type"])
+CONSUMER_LAG = Gauge(
+    "benthic_consumer_lag_entries", "Feed entries not yet delivered to the consumer group", ["group"]
+)
+CONSUMER_PENDING = Gauge(
+    "benthic_consumer_pending_entries", "Feed entries delivered but not acknowledged", ["group"]
+)
+CONSUMER_OLDEST_PENDING = Gauge(
+    "benthic_consumer_oldest_pending_seconds", "Idle time of the oldest pending feed entry", ["group"]
+)
+CONSUMER_CLAIMED = Counter(
+    "benthic_consumer_claimed_total", "Pending entries claimed from dead consumers", ["group"]
+)
+CONSUMER_GROUP_RECREATED = Counter(
+    "benthic_consumer_group_recreated_total", "Consumer groups recreated after NOGROUP", ["group"]
+)
+HANDLER_FAILURES = Counter(
+    "benthic_consumer_failures_total", "Feed notifications whose handling failed (left pending)", ["group"]
+)
+GAMES_SCORED = Counter("benthic_games_scored_total", "Games scored (game_scored appended)", ["game_type"])
+SCORING_FAILURES = Counter("benthic_scoring_failures_total", "Failed attempts to score a game", ["game_type"])
+RATINGS_UPDATED = Counter("benthic_ratings_updated_total", "Games applied to ratings", ["game_type"])
+REDIS_MEMORY_USED = Gauge("benthic_redis_memory_used_bytes", "Redis used_memory")
+REDIS_MEMORY_MAX = Gauge("benthic_redis_memory_max_bytes", "Redis maxmemory (0: no limit)")
+LIVE_CLIENTS = Gauge("benthic_live_clients", "Clients waiting on long-poll or SSE")
+
+
+def metrics_payload() -> tuple[bytes, str]:
+    return generate_latest(), CONTENT_TYPE_LATEST
+
+
+def configure_logging(settings: Settings, service: str) -> None:
+    level = getattr(logging, settings.log_level.upper(), logging.INFO)
+    shared: list[Any] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.stdlib.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    renderer: Any = (
+        structlog.processors.JSONRenderer()
+        if settings.json_logs
+        else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
+    )
+    structlog.configure(
+        processors=[*shared, structlog.processors.format_exc_info, renderer]
+        if settings.json_logs
+        else [*shared, renderer],
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        cache_logger_on_first_use=True,
+    )
+    structlog.contextvars.bind_contextvars(service=service)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                                                        renderer], foreign_pre_chain=shared)
+    )
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(max(level, logging.INFO) if level < logging.INFO else level)
+    for noisy in ("uvicorn.access", "httpx"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def log() -> Any:
+    return structlog.get_logger("benthic")
+
+
+class Timer:
+    __slots__ = ("start",)
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+
+def red_middleware(service: str) -> Callable[[Any], Any]:
+    """ASGI middleware recording HTTP rate, errors and duration by route template."""
+
+    def factory(app: Callable[..., Awaitable[None]]) -> Callable[..., Awaitable[None]]:
+        async def middleware(scope: dict[str, Any], receive: Any, send: Any) -> None:
+            if scope["type"] != "http":
+                await app(scope, receive, send)
+                return
+            started = time.perf_counter()
+            status = {"code": 500}
+
+            async def send_wrapper(message: dict[str, Any]) -> None:
+                if message["type"] == "http.response.start":
+                    status["code"] = message["status"]
+                await send(message)
+
+            try:
+                await app(scope, receive, send_wrapper)
+            finally:
+                route = scope.get("path_template") or "unmatched"
+                method = scope.get("method", "GET")
+                HTTP_REQUESTS.labels(service, method, route, str(status["code"])).inc()
+                HTTP_DURATION.labels(service, method, route).observe(time.perf_counter() - started)
+
+        return middleware
+
+    return factory
