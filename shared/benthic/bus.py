@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -70,7 +69,7 @@ class FeedConsumer:
         self.group = group
         self.handler = handler
         self.consumer = f"{group}-{settings.consumer_name}"
-        self.broker = RedisBroker(settings.redis_url, logger=None)
+        self.broker = RedisBroker(settings.redis_url, logger=None, graceful_timeout=settings.drain_timeout_s)
         self._subscribers: dict[int, Any] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self.started = False
@@ -146,7 +145,8 @@ class FeedConsumer:
                     await self.claim(partition)
                 except ResponseError as error:
                     if "NOGROUP" in str(error):
-                        await ensure_group(self.redis, feed_key(partition), self.group)
+                        if await ensure_group(self.redis, feed_key(partition), self.group):
+                            CONSUMER_GROUP_RECREATED.labels(self.group).inc()
                     else:
                         log().warning("claim_failed", partition=partition, error=repr(error))
                 except Exception as error:  # noqa: BLE001 - keep claiming other partitions
@@ -231,6 +231,3 @@ class FeedConsumer:
                         oldest_ms = max(oldest_ms, int(first[0]["time_since_delivered"]))
         return lag, pending, oldest_ms / 1000.0
 
-
-def monotonic_ms() -> int:
-    return int(time.monotonic() * 1000)

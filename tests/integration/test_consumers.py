@@ -1,0 +1,194 @@
+"""Projection and scoring consumers against a real Redis: crashes, redelivery, lost consumer groups."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import msgspec
+import pytest
+
+from benthic.bus import FeedConsumer, ensure_group
+from benthic.gamestate import StateLoader
+from benthic.keys import GameKeys, RatingKeys, feed_key
+from benthic.rules import game_types
+from benthic.store import EventStore
+from services.projection.projector import Projector
+from services.scoring.scorer import Scorer
+from tests.platform_helpers import StoreGame, settings_for_tests
+
+GAMES = game_types()
+pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
+
+
+async def _until(probe, timeout: float = 20.0, what: str = "condition"):  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while True:
+        value = await probe()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.05)
+
+
+def _projector(redis, settings) -> Projector:  # type: ignore[no-untyped-def]
+    store = EventStore(redis, settings.partitions)
+    return Projector(redis, store, StateLoader(store, 100, 0))
+
+
+async def _projected_version(redis, settings, game_id: str) -> int:  # type: ignore[no-untyped-def]
+    raw = await redis.hget(GameKeys(game_id, settings.partitions).read_model, "version")
+    return int(raw or 0)
+
+
+@pytest.mark.parametrize("game_type", GAMES)
+async def test_dead_consumer_pending_entries_are_claimed_and_views_converge(redis, redis_url, game_type) -> None:
+    settings = settings_for_tests(redis_url)
+    store = EventStore(redis, settings.partitions)
+    entered = asyncio.Event()
+
+    async def dies_mid_batch(notes) -> None:  # reads a batch, then never finishes it (a dead process)
+        entered.set()
+        await asyncio.sleep(3600)
+
+    victim = FeedConsumer(settings_for_tests(redis_url, consumer_name="victim"), redis, "projection", dies_mid_batch)
+    await victim.start()
+    games = [await StoreGame(store, game_type, seed=s).create() for s in range(3)]
+    for game in games:
+        await game.play(5)
+    await asyncio.wait_for(entered.wait(), 10)
+    await asyncio.sleep(0.3)
+    await victim.stop()  # killed: its delivered entries stay pending in its name
+    pending = sum([(await redis.xpending(feed_key(p), "projection"))["pending"] for p in range(settings.partitions)])
+    assert pending > 0
+
+    projector = _projector(redis, settings)
+    survivor = FeedConsumer(settings_for_tests(redis_url, consumer_name="survivor"), redis, "projection",
+                            projector.handle)
+    await survivor.start()
+    try:
+        for game in games:
+            await _until(lambda g=game: _version_is(redis, settings, g), what=f"{game.game_id} projected")
+        await _until(lambda: _nothing_pending(redis, settings, "projection"), what="pending entries claimed")
+    finally:
+        await survivor.stop()
+    for game in games:
+        keys = GameKeys(game.game_id, settings.partitions)
+        public = msgspec.json.decode(await redis.hget(keys.read_model, "view:pub"))
+        assert public["version"] == game.version
+        assert public["view"] == msgspec.json.decode(msgspec.json.encode(game.engine.view(game.state, None)))
+        for seat in range(game.seats):
+            view = msgspec.json.decode(await redis.hget(keys.read_model, f"view:{seat}"))
+            assert view["view"] == msgspec.json.decode(msgspec.json.encode(game.engine.view(game.state, seat)))
+        history = await redis.zrange(keys.history(None), 0, -1, withscores=True)
+        versions = [int(score) for _, score in history]
+        assert versions == sorted(set(versions)), "history has duplicates"
+        assert versions[-1] <= game.version
+
+
+async def _version_is(redis, settings, game) -> bool:  # type: ignore[no-untyped-def]
+    return await _projected_version(redis, settings, game.game_id) == game.version
+
+
+async def _healthy(consumer: FeedConsumer) -> bool:
+    return consumer.healthy
+
+
+async def _nothing_pending(redis, settings, group: str) -> bool:  # type: ignore[no-untyped-def]
+    total = 0
+    for partition in range(settings.partitions):
+        total += (await redis.xpending(feed_key(partition), group))["pending"]
+    return total == 0
+
+
+@pytest.mark.parametrize("game_type", GAMES)
+async def test_deleted_consumer_group_is_recreated_without_restart(redis, redis_url, game_type) -> None:
+    settings = settings_for_tests(redis_url)
+    store = EventStore(redis, settings.partitions)
+    projector = _projector(redis, settings)
+    consumer = FeedConsumer(settings, redis, "projection", projector.handle)
+    await consumer.start()
+    try:
+        game = await StoreGame(store, game_type).create()
+        await game.play(3)
+        await _until(lambda: _version_is(redis, settings, game), what="first projection")
+        for partition in range(settings.partitions):  # simulated data loss in Redis
+            await redis.xgroup_destroy(feed_key(partition), "projection")
+        await game.play(4)
+        await _until(lambda: _version_is(redis, settings, game), what="projection after the group was lost")
+        await _until(lambda: _healthy(consumer), what="every subscriber restarted")
+        groups = await redis.xinfo_groups(GameKeys(game.game_id, settings.partitions).feed)
+        assert [g["name"] for g in groups] == [b"projection"]
+    finally:
+        await consumer.stop()
+
+
+@pytest.mark.parametrize("game_type", GAMES)
+async def test_notifications_out_of_order_or_lost_are_repaired_from_the_stream(redis, redis_url, game_type) -> None:
+    settings = settings_for_tests(redis_url)
+    store = EventStore(redis, settings.partitions)
+    projector = _projector(redis, settings)
+    game = await StoreGame(store, game_type).create()
+    await game.play(6)
+    # Project only from a late notification: everything before it must be read from the game stream.
+    assert await projector.project(game.game_id, game_type) == game.version
+    assert await projector.project(game.game_id, game_type) == 0  # a duplicate is a no-op
+    versions = [int(s) for _, s in await redis.zrange(GameKeys(game.game_id, 16).history(0), 0, -1, withscores=True)]
+    assert versions == sorted(set(versions))
+
+
+@pytest.mark.parametrize("game_type", GAMES)
+async def test_scoring_twice_and_by_two_replicas_scores_and_rates_once(redis, redis_url, game_type) -> None:
+    settings = settings_for_tests(redis_url)
+    store = EventStore(redis, settings.partitions)
+    game = await StoreGame(store, game_type).create()
+    await game.play()
+    assert game.engine.is_over(game.state)
+    scorers = [Scorer(redis, store, StateLoader(store, 10, 0)) for _ in range(2)]
+    results = await asyncio.gather(*(s.score(game.game_id, game_type) for s in scorers for _ in range(3)))
+    assert results.count(True) == 1
+    scored = [e for e in await store.load(game.game_id) if e.type == "game_scored"]
+    assert len(scored) == 1 and not scored[0].is_engine
+    body = msgspec.json.decode(scored[0].data)
+    expected = game.engine.final_scores(game.state)
+    assert [r["seat"] for r in body["results"]] == [r.seat for r in expected.results]
+    keys = RatingKeys(game_type)
+    for seat in range(game.seats):
+        record = await redis.hgetall(keys.player(f"player-{seat}-{game.game_id}"))
+        assert int(record[b"games"]) == 1
+    assert await redis.exists(keys.rated(game.game_id))
+
+
+@pytest.mark.parametrize("game_type", GAMES)
+async def test_scoring_consumer_killed_mid_batch_still_scores_once(redis, redis_url, game_type) -> None:
+    settings = settings_for_tests(redis_url)
+    store = EventStore(redis, settings.partitions)
+    crashed = asyncio.Event()
+    real = Scorer(redis, store, StateLoader(store, 10, 0))
+
+    async def scores_then_dies(notes) -> None:  # appends game_scored, then dies before acknowledging
+        for note in notes:
+            if note.ended:
+                await real.score(note.game_id, note.game_type)
+                crashed.set()
+                await asyncio.sleep(3600)
+
+    victim = FeedConsumer(settings_for_tests(redis_url, consumer_name="victim"), redis, "scoring", scores_then_dies)
+    await ensure_group(redis, feed_key(0), "scoring")
+    await victim.start()
+    game = await StoreGame(store, game_type).create()
+    await game.play()
+    await asyncio.wait_for(crashed.wait(), 20)
+    await victim.stop()
+    survivor = FeedConsumer(settings_for_tests(redis_url, consumer_name="survivor"), redis, "scoring",
+                            Scorer(redis, store, StateLoader(store, 10, 0)).handle)
+    await survivor.start()
+    try:
+        await _until(lambda: _nothing_pending(redis, settings, "scoring"), what="pending scoring claimed")
+    finally:
+        await survivor.stop()
+    scored = [e for e in await store.load(game.game_id) if e.type == "game_scored"]
+    assert len(scored) == 1
+    record = await redis.hgetall(RatingKeys(game_type).player(f"player-0-{game.game_id}"))
+    assert int(record[b"games"]) == 1

@@ -1,0 +1,81 @@
+"""Helpers for platform tests: games driven straight through the store (no HTTP), settings for tests."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from typing import Any
+
+from benthic.config import Settings
+from benthic.rules import GameConfig, get_engine
+from benthic.rules.bots import RandomBot
+from benthic.store import EventStore, NewEvent, SeatInfo
+
+
+def settings_for_tests(redis_url: str, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "redis_url": redis_url,
+        "token_keys": (("t", b"test-secret"),),
+        "operator_token": "operator-token-for-tests",
+        "claim_idle_ms": 500,
+        "claim_interval_s": 0.3,
+        "metrics_interval_s": 0.5,
+        "consumer_block_ms": 50,
+        "drain_timeout_s": 0.5,
+        "consumer_name": f"test-{uuid.uuid4().hex[:6]}",
+    }
+    values.update(overrides)
+    return Settings(**values)
+
+
+class StoreGame:
+    """A game created and played through the store, as the command service would."""
+
+    def __init__(self, store: EventStore, game_type: str, seats: int | None = None, seed: int = 1) -> None:
+        self.store = store
+        self.engine = get_engine(game_type)
+        self.seats = seats if seats is not None else max(2, self.engine.min_seats)
+        self.seed = seed
+        self.game_id = f"t_{uuid.uuid4().hex[:10]}"
+        self.state: Any = None
+        self.version = 0
+        self.rng = random.Random(seed)
+
+    async def create(self) -> StoreGame:
+        events = self.engine.start(GameConfig(seats=self.seats, seed=self.seed))
+        commit = await self.store.create(
+            self.game_id,
+            self.engine.game_type,
+            [NewEvent(self.engine.event_name(e), self.engine.encode_event(e)) for e in events],
+            seats=[SeatInfo(f"player-{i}-{self.game_id}", f"P{i}") for i in range(self.seats)],
+            options={},
+            engine_version=self.engine.version,
+            seeded=True,
+            now_ms=1,
+        )
+        self.state = self.engine.replay(events)
+        self.version = commit.last_version
+        return self
+
+    async def play(self, commands: int | None = None) -> int:
+        """Play random legal commands (all to the end when ``commands`` is None); returns the version."""
+        bot = RandomBot()
+        played = 0
+        while (prompt := self.engine.prompt(self.state)) is not None and (commands is None or played < commands):
+            seat = self.rng.choice(prompt.seats)
+            command = bot.choose(self.engine, self.state, seat, self.rng)
+            events = self.engine.decide(self.state, seat, command)
+            after = self.engine.fold(self.state, events)
+            commit = await self.store.append(
+                self.game_id,
+                self.engine.game_type,
+                self.version,
+                [NewEvent(self.engine.event_name(e), self.engine.encode_event(e)) for e in events],
+                command_id=uuid.uuid4().hex,
+                seat=seat,
+                now_ms=2,
+                ended=self.engine.is_over(after),
+            )
+            self.state, self.version = after, commit.last_version
+            played += 1
+        return self.version
