@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 from benthic.rules import GameConfig, RuleViolation, get_engine
 from benthic.rules.nautilus import commands as cmd
 from benthic.rules.nautilus import events as ev
@@ -108,7 +109,7 @@ class Game:
         elif delta < 0:
             self.apply(ev.NemoTransferred(from_=seat, to="bank", amount=-delta, reason="echo"))
 
-    def researchers(self, seat: int, station: str, n: int = 1) -> None:
+    def researchers(self, seat: int, station: str, n: int = 1) -> list[Any]:
         """Put ``n`` researchers of ``seat`` from supply into a station; the first one activates a research
         station new to the seat (with the engine's own activation: track, 3-chip; no fee)."""
         index = city(self.state).index[station]
@@ -117,13 +118,9 @@ class Game:
         for _ in range(n):
             em(ev.ResearcherPlaced(seat=seat, station=station, source="withdrawal"))
         if activates:
-            owner = self.state.stations[index].owner
-            if owner is not None and owner != seat:  # the fixture pays no fee
-                em(ev.NemoTransferred(from_="bank", to=seat, amount=C.tables.activation_fee, reason="treasure_chest"))
-            activate(em, seat, index)
-            if owner is not None and owner != seat:
-                em(ev.NemoTransferred(from_=owner, to="bank", amount=C.tables.activation_fee, reason="echo"))
+            activate(em, seat, index, fee=0)  # a scene: nobody pays
         self.apply(*em.events)
+        return em.events
 
     def sub(self, seat: int, sub: int, cell: tuple[int, int]) -> None:
         """A submarine of ``seat`` stands on ``cell`` since an earlier round (launched from the base:
@@ -137,6 +134,11 @@ class Game:
         """Park every researcher of the seat's supply in the base."""
         for _ in range(self.state.seats[seat].supply):
             self.apply(ev.ResearcherPlaced(seat=seat, station=C.base_tile, source="withdrawal"))
+
+    def patch(self, **changes: Any) -> None:
+        """Scene setting without an event of its own (e.g. the round's activity flags).  Patched states
+        are only used to test ``decide`` from there on, never replayed."""
+        self.state = replace(self.state, **changes)
 
     # --- reading -----------------------------------------------------------------------------------------
     def nemo(self, seat: int) -> int:
@@ -168,6 +170,12 @@ def of(events: list[Any], kind: type) -> list[Any]:
     return [e for e in events if isinstance(e, kind)]
 
 
+def first(events: list[Any], kind: type) -> Any:
+    found = of(events, kind)
+    assert found, (kind.__name__, names(events))
+    return found[0]
+
+
 def one(events: list[Any], kind: type) -> Any:
     found = of(events, kind)
     assert len(found) == 1, (kind.__name__, names(events))
@@ -193,6 +201,7 @@ def ref(chips: dict[tuple[int, int], str] | None = None, phase: int = 1, seat: i
     for s in range(4):
         game.set_nemo(s, 30)
     game.round(5, 0)
+    game.patch(round_built=True)  # round 5 had activity: finishing it must not end the game
     game.turn(seat, phase)
     return game
 
@@ -203,6 +212,7 @@ def ref18(chips: dict[tuple[int, int], str] | None = None, phase: int = 1, seat:
     game.do(VIOLET, cmd.MoveResearcher(from_="green_01", to="training_1"))
     game.do(VIOLET, cmd.MoveResearcher(from_="green_01", to="training_2"))
     game.round(6, 1)
+    game.patch(round_built=True)
     game.turn(seat, phase)
     return game
 
@@ -223,5 +233,6 @@ def gorge(chips: dict[tuple[int, int], str] | None = None, phase: int = 1, seat:
     for s in range(4):
         game.set_nemo(s, 30)
     game.round(5, 0)
+    game.patch(round_built=True)
     game.turn(seat, phase)
     return game

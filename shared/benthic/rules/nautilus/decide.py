@@ -257,6 +257,7 @@ def _move_researcher(em: Emitter, seat: int, a: int, b: int, source: str) -> Non
     state = em.state
     town = city(state)
     activates = is_research(state.stations[b]) and state.occupancy[b][seat] == 0
+    fee = activation_fee(state, seat, b)
     em(
         ev.ResearcherMoved(
             seat=seat,
@@ -268,12 +269,12 @@ def _move_researcher(em: Emitter, seat: int, a: int, b: int, source: str) -> Non
         )
     )
     if activates:
-        activate(em, seat, b)
+        activate(em, seat, b, fee)
 
 
-def activate(em: Emitter, seat: int, station: int) -> None:
-    """§6.4: fee to a foreign owner, track +1, 3-chip check (strict majority with ≥2; ties never move)."""
-    fee = activation_fee(em.state, seat, station)
+def activate(em: Emitter, seat: int, station: int, fee: int) -> None:
+    """§6.4, after the researcher arrived: fee to a foreign owner, track +1, 3-chip check (strict
+    majority with ≥2; ties never move it)."""
     st = em.state.stations[station]
     research_type = C.tiles[st.tile].research_type
     assert research_type is not None
@@ -472,11 +473,12 @@ def withdraw(em: Emitter, seat: int, sub: int, cell: int, station: int) -> None:
     tile = state.stations[station].tile
     placed = state.seats[seat].supply > 0
     activates = placed and state.occupancy[station][seat] == 0
+    fee = activation_fee(state, seat, station)
     em(ev.SubWithdrawn(seat=seat, sub=sub, cell=C.xy(cell), station=tile, researcher_placed=placed))
     if placed:
         em(ev.ResearcherPlaced(seat=seat, station=tile, source="withdrawal"))
     if activates:
-        activate(em, seat, station)
+        activate(em, seat, station, fee)
 
 
 def recover(em: Emitter, seat: int, sub: int, cell: int) -> None:
