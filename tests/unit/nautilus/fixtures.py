@@ -17,7 +17,7 @@ from benthic.rules import GameConfig, RuleViolation, get_engine
 from benthic.rules.nautilus import commands as cmd
 from benthic.rules.nautilus import events as ev
 from benthic.rules.nautilus.content import CONTENT as C
-from benthic.rules.nautilus.decide import activate
+from benthic.rules.nautilus.decide import report_activation
 from benthic.rules.nautilus.derived import city
 from benthic.rules.nautilus.flow import Emitter
 from benthic.rules.nautilus.state import NO_CELL, State
@@ -113,14 +113,14 @@ class Game:
         """Put ``n`` researchers of ``seat`` from supply into a station; the first one activates a research
         station new to the seat (with the engine's own activation: track, 3-chip; no fee)."""
         index = city(self.state).index[station]
-        activates = self.state.occupancy[index][seat] == 0 and C.tiles[station].kind == "research"
         em = Emitter(self.state)
         for _ in range(n):
+            before = em.state
             em(ev.ResearcherPlaced(seat=seat, station=station, source="withdrawal"))
-        if activates:
-            activate(em, seat, index, fee=0)  # a scene: nobody pays
-        self.apply(*em.events)
-        return em.events
+            report_activation(em, before, seat, index)
+        events = [e for e in em.events if not isinstance(e, ev.NemoTransferred)]  # a scene: nobody pays
+        self.apply(*events)
+        return events
 
     def sub(self, seat: int, sub: int, cell: tuple[int, int]) -> None:
         """A submarine of ``seat`` stands on ``cell`` since an earlier round (launched from the base:

@@ -256,8 +256,6 @@ def _check_locked_steps_fee(em: Emitter, seat: int, a: int, b: int, steps_left: 
 def _move_researcher(em: Emitter, seat: int, a: int, b: int, source: str) -> None:
     state = em.state
     town = city(state)
-    activates = is_research(state.stations[b]) and state.occupancy[b][seat] == 0
-    fee = activation_fee(state, seat, b)
     em(
         ev.ResearcherMoved(
             seat=seat,
@@ -268,31 +266,28 @@ def _move_researcher(em: Emitter, seat: int, a: int, b: int, source: str) -> Non
             source=source,
         )
     )
-    if activates:
-        activate(em, seat, b, fee)
+    report_activation(em, state, seat, b)
 
 
-def activate(em: Emitter, seat: int, station: int, fee: int) -> None:
-    """§6.4, after the researcher arrived: fee to a foreign owner, track +1, 3-chip check (strict
-    majority with ≥2; ties never move it)."""
-    st = em.state.stations[station]
+def report_activation(em: Emitter, before: State, seat: int, station: int) -> None:
+    """§6.4: if the researcher that just arrived activated ``station`` (``before`` is the state before
+    its arrival; ``evolve`` applied track and 3-chip with the arrival), report it and pay the fee."""
+    st = before.stations[station]
     research_type = C.tiles[st.tile].research_type
-    assert research_type is not None
+    if research_type is None or before.occupancy[station][seat]:
+        return
+    fee = activation_fee(before, seat, station)
     em(ev.StationActivated(seat=seat, station=st.tile, research_type=research_type, owner=st.owner, fee=fee))
     if fee:
         assert st.owner is not None
         em(ev.NemoTransferred(from_=seat, to=st.owner, amount=fee, reason="activation_fee"))
     t = RESEARCH_INDEX[research_type]
-    state = em.state
-    count = state.seats[seat].counts[t]
-    holder = state.three_chips[t]
-    if holder != seat and count >= 2 and all(count > o.counts[t] for i, o in enumerate(state.seats) if i != seat):
-        em(ev.ThreeChipMoved(research_type=research_type, from_seat=holder, to_seat=seat))
-    em(
-        ev.ResearchTrackChanged(
-            seat=seat, research_type=research_type, count=count, value=research_value(em.state, seat, t)
-        )
-    )
+    holder = em.state.three_chips[t]
+    if holder != before.three_chips[t]:
+        assert holder is not None
+        em(ev.ThreeChipMoved(research_type=research_type, from_seat=before.three_chips[t], to_seat=holder))
+    count = em.state.seats[seat].counts[t]
+    em(ev.ResearchTrackChanged(seat=seat, research_type=research_type, count=count, value=research_value(em.state, seat, t)))
 
 
 # --- phase 3 -----------------------------------------------------------------------------------------------
@@ -469,16 +464,13 @@ def withdraw_sub(em: Emitter, seat: int, c: cmd.WithdrawSub) -> None:
 
 def withdraw(em: Emitter, seat: int, sub: int, cell: int, station: int) -> None:
     """§6.12: the sub returns to supply; a researcher from supply enters the station (if any)."""
-    state = em.state
-    tile = state.stations[station].tile
-    placed = state.seats[seat].supply > 0
-    activates = placed and state.occupancy[station][seat] == 0
-    fee = activation_fee(state, seat, station)
+    tile = em.state.stations[station].tile
+    placed = em.state.seats[seat].supply > 0
     em(ev.SubWithdrawn(seat=seat, sub=sub, cell=C.xy(cell), station=tile, researcher_placed=placed))
     if placed:
+        before = em.state
         em(ev.ResearcherPlaced(seat=seat, station=tile, source="withdrawal"))
-    if activates:
-        activate(em, seat, station, fee)
+        report_activation(em, before, seat, station)
 
 
 def recover(em: Emitter, seat: int, sub: int, cell: int) -> None:

@@ -204,13 +204,31 @@ def _atlantis_to_tracker(state: State, e: ev.AtlantisToTracker) -> State:
 # --- researchers ---------------------------------------------------------------------------------------
 
 
+def _arrive(state: State, seat: int, station: int) -> dict[str, Any]:
+    """A researcher of ``seat`` stops in ``station``.  In a research station where the seat had none, that
+    is the activation (§6.4): its track count rises and the 3-chip goes to a strict majority of ≥2 (ties
+    never move it).  The events that follow (station_activated, three_chip_moved,
+    research_track_changed) report these consequences."""
+    changes: dict[str, Any] = {"occupancy": _occupancy(state, station, seat, +1)}
+    research_type = C.tiles[state.stations[station].tile].research_type
+    if research_type is None or state.occupancy[station][seat]:
+        return changes
+    t = RESEARCH_INDEX[research_type]
+    counts = list(state.seats[seat].counts)
+    counts[t] += 1
+    changes["seats"] = _seat(state, seat, counts=tuple(counts))
+    if state.three_chips[t] != seat and counts[t] >= 2:
+        if all(counts[t] > other.counts[t] for i, other in enumerate(state.seats) if i != seat):
+            chips = list(state.three_chips)
+            chips[t] = seat
+            changes["three_chips"] = tuple(chips)
+    return changes
+
+
 def _researcher_moved(state: State, e: ev.ResearcherMoved) -> State:
     index = city(state).index
-    occupancy = _occupancy(state, index[e.from_], e.seat, -1)
-    rows = list(occupancy)
-    row = list(rows[index[e.to]])
-    row[e.seat] += 1
-    rows[index[e.to]] = tuple(row)
+    left = replace(state, occupancy=_occupancy(state, index[e.from_], e.seat, -1))
+    changes = _arrive(left, e.seat, index[e.to])
     turn, sub_prompt = state.turn, state.sub_prompt
     if e.source == "phase2" and turn is not None:
         turn = replace(
@@ -221,23 +239,17 @@ def _researcher_moved(state: State, e: ev.ResearcherMoved) -> State:
         )
     elif e.source == "atlantis_bonus":
         sub_prompt = None
-    return replace(state, occupancy=tuple(rows), turn=turn, sub_prompt=sub_prompt)
+    return replace(left, **changes, turn=turn, sub_prompt=sub_prompt)
 
 
 def _researcher_placed(state: State, e: ev.ResearcherPlaced) -> State:
     s = state.seats[e.seat]
-    return replace(
-        state,
-        occupancy=_occupancy(state, city(state).index[e.station], e.seat, +1),
-        seats=_seat(state, e.seat, supply=s.supply - 1),
-    )
+    drawn = replace(state, seats=_seat(state, e.seat, supply=s.supply - 1))
+    return replace(drawn, **_arrive(drawn, e.seat, city(state).index[e.station]))
 
 
 def _station_activated(state: State, e: ev.StationActivated) -> State:
-    s = state.seats[e.seat]
-    counts = list(s.counts)
-    counts[RESEARCH_INDEX[e.research_type]] += 1
-    return replace(state, seats=_seat(state, e.seat, counts=tuple(counts)))
+    return state  # applied with the arrival; the fee is its own event
 
 
 def _three_chip_moved(state: State, e: ev.ThreeChipMoved) -> State:
