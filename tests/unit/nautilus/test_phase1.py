@@ -180,6 +180,7 @@ def test_n12_build_errors() -> None:
     assert game.reject(RED, Build(tile="trial_1", anchor=(17, 14), rotation=0)) == "no_matching_lock"
     assert game.reject(RED, Build(tile="trial_1", anchor=(8, 17), rotation=45)) == "invalid_argument"
     assert game.reject(RED, Build(tile="nope", anchor=(8, 17), rotation=0)) == "invalid_argument"
+    assert game.reject(RED, Build(tile="base", anchor=(8, 17), rotation=0)) == "tile_not_held"
     assert game.reject(RED, Build(tile="blue_01", anchor=(14, 14), rotation=0)) == "no_matching_lock"
 
 

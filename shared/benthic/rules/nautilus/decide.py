@@ -130,8 +130,8 @@ def buy_station(em: Emitter, seat: int, c: cmd.BuyStation) -> None:
 def build_station(em: Emitter, seat: int, c: cmd.BuildStation) -> None:
     state = em.state
     tile = C.tiles.get(c.tile)
-    if tile is None or tile.kind == "base":
-        raise fail("invalid_argument", f"§5.3 build_station: unknown station tile {c.tile!r}")
+    if tile is None:
+        raise fail("invalid_argument", f"§5.3 build_station: unknown tile {c.tile!r}")
     if c.rotation not in ROTATIONS:
         raise fail("invalid_argument", f"§3.5.2: rotation must be one of {list(ROTATIONS)}, not {c.rotation}")
     turn, s = _turn(em), state.seats[seat]
