@@ -192,7 +192,10 @@ REF_CITY = [
 ]
 
 
-def ref(chips: dict[tuple[int, int], str] | None = None, phase: int = 1, seat: int = 0, **options: Any) -> Game:
+Chips = dict[tuple[int, int], str] | None
+
+
+def ref(chips: Chips = None, phase: int = 1, seat: int = 0, **options: Any) -> Game:
     """§10.1 REF: F4 plus the reference city, 30 Nemo each, round 5, start seat 0."""
     game = Game(4, options=options, chips=chips)
     for owner, tile, anchor, rotation, staff in REF_CITY:
@@ -206,7 +209,7 @@ def ref(chips: dict[tuple[int, int], str] | None = None, phase: int = 1, seat: i
     return game
 
 
-def ref18(chips: dict[tuple[int, int], str] | None = None, phase: int = 1, seat: int = 0, **options: Any) -> Game:
+def ref18(chips: Chips = None, phase: int = 1, seat: int = 0, **options: Any) -> Game:
     """§10.1 REF18: REF after N-18 (Violet 1 in training_1, 1 in training_2, 2 in green_01)."""
     game = ref(chips, phase=2, seat=VIOLET, **options)
     game.do(VIOLET, cmd.MoveResearcher(from_="green_01", to="training_1"))
@@ -225,7 +228,7 @@ GORGE_CITY = [
 ]
 
 
-def gorge(chips: dict[tuple[int, int], str] | None = None, phase: int = 1, seat: int = 0, **options: Any) -> Game:
+def gorge(chips: Chips = None, phase: int = 1, seat: int = 0, **options: Any) -> Game:
     """§10.1 GORGE: REF plus technology_1, echo_1, echo_2 and trial_2 (builders as listed)."""
     game = ref(chips, **options)
     for owner, tile, anchor, rotation in GORGE_CITY:

@@ -20,7 +20,8 @@ def check_state(state: State) -> None:
         assert s.nemo >= 0, f"seat {seat} has {s.nemo} Nemo"
         on_board = sum(row[seat] for row in state.occupancy)
         staff = sum(h.staff for h in s.held)
-        assert s.supply >= 0 and s.supply + on_board + staff == T.researchers_per_player, f"seat {seat} researchers"
+        assert s.supply >= 0, f"seat {seat} supply"
+        assert s.supply + on_board + staff == T.researchers_per_player, f"seat {seat} researchers"
         assert len(s.subs) == T.subs_per_player
         assert len(s.held) <= T.hand_limit
     tiles = [t for stack in state.stacks.values() for t in stack]
@@ -59,7 +60,7 @@ def check_state(state: State) -> None:
                 for i, st in enumerate(state.stations)
                 if C.tiles[st.tile].research_type == research_type and state.occupancy[i][seat]
             )
-            assert s.counts[t] == active, f"seat {seat} {research_type}: count {s.counts[t]} != {active} active"
+            assert s.counts[t] == active, f"seat {seat} {research_type}: {s.counts[t]} != {active} active"
     for t in range(len(C.research_types)):
         top = max(s.counts[t] for s in state.seats)
         holder = state.three_chips[t]
@@ -78,7 +79,7 @@ def check_step(before: State, after: State) -> None:
     for i, row in enumerate(before.occupancy):
         for seat in range(before.player_count):
             if row[seat] and C.tiles[before.stations[i].tile].kind == "research":
-                assert after.occupancy[i][seat], f"seat {seat} left an active station {before.stations[i].tile}"
+                assert after.occupancy[i][seat], f"seat {seat} left {before.stations[i].tile}"
     for t in range(len(C.research_types)):
         holder = before.three_chips[t]
         if holder is not None and before.seats[holder].counts[t] == 4:
@@ -98,7 +99,8 @@ class TurnOrder:
         self.expected = [(round_, phase, seat) for phase in (1, 2, 3) for seat in order]
 
     def turn_started(self, round_: int, phase: int, seat: int) -> None:
-        assert self.expected and self.expected[0] == (round_, phase, seat), (round_, phase, seat, self.expected[:1])
+        turn = (round_, phase, seat)
+        assert self.expected and self.expected[0] == turn, (turn, self.expected[:1])
         self.expected.pop(0)
 
     def round_ended(self) -> None:

@@ -110,7 +110,8 @@ def test_base_block_and_the_37_later_game_anchors() -> None:
     assert {(x, y) for y, row in enumerate(SPEC_MAP) for x, ch in enumerate(row) if ch == "B"} == {
         (bx + dx, by + dy) for dx in range(3) for dy in range(3)
     }
-    assert C.base_anchors == tuple(sorted((tuple(json.loads(a)) for a in SPEC_BASE_ANCHORS.split()), key=lambda a: (a[1], a[0])))
+    listed = [tuple(json.loads(a)) for a in SPEC_BASE_ANCHORS.split()]
+    assert C.base_anchors == tuple(sorted(listed, key=lambda a: (a[1], a[0])))
     assert len(C.base_anchors) == 37
 
 
@@ -166,7 +167,8 @@ def test_seed_example_red_a_wall_does_not_matter() -> None:
     assert trial not in town.adjacency[training]
     # the Trial's N and the Training's S are both walls
     assert town.stations[trial].locks[0] is None and town.stations[training].locks[4] is None
-    assert town.distance(training, trial) == 2 and town.path(training, trial) == ("training_1", "base", "trial_1")
+    assert town.distance(training, trial) == 2
+    assert town.path(training, trial) == ("training_1", "base", "trial_1")
 
 
 def test_seed_example_orange_blue_residential_costs_1() -> None:
@@ -203,7 +205,8 @@ def test_reference_city_passages_distances_and_exits() -> None:
 
     town = city(game.state)
     assert [s.tile for s in town.stations] == ["base", *(t for _, t, *_ in REF_CITY)]
-    passages = {frozenset((town.stations[i].tile, town.stations[j].tile)) for i, js in enumerate(town.adjacency) for j in js}
+    tiles = [s.tile for s in town.stations]
+    passages = {frozenset((tiles[i], tiles[j])) for i, js in enumerate(town.adjacency) for j in js}
     assert passages == REF_PASSAGES
     for a, row in zip(REF_ORDER, REF_DISTANCES):
         for b, d in zip(REF_ORDER, row):
@@ -255,13 +258,17 @@ BREAKAGES = {
     "base block not Lagoon": lambda raw: raw["board"].__setitem__("first_game_base_anchor", [3, 3]),
     "facing not an involution": lambda raw: raw["geometry"]["facing_slot"].__setitem__("N", "E"),
     "offset not on the lattice": lambda raw: raw["geometry"]["neighbour_offset"].__setitem__("N", [0, -2]),
-    "11 green residentials": lambda raw: raw["tiles"]["tiles"].__setitem__(11, {**raw["tiles"]["tiles"][11], "kind": "residential_green", "locks": ["green", None] * 4}),
+    "11 green residentials": lambda raw: raw["tiles"]["tiles"][11].update(
+        kind="residential_green", locks=["green", None] * 4
+    ),
     "base with a wall": lambda raw: raw["tiles"]["tiles"][0]["locks"].__setitem__(0, None),
     "unknown lock colour": lambda raw: raw["tiles"]["tiles"][1]["locks"].__setitem__(0, "red"),
     "59 chips": lambda raw: raw["sea_finds"]["chips"].pop(),
     "distribution broken": _swap_chip_depth,
     "Atlantis number twice": lambda raw: raw["sea_finds"]["chips"][1].__setitem__("atlantis_number", 1),
-    "assignment with Atlantis": lambda raw: raw["assignments"]["cards"][0].__setitem__("kinds", ["atlantis", "shell"]),
+    "assignment with Atlantis": lambda raw: raw["assignments"]["cards"][0].update(
+        kinds=["atlantis", "shell"]
+    ),
     "benefit array too short": lambda raw: raw["tables"]["benefits"]["echo"].pop(),
     "missing table key": lambda raw: raw["tables"].pop("hand_limit"),
     "free echo": lambda raw: raw["tables"].__setitem__("echo_price", 0),

@@ -37,7 +37,8 @@ def test_n43_turn_order_and_start_player() -> None:
         expected += [(r, phase, seat) for phase in (1, 2, 3) for seat in order]
     expected.append((4, 1, 0))
     assert seen == expected
-    assert [(e.round, e.start_seat) for e in of(game.events, ev.RoundStarted)] == [(1, 0), (2, 1), (3, 2), (4, 0)]
+    starts = [(e.round, e.start_seat) for e in of(game.events, ev.RoundStarted)]
+    assert starts == [(1, 0), (2, 1), (3, 2), (4, 0)]
 
 
 def _out(game: Game, number: int, finder: int | None = None) -> None:
@@ -85,7 +86,8 @@ def test_n44_atlantis_13_14_15_gives_one_more_round() -> None:
     assert (started.round, started.start_seat, started.final_round) == (8, 3, True)
     assert "final_scoring_started" not in after
     events = _finish_round(game)
-    assert _turns(events) == [(8, 1, 0), (8, 1, 1), (8, 1, 2), *[(8, p, s) for p in (2, 3) for s in (3, 0, 1, 2)]]
+    rest = [(8, p, s) for p in (2, 3) for s in (3, 0, 1, 2)]
+    assert _turns(events) == [(8, 1, 0), (8, 1, 1), (8, 1, 2), *rest]
     assert names(events)[-1] == "game_ended" and "final_scoring_started" in names(events)
     assert not of(events, ev.RoundStarted)
 
@@ -376,11 +378,13 @@ def test_n52_cashing_the_special_assignment() -> None:
     poor = _82()
     _seat(poor, RED, nemo=2)
     assert poor.reject(RED, Cash(upgrades={"shell": 3})) == "insufficient_funds"
-    assert Cash(upgrades={"shell": 2}) in poor.legal(RED) and Cash(upgrades={"shell": 3}) not in poor.legal(RED)
+    assert Cash(upgrades={"shell": 2}) in poor.legal(RED)
+    assert Cash(upgrades={"shell": 3}) not in poor.legal(RED)
 
     # Orange (A2: shell, urchin) holds neither: submitted automatically once anything is decided
     events = game.do(YELLOW, Cash())
-    assert [(e.seat, e.auto) for e in of(events, ev.AssignmentCashed)] == [(YELLOW, False), (ORANGE, True), (VIOLET, True)]
+    submitted = [(e.seat, e.auto) for e in of(events, ev.AssignmentCashed)]
+    assert submitted == [(YELLOW, False), (ORANGE, True), (VIOLET, True)]
     assert game.prompt.seats == (RED,)
     game.do(RED, Cash(upgrades={"shell": 1}))
     assert game.prompt is None and game.reject(RED, Cash()) == "game_over"

@@ -89,7 +89,8 @@ def test_n22_other_movement_errors() -> None:
         assert game.reject(VIOLET, Move(from_="green_01", to="green_01")) == "same_station"
         assert game.reject(VIOLET, Move(from_="base", to="training_1")) == "no_researcher_there"
         assert game.reject(VIOLET, Move(from_="nope", to="training_1")) == "invalid_argument"
-        assert game.reject(VIOLET, Move(from_="green_01", to="trial_4")) == "invalid_argument"  # not on the board
+        # trial_4 is not on the board
+        assert game.reject(VIOLET, Move(from_="green_01", to="trial_4")) == "invalid_argument"
         assert one(game.do(VIOLET, Move(from_="green_01", to="base")), ev.ResearcherMoved).steps == 2
         assert game.reject(VIOLET, Move(from_="base", to="training_2")) == "researcher_already_moved"
         game.do(VIOLET, Move(from_="green_01", to="training_1"))
@@ -116,7 +117,8 @@ def test_n23_activation_fees() -> None:
     later.turn(VIOLET, 2)
     events = later.do(VIOLET, Move(from_="green_01", to="trial_1"))
     assert not of(events, ev.NemoTransferred) and not of(events, ev.StationActivated)
-    assert later.nemo(VIOLET) == 29 and later.count(VIOLET, "trial") == 1 and later.in_station(VIOLET, "trial_1") == 2
+    assert later.nemo(VIOLET) == 29 and later.count(VIOLET, "trial") == 1
+    assert later.in_station(VIOLET, "trial_1") == 2
 
 
 def test_n24_the_3_chip_majority_ties_and_locked_at_4() -> None:

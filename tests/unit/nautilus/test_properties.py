@@ -152,8 +152,15 @@ def play_checked(
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-@given(seats=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**31), options=options_strategy, eager=st.booleans())
-def test_n57_random_playouts_keep_every_promise(seats: int, seed: int, options: dict[str, Any], eager: bool) -> None:
+@given(
+    seats=st.sampled_from([2, 3, 4]),
+    seed=st.integers(0, 2**31),
+    options=options_strategy,
+    eager=st.booleans(),
+)
+def test_n57_random_playouts_keep_every_promise(
+    seats: int, seed: int, options: dict[str, Any], eager: bool
+) -> None:
     play_checked(seats, seed, options, eager=eager)
 
 

@@ -35,7 +35,8 @@ def test_n01_setup_4_players(monkeypatch: pytest.MonkeyPatch) -> None:
         assert C.chips[p.chip].depth == C.zone[C.cell(*p.cell)]
     assert not any(state.face_up) and sum(1 for f in state.finds if f) == 60
     cards = [e.card for e in of(events, ev.AssignmentDealt)]
-    assert sorted(cards) == sorted(C.card_ids) and [e.seat for e in of(events, ev.AssignmentDealt)] == [0, 1, 2, 3]
+    assert sorted(cards) == sorted(C.card_ids)
+    assert [e.seat for e in of(events, ev.AssignmentDealt)] == [0, 1, 2, 3]
     assert state.three_chips == (None,) * 5 and not state.gorge_open
     prompt = ENGINE.prompt(state)
     assert (prompt.kind, prompt.seats, state.round) == ("phase1_turn", (0,), 1)
@@ -85,7 +86,8 @@ def test_n03_base_placement_option() -> None:
     game = Game(options={"base_placement": [10, 11]})
     assert game.state.base_anchor == (10, 11) and game.state.stations[0].anchor == (10, 11)
     game.hold(RED, "training_1")
-    assert game.reject(RED, cmd.BuildStation(tile="training_1", anchor=(14, 11), rotation=0)) == "no_matching_lock"
+    off_lattice = cmd.BuildStation(tile="training_1", anchor=(14, 11), rotation=0)
+    assert game.reject(RED, off_lattice) == "no_matching_lock"
     game.do(RED, cmd.BuildStation(tile="training_1", anchor=(13, 11), rotation=0))
     assert game.state.stations[-1].anchor == (13, 11)
 
@@ -138,7 +140,8 @@ def test_n04_setup_secrecy() -> None:
         assert all(set(f) == {"cell", "depth", "face_up"} and not f["face_up"] for f in view["finds"])
         assert not chip_ids & strings_in(view)
         dealt = ENGINE.redact(one(game.events, ev.SeaFindsDealt), viewer)
-        assert all(set(p) == {"cell", "depth"} for p in dealt["placements"]) and len(dealt["placements"]) == 60
+        assert len(dealt["placements"]) == 60
+        assert all(set(p) == {"cell", "depth"} for p in dealt["placements"])
         assert not chip_ids & strings_in(dealt) and not {k for k in C.kind_front} & strings_in(dealt)
         assert "seed" not in ENGINE.redact(one(game.events, ev.GameStarted), viewer)
         assert "seed" not in msgspec.json.encode(view).decode()

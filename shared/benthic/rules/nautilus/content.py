@@ -168,7 +168,8 @@ class Content:
         self.neighbours4: tuple[tuple[int, ...], ...] = tuple(
             self._orthogonal_neighbours(c) for c in range(self.n_cells)
         )
-        self.first_game_base_anchor: tuple[int, int] = tuple(board.first_game_base_anchor)  # type: ignore[assignment]
+        bx, by = board.first_game_base_anchor
+        self.first_game_base_anchor: tuple[int, int] = (bx, by)
         self.base_anchors: tuple[tuple[int, int], ...] = tuple(
             (x0, y0)
             for y0 in range(board.height - 2)

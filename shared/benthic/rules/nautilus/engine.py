@@ -42,7 +42,8 @@ def parse_options(raw: dict[str, Any], seats: int) -> ev.Options:
             or tuple(base) not in C.base_anchors
         ):
             raise RuleViolation(
-                "invalid_option", f"§4.1: base_placement is first_game, random or an all-Lagoon anchor, not {base!r}"
+                "invalid_option",
+                f"§4.1: base_placement is first_game, random or an all-Lagoon anchor, not {base!r}",
             )
         base = (base[0], base[1])
     start = raw.get("start_seat", "random")
@@ -84,7 +85,8 @@ class NautilusEngine(Engine):
             rng.shuffle(chips)
             spaces = [i for i, d in enumerate(C.find_space_depth) if d == depth]
             placements.extend(
-                ev.Placement(cell=C.xy(C.find_space_cell[space]), chip=chip) for space, chip in zip(spaces, chips)
+                ev.Placement(cell=C.xy(C.find_space_cell[space]), chip=chip)
+                for space, chip in zip(spaces, chips)
             )
         cards = list(C.card_ids)
         rng.shuffle(cards)

@@ -36,7 +36,8 @@ def _forget(state: State, space: int) -> tuple[SeatState, ...]:
     if not any(space in s.known for s in state.seats):
         return state.seats
     return tuple(
-        replace(s, known=tuple(k for k in s.known if k != space)) if space in s.known else s for s in state.seats
+        replace(s, known=tuple(k for k in s.known if k != space)) if space in s.known else s
+        for s in state.seats
     )
 
 
@@ -48,7 +49,11 @@ def _take_chip(state: State, space: int) -> dict[str, Any]:
     finds[space] = ""
     face_up = list(state.face_up)
     face_up[space] = False
-    changes: dict[str, Any] = {"finds": tuple(finds), "face_up": tuple(face_up), "seats": _forget(state, space)}
+    changes: dict[str, Any] = {
+        "finds": tuple(finds),
+        "face_up": tuple(face_up),
+        "seats": _forget(state, space),
+    }
     number = C.chips[chip].atlantis_number
     if number is not None:
         out = list(state.atlantis_out)
@@ -102,7 +107,12 @@ def _assignment_dealt(state: State, e: ev.AssignmentDealt) -> State:
 
 def _round_started(state: State, e: ev.RoundStarted) -> State:
     return replace(
-        state, round=e.round, start_seat=e.start_seat, round_bought=False, round_built=False, round_recovered=False
+        state,
+        round=e.round,
+        start_seat=e.start_seat,
+        round_bought=False,
+        round_built=False,
+        round_recovered=False,
     )
 
 
@@ -292,7 +302,8 @@ def _sub_moved(state: State, e: ev.SubMoved) -> State:
         turn, sub_prompt = _close_launch_and_echo(state.turn, None), None
     else:
         turn, sub_prompt = _close_launch_and_echo(state.turn, e.sub), state.sub_prompt
-    return replace(state, seats=_set_sub(state, e.seat, e.sub, C.cell(*e.to)), turn=turn, sub_prompt=sub_prompt)
+    seats = _set_sub(state, e.seat, e.sub, C.cell(*e.to))
+    return replace(state, seats=seats, turn=turn, sub_prompt=sub_prompt)
 
 
 def _sub_withdrawn(state: State, e: ev.SubWithdrawn) -> State:
@@ -318,7 +329,8 @@ def _finds_peeked(state: State, e: ev.FindsPeeked) -> State:
     sub_prompt = state.sub_prompt
     if e.source == "trial" and sub_prompt is not None:
         left = sub_prompt.peeks_left - len(spaces)
-        sub_prompt = replace(sub_prompt, peeks_left=left, peeked=(*sub_prompt.peeked, *spaces)) if left > 0 else None
+        peeked = (*sub_prompt.peeked, *spaces)
+        sub_prompt = replace(sub_prompt, peeks_left=left, peeked=peeked) if left > 0 else None
     return replace(state, seats=_seat(state, e.seat, known=known), sub_prompt=sub_prompt)
 
 
@@ -335,7 +347,8 @@ def _find_recovered(state: State, e: ev.FindRecovered) -> State:
     front = C.kind_front[e.kind]
     sub_prompt = None
     if e.kind == "atlantis":
-        sub_prompt = SubPrompt("atlantis_bonus", sub=e.sub, atlantis_number=C.chips[e.chip].atlantis_number or 0)
+        number = C.chips[e.chip].atlantis_number or 0
+        sub_prompt = SubPrompt("atlantis_bonus", sub=e.sub, atlantis_number=number)
     elif front == "beige":
         changes["box"] = (*state.box, e.chip)
         if e.kind == "tempo":

@@ -68,7 +68,11 @@ def end_round(em: Emitter) -> None:
     """§5.6 and §8.1."""
     state = em.state
     r = state.round
-    em(ev.RoundEnded(round=r, bought=state.round_bought, built=state.round_built, recovered=state.round_recovered))
+    em(
+        ev.RoundEnded(
+            round=r, bought=state.round_bought, built=state.round_built, recovered=state.round_recovered
+        )
+    )
     inactive = not (state.round_bought or state.round_built or state.round_recovered)
     if inactive and (state.final_round is None or state.final_round > r):
         em(ev.EndTriggered(trigger="no_activity", final_round=r))

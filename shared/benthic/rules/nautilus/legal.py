@@ -108,7 +108,9 @@ def build_commands(state: State, seat: int) -> Iterator[Any]:
 # --- researchers -------------------------------------------------------------------------------------
 
 
-def _researcher_moves(state: State, seat: int, steps_left: int, arrived: tuple[str, ...], bonus: bool) -> Iterator[Any]:
+def _researcher_moves(
+    state: State, seat: int, steps_left: int, arrived: tuple[str, ...], bonus: bool
+) -> Iterator[Any]:
     c = city(state)
     nemo = state.seats[seat].nemo
     make = cmd.BonusMoveResearcher if bonus else cmd.MoveResearcher
@@ -132,7 +134,8 @@ def move_researcher_commands(state: State, seat: int) -> Iterator[Any]:
     assert turn is not None
     if turn.researchers_moved >= T.max_researchers_moved:
         return
-    yield from _researcher_moves(state, seat, budget(state, seat) - turn.steps_used, turn.arrived, bonus=False)
+    steps_left = budget(state, seat) - turn.steps_used
+    yield from _researcher_moves(state, seat, steps_left, turn.arrived, bonus=False)
 
 
 def bonus_move_commands(state: State, seat: int) -> Iterator[Any]:

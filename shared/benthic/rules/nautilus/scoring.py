@@ -18,7 +18,12 @@ def atlantis_holdings(state: State, seat: int) -> list[int]:
 def atlantis_ranking(state: State) -> list[int]:
     """Seats holding ≥1 marked Atlantis chip, best first: more chips, then the higher highest chip."""
     holders = [s for s in range(state.player_count) if atlantis_holdings(state, s)]
-    return sorted(holders, key=lambda s: (-len(atlantis_holdings(state, s)), -max(atlantis_holdings(state, s))))
+
+    def rank_key(seat: int) -> tuple[int, int]:
+        held = atlantis_holdings(state, seat)
+        return -len(held), -max(held)
+
+    return sorted(holders, key=rank_key)
 
 
 def atlantis_awards(state: State) -> tuple[AtlantisAward, ...]:
@@ -30,7 +35,8 @@ def atlantis_awards(state: State) -> tuple[AtlantisAward, ...]:
     out = []
     for seat in range(state.player_count):
         held = atlantis_holdings(state, seat)
-        out.append(AtlantisAward(seat=seat, finds=len(held), highest=max(held) if held else None, points=points[seat]))
+        highest = max(held) if held else None
+        out.append(AtlantisAward(seat=seat, finds=len(held), highest=highest, points=points[seat]))
     return tuple(out)
 
 
@@ -52,7 +58,8 @@ def seat_breakdown(state: State, seat: int, award: AtlantisAward, rank: int | No
         entry["count"] += 1
         entry["points"] += C.kind_points[kind] or 0
     research = {
-        t: {"count": s.counts[i], "value": research_value(state, seat, i)} for i, t in enumerate(C.research_types)
+        t: {"count": s.counts[i], "value": research_value(state, seat, i)}
+        for i, t in enumerate(C.research_types)
     }
     rp = research_points(state, seat)
     sea = sea_points(state, seat, award.points)
@@ -87,6 +94,7 @@ def final_scores(state: State) -> FinalScores:
     for seat in range(state.player_count):
         rank = 1 + sum(1 for other in range(state.player_count) if key(other) > key(seat))
         breakdowns[seat]["rank"] = rank
-        results.append(SeatResult(seat=seat, score=breakdowns[seat]["score"], rank=rank, breakdown=breakdowns[seat]))
+        score = breakdowns[seat]["score"]
+        results.append(SeatResult(seat=seat, score=score, rank=rank, breakdown=breakdowns[seat]))
     results.sort(key=lambda r: (r.rank, r.seat))
     return FinalScores(results=tuple(results), details={"tiebreak": tiebreak})
