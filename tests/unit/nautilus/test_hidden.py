@@ -134,3 +134,16 @@ def test_command_json_round_trip_and_field_names() -> None:
     assert b'"from":[1,2]' in ENGINE.encode_event(moved)
     assert ENGINE.decode_event(ENGINE.encode_event(moved)) == moved
     assert ENGINE.start(GameConfig(seats=2, seed=3)) == ENGINE.start(GameConfig(seats=2, seed=3))
+
+
+def test_view_carries_version_prompt_and_public_state() -> None:
+    game = ref(phase=2, seat=VIOLET)
+    view = ENGINE.view(game.state, VIOLET)
+    assert view["version"] == game.state.version
+    assert view["prompt"] == {"kind": "phase2_turn", "seats": [VIOLET],
+                              "details": {"budget": 3, "steps_used": 0, "researchers_moved": 0}}
+    stations = {s["tile"]: s for s in view["stations"]}
+    assert stations["green_01"]["researchers"] == [0, 0, 4, 0] and stations["trial_1"]["owner"] == RED
+    assert view["seats"][VIOLET]["assignment"] == game.state.seats[VIOLET].card
+    assert view["seats"][RED]["research"]["trial"] == {"count": 1, "value": 0}
+    assert len(view["finds"]) == 57 and view["gorge_open"] is False and view["round"] == 5

@@ -476,3 +476,18 @@ def test_n42_a_withdrawal_can_take_the_3_chip() -> None:
     chip = one(events, ev.ThreeChipMoved)
     assert (chip.research_type, chip.from_seat, chip.to_seat) == ("analysis", None, RED)
     assert first(events, ev.ResearchTrackChanged).value == 3 and game.count(RED, "analysis") == 2
+
+
+def test_r9_sub_prompts_without_a_choice_are_skipped_automatically() -> None:
+    # Yellow has no researcher in the city: the Atlantis bonus has no legal move
+    game = ref(chips={(11, 20): "S04"}, phase=3, seat=YELLOW)
+    game.sub(YELLOW, 1, (10, 20))
+    events = game.do(YELLOW, MoveSub(sub=1, to=(11, 20)))
+    declined = one(events, ev.OptionDeclined)
+    assert (declined.seat, declined.option, declined.auto) == (YELLOW, "atlantis_bonus", True)
+    assert names(events).index("option_declined") > names(events).index("atlantis_to_tracker")
+
+    manual = ref(chips={(11, 20): "S04"}, phase=3, seat=YELLOW, **MANUAL)
+    manual.sub(YELLOW, 1, (10, 20))
+    manual.do(YELLOW, MoveSub(sub=1, to=(11, 20)))
+    assert manual.prompt.kind == "atlantis_bonus" and manual.legal(YELLOW) == [cmd.SkipBonus()]

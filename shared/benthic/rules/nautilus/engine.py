@@ -64,7 +64,8 @@ class NautilusEngine(Engine):
     command_type = Command
     event_type = ev.Event
     state_type = State
-    # §6.14: ≤ 230 rounds; a random game at 4 seats stays far below this many commands.
+    # §6.14: ≤ 230 rounds; per seat and round ≤ 6 Phase-1, 3 Phase-2 and 10 Phase-3 commands, plus ≤ 2
+    # sub-prompt commands per recovered chip (60 chips) and one cash_assignment per seat: < 18,000.
     playout_bound = 30_000
 
     def start(self, config: GameConfig) -> list[Any]:
