@@ -12,20 +12,21 @@ from benthic.rules.nautilus.state import Station
 
 T = TypeVar("T")
 
-_MEMO: dict[tuple[str, int], tuple[Any, Any]] = {}
-_MEMO_LIMIT = 512
+_MEMOS: dict[str, dict[int, tuple[Any, Any]]] = {}
+_MEMO_LIMIT = 256
 
 
 def memo(name: str, obj: Any, compute: Callable[[Any], T]) -> T:
-    """``compute(obj)``, cached while ``obj`` (an immutable value) is alive; keyed by identity."""
-    key = (name, id(obj))
-    hit = _MEMO.get(key)
+    """``compute(obj)`` for an immutable ``obj``, cached by identity (the cache holds ``obj``, so its id
+    cannot be reused while cached); the oldest entries of each named cache are dropped first."""
+    cache = _MEMOS.setdefault(name, {})
+    hit = cache.get(id(obj))
     if hit is not None and hit[0] is obj:
         return hit[1]  # type: ignore[no-any-return]
     value = compute(obj)
-    if len(_MEMO) >= _MEMO_LIMIT:
-        _MEMO.clear()
-    _MEMO[key] = (obj, value)
+    if len(cache) >= _MEMO_LIMIT:
+        del cache[next(iter(cache))]
+    cache[id(obj)] = (obj, value)
     return value
 
 

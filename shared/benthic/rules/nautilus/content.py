@@ -177,6 +177,7 @@ class Content:
             if all(self.zone[self.cell(x0 + dx, y0 + dy)] == "lagoon" for dx in range(3) for dy in range(3))
         )
 
+        self._block_cells: dict[tuple[int, int], tuple[int, ...]] = {}
         # geometry (slots are indexed 0..7 in the file's order N, NE, E, SE, S, SW, W, NW)
         self.block_size = geometry.block_size
         self.slots: tuple[str, ...] = tuple(geometry.slots)
@@ -248,8 +249,14 @@ class Content:
         return 0 <= x < self.width and 0 <= y < self.height
 
     def block_cells(self, x0: int, y0: int) -> tuple[int, ...]:
-        size = self.block_size
-        return tuple(self.cell(x0 + dx, y0 + dy) for dy in range(size) for dx in range(size))
+        """The cells of the block anchored at ``(x0, y0)`` (on the board; see ``block_on_board``)."""
+        cells = self._block_cells.get((x0, y0))
+        if cells is None:
+            size = self.block_size
+            cells = tuple(self.cell(x0 + dx, y0 + dy) for dy in range(size) for dx in range(size))
+            if self.block_on_board(x0, y0):
+                self._block_cells[(x0, y0)] = cells
+        return cells
 
     def block_on_board(self, x0: int, y0: int) -> bool:
         size = self.block_size
