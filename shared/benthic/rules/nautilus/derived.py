@@ -83,10 +83,6 @@ def is_free(state: State, cell: int) -> bool:
     return not city(state).covered[cell] and cell not in find_cells(state) and cell not in sub_cells(state)
 
 
-def xy(cell: int) -> tuple[int, int]:
-    return C.xy(cell)
-
-
 def cell_of(xy_: tuple[int, int]) -> int | None:
     x, y = xy_
     return C.cell(x, y) if C.on_board(x, y) else None

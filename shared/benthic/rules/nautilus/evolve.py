@@ -9,7 +9,7 @@ from msgspec.structs import replace
 
 from benthic.rules.nautilus import events as ev
 from benthic.rules.nautilus.content import CONTENT as C
-from benthic.rules.nautilus.derived import RESEARCH_INDEX, TRIAL, city
+from benthic.rules.nautilus.derived import RESEARCH_INDEX, city, trial_peeks
 from benthic.rules.nautilus.state import NO_CELL, HeldTile, SeatState, State, Station, SubPrompt, Turn
 
 
@@ -355,7 +355,7 @@ def _find_recovered(state: State, e: ev.FindRecovered) -> State:
             sub_prompt = SubPrompt("tempo_move", sub=e.sub)
     else:
         seats[e.seat] = replace(seats[e.seat], tableau=(*seats[e.seat].tableau, e.chip))
-        peeks = C.benefits["trial"][seats[e.seat].counts[TRIAL]]
+        peeks = trial_peeks(state, e.seat)
         if e.kind in ("shell", "snail") and peeks > 0:
             sub_prompt = SubPrompt("trial_peek", sub=e.sub, peeks_left=peeks)
     changes["seats"] = tuple(seats)
