@@ -42,8 +42,6 @@ def _claim(request: Request[Any, Any, Any], game_id: str) -> SeatClaim:
         claim = request.app.state.tokens.verify(token)
     except TokenError as error:
         raise ApiError(401, "invalid_token", str(error)) from None
-    if claim.game_id != game_id:
-        raise ApiError(403, "wrong_game", "this seat token belongs to another game")
     return claim
 
 

@@ -184,6 +184,7 @@ class CommandService:
     # --- commands -----------------------------------------------------------------------------
     async def legal(self, game_id: str, claim: SeatClaim) -> LegalCommands:
         meta = await self._meta(game_id)
+        _authorize(claim, game_id)
         engine = get_engine(meta.game_type)
         folded = await self.loader.load(game_id, engine)
         prompt = engine.prompt(folded.state)
@@ -199,6 +200,7 @@ class CommandService:
     async def command(self, game_id: str, claim: SeatClaim, request: CommandRequest) -> CommandAccepted:
         _check_id(request.command_id, "command_id")
         engine = get_engine(await self._game_type(game_id))
+        _authorize(claim, game_id)
         try:
             command = engine.decode_command(request.command)
         except CommandFormatError as error:
@@ -314,6 +316,11 @@ class CommandService:
     async def _game_type(self, game_id: str) -> str:
         game_type = self._types.get(game_id)
         return game_type if game_type is not None else (await self._meta(game_id)).game_type
+
+
+def _authorize(claim: SeatClaim, game_id: str) -> None:
+    if claim.game_id != game_id:
+        raise ApiError(403, "wrong_game", "this seat token belongs to another game")
 
 
 def _redacted(engine: Engine, event: Any, seat: int, version: int) -> dict[str, Any]:

@@ -26,9 +26,13 @@ class HttpGame:
         self,
         max_commands: int = 100_000,
         on_progress: Callable[[HttpGame, dict[str, Any]], None] | None = None,
+        pause_after: int | None = None,
     ) -> int:
+        """Play to the end (or until ``pause_after`` commands in all); returns the game's version."""
         seat = next(iter(self.tokens))
         while self.commands < max_commands:
+            if pause_after is not None and self.commands >= pause_after:
+                return self.version
             legal = await self.client.legal(self.game_id, self.tokens[seat])
             prompt = legal["prompt"]
             if prompt is None:

@@ -54,6 +54,8 @@ def _http_error(_: Request[Any, Any, Any], exc: HTTPException) -> Response[Error
         return _error(400, "invalid_request", str(exc.detail), {"errors": exc.extra} if exc.extra else None)
     if isinstance(exc, NotFoundException):
         return _error(404, "not_found", "no such resource")
+    if exc.status_code == 400 and "JSON is malformed" in str(exc.detail):
+        return _error(400, "invalid_json", str(exc.detail))
     code = _HTTP_CODES.get(exc.status_code, "http_error")
     return _error(exc.status_code, code, str(exc.detail))
 

@@ -1,0 +1,287 @@
+"""End to end: the three services as real processes, bots over HTTP, every registered game type."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import msgspec
+import pytest
+from redis.asyncio import Redis
+
+from benthic.bots_http import HttpGame, start_bot_game
+from benthic.client import ApiFailure, BenthicClient
+from benthic.localplatform import LocalPlatform
+from benthic.rules import game_types, get_engine
+from benthic.store import EventStore
+from tests.engine_harness import hidden_from, strings_in
+
+GAMES = game_types()
+pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
+
+
+@pytest.fixture(scope="module")
+def platform(redis_url: str) -> Iterator[LocalPlatform]:
+    env = {
+        "BENTHIC_CLAIM_IDLE_MS": "1500",
+        "BENTHIC_CLAIM_INTERVAL_S": "0.5",
+        "BENTHIC_METRICS_INTERVAL_S": "1",
+        "BENTHIC_MAX_BODY_BYTES": "16384",
+        "BENTHIC_DRAIN_TIMEOUT_S": "2",
+    }
+    with LocalPlatform(redis_url=redis_url, env=env) as running:
+        yield running
+
+
+@pytest.fixture
+async def client(platform: LocalPlatform) -> Any:
+    api = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token)
+    yield api
+    await api.aclose()
+
+
+async def _until(probe: Any, timeout: float = 30.0, what: str = "condition") -> Any:
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        try:
+            last = await probe()
+            if last:
+                return last
+        except ApiFailure as failure:
+            last = failure
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}; last: {last!r}")
+
+
+async def _raw_game(platform: LocalPlatform, game_id: str) -> tuple[Any, list[Any], list[Any]]:
+    """The engine, the envelopes and the engine states after each envelope, read straight from Redis."""
+    redis = Redis.from_url(platform.redis_url)
+    try:
+        store = EventStore(redis, 16)
+        meta = await store.meta(game_id)
+        envelopes = await store.load(game_id)
+    finally:
+        await redis.aclose()
+    engine = get_engine(meta.game_type)
+    states = []
+    state = engine.initial_state()
+    for envelope in envelopes:
+        if envelope.is_engine:
+            state = engine.evolve(state, engine.decode_event(envelope.data))
+        states.append(state)
+    return engine, envelopes, states
+
+
+def _check_views_and_histories(engine: Any, envelopes: list[Any], states: list[Any], seats: int,
+                               views: dict[Any, dict[str, Any]], histories: dict[Any, list[dict[str, Any]]]) -> None:
+    """What the read API served each viewer equals the engine's view/redaction, and leaks no secret."""
+    state = states[-1]
+    for viewer, served in views.items():
+        assert served["version"] == len(envelopes)
+        assert served["view"] == msgspec.json.decode(msgspec.json.encode(engine.view(state, viewer)))
+        leaked = hidden_from(engine, state, viewer) & strings_in(served["view"])
+        assert not leaked, f"view of {viewer} leaks {leaked}"
+    for viewer, entries in histories.items():
+        by_version = {e["version"]: e["event"] for e in entries}
+        before = engine.initial_state()
+        for envelope, after in zip(envelopes, states, strict=True):
+            if not envelope.is_engine:
+                before = after
+                continue
+            expected = engine.redact(engine.decode_event(envelope.data), viewer)
+            if expected is None:
+                assert envelope.version not in by_version
+            else:
+                assert by_version[envelope.version] == msgspec.json.decode(msgspec.json.encode(expected))
+                hidden = hidden_from(engine, after, viewer) & hidden_from(engine, before, viewer)
+                known = strings_in(engine.view(before, viewer)) if before.version else set()
+                leaked = (hidden & strings_in(by_version[envelope.version])) - known
+                assert not leaked, f"history of {viewer} leaks {leaked} at {envelope.version}"
+            before = after
+
+
+async def _served(client: BenthicClient, game_id: str, tokens: dict[int, str], version: int) -> tuple[dict, dict]:
+    views: dict[Any, dict[str, Any]] = {}
+    histories: dict[Any, list[dict[str, Any]]] = {}
+    for viewer in [None, *tokens]:
+        token = None if viewer is None else tokens[viewer]
+        views[viewer] = await _until(
+            lambda v=viewer, t=token: _at_version(client.view(game_id, v, t), version), what="views caught up"
+        )
+        histories[viewer] = (await client.history(game_id, viewer, token, limit=1000))["events"]
+        while histories[viewer] and len(histories[viewer]) % 1000 == 0:
+            more = await client.history(game_id, viewer, token, after=histories[viewer][-1]["version"], limit=1000)
+            if not more["events"]:
+                break
+            histories[viewer].extend(more["events"])
+    return views, histories
+
+
+async def _at_version(coroutine: Any, version: int) -> Any:
+    view = await coroutine
+    return view if view and view["version"] >= version else None
+
+
+@pytest.mark.parametrize("game_type", GAMES)
+async def test_bot_game_over_http_is_projected_scored_rated_and_leaks_nothing(
+    platform: LocalPlatform, client: BenthicClient, game_type: str
+) -> None:
+    engine = get_engine(game_type)
+    seats = engine.max_seats
+    game_id, tokens = await start_bot_game(client, game_type, seats, name=f"e2e{uuid.uuid4().hex[:4]}")
+    game = HttpGame(client, game_id, tokens, random.Random(7))
+    await game.play(pause_after=25)  # part-way: secrets are still hidden
+    engine_, envelopes, states = await _raw_game(platform, game_id)
+    views, histories = await _served(client, game_id, tokens, len(envelopes))
+    _check_views_and_histories(engine_, envelopes, states, seats, views, histories)
+
+    final_version = await game.play()
+    scores = await _until(lambda: client.scores(game_id), what="final scores")
+    summary = await _until(lambda: _scored(client, game_id), what="game_scored projected")
+    assert summary["status"] == "finished"
+    engine_, envelopes, states = await _raw_game(platform, game_id)
+    assert engine_.is_over(states[-1])
+    assert [e.type for e in envelopes].count("game_scored") == 1 and envelopes[-1].type == "game_scored"
+    assert len(envelopes) == final_version + 1
+    expected = msgspec.json.decode(msgspec.json.encode(engine.final_scores(states[-1])))
+    assert scores == expected
+    views, histories = await _served(client, game_id, tokens, len(envelopes))
+    _check_views_and_histories(engine_, envelopes, states, seats, views, histories)
+    board = await client.leaderboard(game_type, 100)
+    rated = {p["player_id"]: p for p in board["players"]}
+    players = [s["player_id"] for s in (await client.summary(game_id))["seats"]]
+    assert all(rated[p]["games"] == 1 for p in players)
+    lobby = await client.lobby(game_type, "finished", limit=500)
+    assert game_id in [g["game_id"] for g in lobby["games"]]
+
+
+async def _scored(client: BenthicClient, game_id: str) -> dict[str, Any] | None:
+    summary = await client.summary(game_id)
+    return summary if summary.get("scored") else None
+
+
+@pytest.mark.parametrize("game_type", GAMES)
+async def test_every_bad_input_gets_its_status_and_code_and_changes_nothing(
+    platform: LocalPlatform, client: BenthicClient, game_type: str
+) -> None:
+    engine = get_engine(game_type)
+    game_id, tokens = await start_bot_game(client, game_type, engine.max_seats, name="bad")
+    other_id, other_tokens = await start_bot_game(client, game_type, engine.max_seats, name="other")
+    legal = await client.legal(game_id, tokens[0])
+    version = legal["version"]
+    acting = legal["prompt"]["seats"][0]
+    idle = next((s for s in tokens if s not in legal["prompt"]["seats"]), None)
+    acting_legal = await client.legal(game_id, tokens[acting])
+    command = acting_legal["commands"][0]
+    url = f"{platform.command_url}/games/{game_id}/commands"
+    auth = {"Authorization": f"Bearer {tokens[acting]}"}
+    body = {"command_id": "c-bad", "command": command}
+    http = client.http
+
+    async def expect(response: httpx.Response, status: int, code: str) -> None:
+        assert response.status_code == status, response.text
+        assert response.json()["code"] == code, response.text
+        assert response.json()["message"]
+
+    await expect(await http.post(url, content=b"{not json", headers=auth), 400, "invalid_json")
+    await expect(await http.post(url, json={"command_id": "c1", "command": {"type": "no_such"}}, headers=auth),
+                 400, "unknown_command_type")
+    await expect(await http.post(url, json={"command_id": "c1"}, headers=auth), 400, "invalid_request")
+    await expect(await http.post(url, json={"command_id": "c 1", "command": command}, headers=auth),
+                 400, "invalid_request")
+    await expect(await http.post(url, json=body), 401, "missing_token")
+    await expect(await http.post(url, json=body, headers={"Authorization": "Bearer x.y.z"}), 401, "invalid_token")
+    forged = tokens[acting][:-4] + ("AAAA" if not tokens[acting].endswith("AAAA") else "BBBB")
+    await expect(await http.post(url, json=body, headers={"Authorization": f"Bearer {forged}"}), 401, "invalid_token")
+    await expect(await http.post(url, json=body, headers={"Authorization": f"Bearer {other_tokens[acting]}"}),
+                 403, "wrong_game")
+    await expect(await http.post(f"{platform.command_url}/games/nope/commands", json=body, headers=auth),
+                 404, "game_not_found")
+    await expect(await http.post(url, json={**body, "expected_version": version - 1}, headers=auth),
+                 409, "version_conflict")
+    await expect(await http.post(url, content=b'{"command_id":"big","command":{"type":"' + b"x" * 20000 + b'"}}',
+                                 headers={**auth, "content-type": "application/json"}), 413, "body_too_large")
+    if idle is not None:
+        idle_auth = {"Authorization": f"Bearer {tokens[idle]}"}
+        response = await http.post(url, json={"command_id": "c-idle", "command": command}, headers=idle_auth)
+        assert response.status_code == 422 and response.json()["code"], response.text
+    await expect(await http.post(f"{platform.command_url}/games", json={"game_type": "chess", "seats": [None]}),
+                 422, "unknown_game_type")
+    await expect(await http.post(f"{platform.command_url}/games",
+                                 json={"game_type": game_type, "seats": [None] * (engine.max_seats + 1)}),
+                 422, "invalid_player_count")
+    await expect(await http.post(f"{platform.command_url}/games",
+                                 json={"game_type": game_type, "seats": [None] * engine.max_seats, "seed": 3}),
+                 403, "seed_requires_operator")
+    await expect(await http.get(f"{platform.read_url}/games/{game_id}/seats/{acting}/view"), 401, "missing_token")
+    other_seat = (acting + 1) % engine.max_seats
+    await expect(await http.get(f"{platform.read_url}/games/{game_id}/seats/{other_seat}/view", headers=auth),
+                 403, "wrong_seat")
+    await expect(await http.get(f"{platform.read_url}/games/nope/view"), 404, "game_not_found")
+    after = await client.legal(game_id, tokens[0])
+    assert after["version"] == version, "a rejected input changed the game"
+    accepted = await client.play(game_id, tokens[acting], command, command_id="c-ok", expected_version=version)
+    again = await client.play(game_id, tokens[acting], command, command_id="c-ok", expected_version=version)
+    assert again["duplicate"] and again["last_version"] == accepted["last_version"]
+    assert again["events"] == accepted["events"]
+    assert (await client.legal(game_id, tokens[0]))["version"] == accepted["last_version"]
+
+
+async def test_open_seats_block_play_until_joined(platform: LocalPlatform, client: BenthicClient) -> None:
+    game_type = GAMES[0]
+    engine = get_engine(game_type)
+    seats = [{"player_id": "host", "name": "Host"}] + [None] * (engine.max_seats - 1)
+    created = await client.create_game(game_type, seats)
+    game_id, host_token = created["game_id"], created["seats"][0]["token"]
+    assert created["status"] == "open"
+    legal = await client.legal(game_id, host_token)
+    assert legal["commands"] == []
+    with pytest.raises(ApiFailure) as blocked:
+        await client.play(game_id, host_token, {"type": "anything"})
+    assert blocked.value.status in (400, 409)
+    for i in range(1, engine.max_seats):
+        joined = await client.join(game_id, f"guest{i}-{game_id}")
+    assert joined["status"] == "running"
+    with pytest.raises(ApiFailure) as full:
+        await client.join(game_id, "late")
+    assert (full.value.status, full.value.code) == (409, "no_open_seat")
+    lobby = await _until(lambda: _in_lobby(client, game_type, "running", game_id), what="lobby shows running")
+    assert lobby
+
+
+async def _in_lobby(client: BenthicClient, game_type: str, status: str, game_id: str) -> bool:
+    games = (await client.lobby(game_type, status, limit=500))["games"]
+    return game_id in [g["game_id"] for g in games]
+
+
+async def test_killed_projection_and_scoring_processes_recover(platform: LocalPlatform, client: BenthicClient) -> None:
+    """SIGKILL the consumers while bots play; restarted ones claim what the dead ones held."""
+    games = []
+    for game_type in GAMES:
+        engine = get_engine(game_type)
+        game_id, tokens = await start_bot_game(client, game_type, engine.min_seats if engine.min_seats > 1 else 2,
+                                               name=f"kill{uuid.uuid4().hex[:4]}")
+        games.append(HttpGame(client, game_id, tokens, random.Random(game_id)))
+    plays = [asyncio.create_task(g.play()) for g in games]
+    await asyncio.sleep(0.5)
+    for service in ("projection", "scoring"):
+        os.kill(platform.processes[service].pid, signal.SIGKILL)
+        platform.processes[service].wait()
+    await asyncio.sleep(0.5)
+    for service in ("projection", "scoring"):
+        platform.start_service(service)
+    platform.wait_ready(60, ("projection", "scoring"))
+    versions = await asyncio.gather(*plays)
+    for game, version in zip(games, versions, strict=True):
+        summary = await _until(lambda g=game: _scored(client, g.game_id), timeout=60, what="scored after restart")
+        assert summary["version"] == version + 1
+        engine_, envelopes, _ = await _raw_game(platform, game.game_id)
+        assert [e.type for e in envelopes].count("game_scored") == 1
