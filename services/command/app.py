@@ -66,12 +66,15 @@ async def join_game(request: Request[Any, Any, Any], game_id: str, data: JoinGam
 
 
 @post("/games/{game_id:str}/commands", status_code=200, summary="Play a command", tags=["play"])
-async def post_command(request: Request[Any, Any, Any], game_id: str, data: CommandRequest) -> CommandAccepted:
+async def post_command(
+    request: Request[Any, Any, Any], game_id: str, data: CommandRequest, include: str | None = None
+) -> CommandAccepted:
     """`command` is the game command's JSON (as listed by `/legal`).  A repeated `command_id` returns the
-    first answer.  Errors: 400 malformed, 401/403 token, 404 game, 409 stale `expected_version`,
-    413 too large, 422 rule violation (`code` names the rule)."""
+    first answer.  `?include=legal` adds the next prompt and the caller's legal commands to the answer.
+    Errors: 400 malformed, 401/403 token, 404 game, 409 stale `expected_version`, 413 too large,
+    422 rule violation (`code` names the rule)."""
     claim = _claim(request, game_id)
-    return await _service(request).command(game_id, claim, data)
+    return await _service(request).command(game_id, claim, data, include_legal=include == "legal")
 
 
 @get("/games/{game_id:str}/legal", summary="The caller's legal commands", tags=["play"])

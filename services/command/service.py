@@ -83,6 +83,9 @@ class CommandAccepted(msgspec.Struct, frozen=True):
     last_version: int
     duplicate: bool
     events: list[dict[str, Any]]
+    # With ?include=legal: the prompt after this commit and the caller's legal commands in it.
+    prompt: dict[str, Any] | None = None
+    legal: list[Any] | None = None
 
 
 class LegalCommands(msgspec.Struct, frozen=True):
@@ -197,7 +200,9 @@ class CommandService:
             [engine.command_to_builtins(c) for c in commands],
         )
 
-    async def command(self, game_id: str, claim: SeatClaim, request: CommandRequest) -> CommandAccepted:
+    async def command(
+        self, game_id: str, claim: SeatClaim, request: CommandRequest, include_legal: bool = False
+    ) -> CommandAccepted:
         _check_id(request.command_id, "command_id")
         engine = get_engine(await self._game_type(game_id))
         _authorize(claim, game_id)
@@ -218,13 +223,22 @@ class CommandService:
             lock = self._locks[game_id] = asyncio.Lock()
         try:
             async with lock:
-                result = await self._decide_and_append(engine, game_id, claim.seat, command, name, request)
+                result = await self._decide_and_append(
+                    engine, game_id, claim.seat, command, name, request, include_legal
+                )
         finally:
             COMMAND_DURATION.labels(engine.game_type).observe(timer.elapsed())
         return result
 
     async def _decide_and_append(
-        self, engine: Engine, game_id: str, seat: int, command: Any, name: str, request: CommandRequest
+        self,
+        engine: Engine,
+        game_id: str,
+        seat: int,
+        command: Any,
+        name: str,
+        request: CommandRequest,
+        include_legal: bool,
     ) -> CommandAccepted:
         folded = self.loader.cached(game_id)
         fresh = folded is None or (request.expected_version is not None and request.expected_version > folded.version)
@@ -280,6 +294,7 @@ class CommandService:
             COMMANDS.labels(engine.game_type, name, "accepted", "").inc()
             EVENTS_APPENDED.labels(engine.game_type).inc(len(events))
             bound.debug("command_accepted", version=commit.last_version, events=len(events))
+            prompt = engine.prompt(after) if include_legal else None
             return CommandAccepted(
                 game_id,
                 request.command_id,
@@ -288,6 +303,8 @@ class CommandService:
                 commit.last_version,
                 False,
                 [_redacted(engine, e, seat, v) for v, e in enumerate(events, commit.first_version)],
+                msgspec.to_builtins(prompt) if prompt else None,
+                [engine.command_to_builtins(c) for c in engine.legal_commands(after, seat)] if include_legal else None,
             )
         COMMANDS.labels(engine.game_type, name, "conflict", "too_many_conflicts").inc()
         raise ApiError(409, "too_many_conflicts", "the game changed too often while deciding; retry the command")

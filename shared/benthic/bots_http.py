@@ -30,31 +30,42 @@ class HttpGame:
     ) -> int:
         """Play to the end (or until ``pause_after`` commands in all); returns the game's version."""
         seat = next(iter(self.tokens))
+        legal: dict[str, Any] | None = None
         while self.commands < max_commands:
             if pause_after is not None and self.commands >= pause_after:
                 return self.version
-            legal = await self.client.legal(self.game_id, self.tokens[seat])
+            if legal is None:
+                legal = await self.client.legal(self.game_id, self.tokens[seat])
             prompt = legal["prompt"]
             if prompt is None:
                 return legal["version"]
             if seat not in prompt["seats"] or not legal["commands"]:
                 seat = self.rng.choice(prompt["seats"])
+                legal = None
                 continue
             command = self.rng.choice(legal["commands"])
             started = time.perf_counter()
             try:
                 answer = await self.client.play(
-                    self.game_id, self.tokens[seat], command, expected_version=legal["version"]
+                    self.game_id, self.tokens[seat], command, expected_version=legal["version"], include_legal=True
                 )
             except ApiFailure as failure:
                 if failure.code == "version_conflict":
-                    continue  # another seat moved first (simultaneous prompt): read again
+                    legal = None  # another seat moved first (simultaneous prompt): read again
+                    continue
                 raise
             self.latencies.append(time.perf_counter() - started)
             self.version = answer["last_version"]
             self.commands += 1
             if on_progress is not None:
                 on_progress(self, prompt)
+            # The answer carries the next prompt and this seat's legal commands in it: no extra read.
+            if answer.get("legal") is None:  # a replayed (duplicate) answer carries no next step
+                legal = None
+                continue
+            if answer["prompt"] is None:
+                return self.version
+            legal = {"version": self.version, "prompt": answer["prompt"], "commands": answer["legal"]}
         raise RuntimeError(f"{self.game_id}: no end after {max_commands} commands")
 
 

@@ -89,12 +89,16 @@ class BenthicClient:
         command: dict[str, Any],
         command_id: str | None = None,
         expected_version: int | None = None,
+        include_legal: bool = False,
     ) -> dict[str, Any]:
         body: dict[str, Any] = {"command_id": command_id or uuid.uuid4().hex, "command": command}
         if expected_version is not None:
             body["expected_version"] = expected_version
+        params = {"include": "legal"} if include_legal else None
         return _check(
-            await self.http.post(f"{self.command_url}/games/{game_id}/commands", json=body, headers=_auth(token))
+            await self.http.post(
+                f"{self.command_url}/games/{game_id}/commands", json=body, headers=_auth(token), params=params
+            )
         )
 
     async def game_types(self) -> list[dict[str, Any]]:
