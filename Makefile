@@ -1,13 +1,35 @@
+# Benthic: `make run` starts the platform locally with a bot demo; `make test` runs the whole suite.
 VENV ?= .venv
 PY := $(VENV)/bin/python
+PYTHON ?= python3
 
-.PHONY: venv test
+.PHONY: venv run test bench bench-engines bench-store bench-e2e clean
+
 venv: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
-	python3 -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
+run: venv
+	$(PY) -m benthic.cli run
+
 test: venv
 	$(PY) -m pytest -q
+
+# Benchmarks (not part of `make test`): JSON results in bench/results/.
+bench: venv
+	$(PY) -m bench.run
+
+bench-engines: venv
+	$(PY) -m bench.engine_bench
+
+bench-store: venv
+	$(PY) -m bench.store_bench
+
+bench-e2e: venv
+	$(PY) -m bench.e2e_bench
+
+clean:
+	rm -rf .run bench/results .pytest_cache .hypothesis

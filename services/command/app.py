@@ -147,6 +147,7 @@ def create_app(settings: Settings) -> Litestar:
         state=State({"settings": settings}),
         request_max_body_size=settings.max_body_bytes,
         openapi_config=OpenAPIConfig(title="Benthic command API", version="1"),
+        logging_config=None,
         debug=False,
     )
     return app

@@ -251,6 +251,7 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
         middleware=[red_middleware(SERVICE)],
         state=State({"settings": settings}),
         openapi_config=OpenAPIConfig(title="Benthic read API", version="1"),
+        logging_config=None,
         debug=False,
     )
     return app

@@ -49,6 +49,7 @@ def create_app(settings: Settings) -> Litestar:
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[red_middleware(SERVICE)],
         state=State({"settings": settings}),
+        logging_config=None,
         debug=False,
     )
     return app

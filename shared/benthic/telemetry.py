@@ -17,8 +17,10 @@ from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, In
 
 from benthic.config import Settings
 
-_LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
-_LAG_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+_LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.25, 0.5, 1.0,
+                    2.5, 5.0, 10.0)
+_LAG_BUCKETS = (0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3, 0.5, 0.75, 1.0, 2.5, 5.0,
+                10.0, 30.0, 60.0)
 
 BUILD_INFO = Info("benthic_build", "Benthic version and the services this process runs")
 
@@ -108,8 +110,10 @@ def configure_logging(settings: Settings, service: str) -> None:
     structlog.contextvars.bind_contextvars(service=service)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
-        structlog.stdlib.ProcessorFormatter(processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta,
-                                                        renderer], foreign_pre_chain=shared)
+        structlog.stdlib.ProcessorFormatter(
+            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+            foreign_pre_chain=[*shared, structlog.stdlib.add_logger_name],
+        )
     )
     root = logging.getLogger()
     root.handlers[:] = [handler]

@@ -1,0 +1,53 @@
+"""``make bench``: every benchmark in turn, each in its own process, results merged into
+bench/results/<timestamp>.json (and latest.json).  BENTHIC_BENCH_QUICK=1 shortens every run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+QUICK = os.environ.get("BENTHIC_BENCH_QUICK") == "1"
+
+STEPS = [
+    ("engines", ["-m", "bench.engine_bench", "--seconds", "3" if QUICK else "20"]),
+    ("store", ["-m", "bench.store_bench", "--seconds", "3" if QUICK else "15"]),
+    ("e2e", ["-m", "bench.e2e_bench", "--seconds", "10" if QUICK else "60", "--games", "20" if QUICK else "200"]),
+]
+OPTIONAL = [
+    # The Underwater Cities balance report (10 minutes of 4-player greedy games), when its engine exists.
+    ("uc_balance", ["-m", "bench.uc_balance", "--minutes", "1" if QUICK else "10", "--workers", "2"]),
+]
+
+
+def main() -> None:
+    out_dir = Path("bench/results")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    results: dict[str, object] = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "quick": QUICK}
+    steps = list(STEPS)
+    for name, args in OPTIONAL:
+        module = args[1].replace(".", "/") + ".py"
+        if Path(module).exists():
+            steps.append((name, args))
+    for name, args in steps:
+        print(f"== {name}: python {' '.join(args)}", file=sys.stderr, flush=True)
+        started = time.monotonic()
+        done = subprocess.run([sys.executable, *args], capture_output=True, text=True)
+        sys.stderr.write(done.stderr[-4000:])
+        if done.returncode != 0:
+            results[name] = {"error": f"exit {done.returncode}", "stderr": done.stderr[-2000:]}
+        else:
+            results[name] = json.loads(done.stdout)
+        print(f"   {name} took {time.monotonic() - started:.0f}s", file=sys.stderr, flush=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    text = json.dumps(results, indent=2)
+    (out_dir / f"{stamp}.json").write_text(text)
+    (out_dir / "latest.json").write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
