@@ -285,3 +285,46 @@ async def test_killed_projection_and_scoring_processes_recover(platform: LocalPl
         assert summary["version"] == version + 1
         engine_, envelopes, _ = await _raw_game(platform, game.game_id)
         assert [e.type for e in envelopes].count("game_scored") == 1
+
+
+async def test_read_api_etag_long_poll_sse_and_openapi(platform: LocalPlatform, client: BenthicClient) -> None:
+    game_type = GAMES[0]
+    engine = get_engine(game_type)
+    game_id, tokens = await start_bot_game(client, game_type, engine.max_seats, name="reads")
+    first = await _until(lambda: client.view(game_id), what="first projection")
+    url = f"{platform.read_url}/games/{game_id}/view"
+    response = await client.http.get(url)
+    etag = response.headers["etag"]
+    assert response.headers["x-benthic-version"] == str(first["version"])
+    assert (await client.http.get(url, headers={"If-None-Match": etag})).status_code == 304
+
+    waiting = asyncio.create_task(client.view(game_id, after_version=first["version"], wait=20))
+    await asyncio.sleep(0.3)
+    assert not waiting.done()
+    game = HttpGame(client, game_id, tokens, random.Random(1))
+    await game.play(pause_after=1)
+    woke = await asyncio.wait_for(waiting, 10)
+    assert woke["version"] > first["version"]
+    assert (await client.http.get(url, headers={"If-None-Match": etag})).status_code == 200
+
+    async with client.http.stream("GET", f"{platform.read_url}/games/{game_id}/live") as stream:
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        lines = stream.aiter_lines()
+        seen: dict[str, str] = {}
+        async for line in lines:
+            if line.startswith(("event:", "data:", "id:")):
+                key, _, value = line.partition(":")
+                seen[key] = value.strip()
+            if "data" in seen:
+                break
+        assert seen["event"] == "view" and int(seen["id"]) >= woke["version"]
+        assert msgspec.json.decode(seen["data"])["game_id"] == game_id
+
+    for service in ("command", "projection"):
+        schema = (await client.http.get(f"{platform.url(service)}/schema/openapi.json")).json()
+        assert schema["openapi"].startswith("3.") and schema["paths"]
+    metrics = (await client.http.get(f"{platform.command_url}/metrics")).text
+    assert "benthic_commands_total" in metrics and "benthic_http_requests_total" in metrics
+    for service in ("command", "projection", "scoring"):
+        assert (await client.http.get(f"{platform.url(service)}/healthz")).status_code == 200
+        assert (await client.http.get(f"{platform.url(service)}/readyz")).json()["ok"] is True
