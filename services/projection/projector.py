@@ -60,6 +60,8 @@ for s = 1, 3 do
     redis.call('ZREM', KEYS[1 + s], ARGV[3])
   end
 end
+-- the lobby lists the newest finished games only; their read models stay
+redis.call('ZREMRANGEBYRANK', KEYS[4], 0, -10001)
 redis.call('PUBLISH', ARGV[5], ARGV[3] .. ':' .. ARGV[1])
 return 1
 """
