@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -199,11 +199,11 @@ class Rulesets(_Data):
     defaults: FlagDefaults
 
 
-def _load(name: str, schema: type) -> object:
-    raw = (CONTENT_DIR / name).read_bytes()
+def _load(directory: Path, name: str, schema: type) -> Any:
+    raw = (directory / name).read_bytes()
     try:
         return msgspec.json.decode(raw, type=schema)
-    except msgspec.ValidationError as exc:
+    except msgspec.DecodeError as exc:  # also a ValidationError
         raise ContentError(f"content/{name}: {exc}") from None
 
 
@@ -215,15 +215,15 @@ def _check(condition: bool, message: str) -> None:
 class Catalog:
     """Every content table, validated, with the indexes the engine needs (read-only after construction)."""
 
-    def __init__(self) -> None:
-        self.board: BoardData = _load("board.json", BoardData)  # type: ignore[assignment]
-        location_data: LocationData = _load("locations.json", LocationData)  # type: ignore[assignment]
-        character_data: CharacterData = _load("characters.json", CharacterData)  # type: ignore[assignment]
-        manta_data: MantaData = _load("mantas.json", MantaData)  # type: ignore[assignment]
-        self.goal_data: GoalData = _load("goals.json", GoalData)  # type: ignore[assignment]
-        self.setup: SetupData = _load("setup.json", SetupData)  # type: ignore[assignment]
-        self.solo: SoloData = _load("solo.json", SoloData)  # type: ignore[assignment]
-        self.rulesets: Rulesets = _load("rulesets.json", Rulesets)  # type: ignore[assignment]
+    def __init__(self, directory: Path = CONTENT_DIR) -> None:
+        self.board: BoardData = _load(directory, "board.json", BoardData)
+        location_data: LocationData = _load(directory, "locations.json", LocationData)
+        character_data: CharacterData = _load(directory, "characters.json", CharacterData)
+        manta_data: MantaData = _load(directory, "mantas.json", MantaData)
+        self.goal_data: GoalData = _load(directory, "goals.json", GoalData)
+        self.setup: SetupData = _load(directory, "setup.json", SetupData)
+        self.solo: SoloData = _load(directory, "solo.json", SoloData)
+        self.rulesets: Rulesets = _load(directory, "rulesets.json", Rulesets)
         self.data_versions = {
             "board": self.board.data_version, "locations": location_data.data_version,
             "characters": character_data.data_version, "mantas": manta_data.data_version,
