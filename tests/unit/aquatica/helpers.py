@@ -66,18 +66,23 @@ def with_locations(
     top: list[str] | None = None,
     bottom: list[str] | None = None,
     boards: dict[int, dict[int, str]] | None = None,
+    scored: dict[int, tuple[str, ...]] | None = None,
     deck_size: int | None = None,
 ) -> State:
-    """Put Locations in the rows and on boards; the others stay in the deck (in deck order), and a deck
-    larger than `deck_size` gives its bottom cards to the Location discard pile."""
-    top = list(state.top_row) if top is None else top
-    bottom = list(state.bottom_row) if bottom is None else bottom
+    """Put Locations in the rows, on boards and in Scoring Piles; the others stay in the deck (in deck
+    order), and a deck larger than `deck_size` gives its bottom cards to the Location discard pile."""
     placed_boards = {seat: parse_board(b) for seat, b in (boards or {}).items()}
-    used = set(top) | set(bottom) | {loc for b in placed_boards.values() for loc, _ in b.values()}
+    scored = scored or {}
+    placed = {loc for b in placed_boards.values() for loc, _ in b.values()} | {x for p in scored.values() for x in p}
+    top = [x for x in state.top_row if x not in placed] if top is None else top
+    bottom = [x for x in state.bottom_row if x not in placed] if bottom is None else bottom
+    used = set(top) | set(bottom) | placed
     for seat, p in enumerate(state.players):
         if seat not in placed_boards:
             used |= {bl.location_id for bl in p.board if bl is not None}
-        used |= set(p.scored)
+        used |= set(scored.get(seat, p.scored))
+    for seat, pile in scored.items():
+        state = edit_player(state, seat, scored=tuple(pile))
     pool = [x for x in state.location_deck + state.top_row + state.bottom_row + state.location_discard
             if x not in used]
     deck, discard = (pool, []) if deck_size is None else (pool[:deck_size], pool[deck_size:])

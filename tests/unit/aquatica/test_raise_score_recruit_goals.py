@@ -214,8 +214,7 @@ def test_n38_claiming() -> None:
     state = with_mantas(new_game(2), 0, tired=("T0-C2",), wild=("W_COIN2",))
     ocean = [f"OC-{n}-P" for n in ("GRABBER", "HEALER", "MEG")]
     state = with_cards(state, 0, hand=[*state.players[0].hand, *ocean])
-    state = with_locations(state, boards={})
-    state = edit_player(state, 0, scored=("SB01", "SB02"))
+    state = with_locations(state, scored={0: ("SB01", "SB02")})
     t = Table(state)
     assert len(t.player().hand) == 10 and t.state.goals[0] == "G_HAND10"
     events = t.do(0, "claim_goal", goal_index=0, manta_id="T0-C2")
