@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from benthic.rules.aquatica.events import GameEnded, SeatBreakdown
-from benthic.rules.aquatica.queries import CAT, LOCATIONS, remaining_depths
+from benthic.rules.aquatica.queries import CAT, LOCATIONS
 from benthic.rules.aquatica.state import State
 from benthic.rules.core import FinalScores, SeatResult
 
@@ -101,15 +101,21 @@ def final_scores(state: State) -> FinalScores:
 
 
 def heuristic(state: State, seat: int) -> float:
-    """Current score plus what is on the way: Locations on the board by how far they have risen (a
-    fully risen one is nearly scored), Mantas, and the ready ones a little more."""
+    """Current score plus what is on the way: discarded cards and the card in play (Matrona brings them
+    back, so playing a card costs little), the pool and the effects still queued (the greedy bot looks one
+    decision ahead only), Locations on the board by how far they have risen (less than scored), Mantas,
+    and the ready ones a little more."""
     p = state.players[seat]
-    value = float(seat_breakdown(state, seat).total)
+    value = float(seat_breakdown(state, seat).total) + 0.95 * len(p.discard)
+    if state.active_seat == seat:
+        value += 0.2 * (state.pool_coins + state.pool_power) + 0.3 * len(state.queue)
+        if state.in_play is not None:
+            value += 0.95
     for bl in p.board:
-        if bl is not None:
+        if bl is not None:  # worth less than scored, so that scoring always looks better
             location = LOCATIONS[bl.location_id]
             depths = len(location.depths)
             progress = 1.0 if depths == 0 else bl.covered / depths
-            value += location.prosperity * (0.3 + 0.5 * progress) + (0.5 if remaining_depths(bl) == 0 else 0.0)
+            value += location.prosperity * (0.2 + 0.5 * progress)
     value += sum(0.4 if m.ready else 0.25 for m in p.mantas)
     return value
