@@ -1,18 +1,15 @@
-"""``decide``: validate a command (§5.4, checks in the spec's order) and produce its events.
+"""``decide``: the events of a legal command (spec §5.4 effects, §5.5 resolution).
 
 A command's events are built in a transaction that folds each event as it is emitted, then ``settle``
 resolves the effect queue (§5.5) as far as it can without a decision: automatic effects, skipped effects,
 prompts with exactly one answer (R18, ``auto: true``), the end of the Main action and its triggers.
 It stops at the next decision, which ``prompts.prompt_kind`` derives from the resulting state.
-
-Validators raise ``RuleViolation`` and never emit; the same validators filter the candidates of
-``legal.py``, so enumeration and validation cannot disagree.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any
 
 from benthic.rules.aquatica import events as ev
 from benthic.rules.aquatica.commands import (
@@ -37,7 +34,6 @@ from benthic.rules.aquatica.commands import (
 from benthic.rules.aquatica.effects import (
     ACQUISITION_MODES,
     Choice,
-    Empty,
     FullyRise,
     Gain,
     OpponentsDiscard,
@@ -51,27 +47,21 @@ from benthic.rules.aquatica.effects import (
     TakeBackAll,
 )
 from benthic.rules.aquatica.evolve import evolve
-from benthic.rules.aquatica.prompts import NO_CLAIM_PROMPTS, OPPONENT_PROMPTS, prompt_kind
 from benthic.rules.aquatica.queries import (
     CAT,
     LOCATIONS,
+    acquisition_choices,
     acquisition_cost,
-    affordable_acquisitions,
-    avail,
-    chain_exempt,
     discard_eligible,
-    gain_matches,
-    goal_met,
     goals_claimed_by,
-    manta_spent_for_payment,
+    head,
     payment_due,
-    payment_reachable,
     pending_opponents,
     performable_options,
     pool_for,
     raise_allocations,
     raise_eligible,
-    remaining_depths,
+    recruit_choices,
     row_of,
     score_eligible,
     skip_reason,
@@ -79,14 +69,8 @@ from benthic.rules.aquatica.queries import (
     top_depth,
 )
 from benthic.rules.aquatica.scoring import game_ended_event
-from benthic.rules.aquatica.state import BOARD_SLOTS, ROW_SLOTS, Manta, QueueItem, Source, State
-from benthic.rules.core import RuleViolation
-
-ICHTHYANDERS = -1
-
-
-def fail(code: str, rule: str) -> NoReturn:
-    raise RuleViolation(code, rule)
+from benthic.rules.aquatica.state import ICHTHYANDERS, QueueItem, State
+from benthic.rules.aquatica.validation import validate
 
 
 class Tx:
@@ -103,326 +87,23 @@ class Tx:
         self.state = evolve(self.state, event)
 
 
-# --- common checks (§5.4) and dispatch -------------------------------------------------------------
-ALLOWED: dict[str, tuple[type, ...]] = {
-    "turn": (PlayCharacter, FlipManta, ExploitDepth, EndTurn),
-    "pay": (FlipManta, ExploitDepth),
-    "choose_option": (ChooseOption,),
-    "choose_acquisition": (Acquire,),
-    "choose_recruit": (RecruitCharacter,),
-    "choose_raise": (RaiseLocations,),
-    "choose_fully_rise": (FullyRiseLocation,),
-    "choose_score": (ScoreLocation,),
-    "choose_take_back": (TakeBackCard,),
-    "scout_decide": (ScoutDecision,),
-    "scout_discard": (ScoutDiscard,),
-    "opponent_discard": (DiscardCard,),
-    "opponent_raise": (RaiseLocations,),
-    "place_ichthyander": (PlaceIchthyander,),
-    "choose_king": (ChooseKing,),
-}
-
-
-def check_common(state: State, seat: int, command: Any) -> str:
-    """§5.4 common checks 1, 3, 4, 5 (2 is decoding); returns the prompt kind."""
-    found = prompt_kind(state)
-    if found is None:
-        fail("game_over", "§5.4 common check 1: the game has ended")
-    kind, seats = found
-    if seat not in seats:
-        if kind in OPPONENT_PROMPTS and seat in state.answered:
-            fail("already_answered", f"§5.4 common check 4: seat {seat} already answered this {kind} prompt")
-        fail("not_your_turn", f"§5.4 common check 3: the {kind} prompt waits for seats {list(seats)}, not {seat}")
-    if isinstance(command, ClaimGoal):
-        if kind in NO_CLAIM_PROMPTS:
-            fail("wrong_prompt", f"§5.4 claim_goal check 1 / R19: no claim at a {kind} prompt")
-    elif not isinstance(command, ALLOWED.get(kind, ())):
-        name = type(command).__struct_config__.tag
-        fail("wrong_prompt", f"§5.4 common check 5: `{name}` is not an answer to the {kind} prompt")
-    return kind
-
-
 def decide(state: State, seat: int, command: Any) -> list[Any]:
-    kind = check_common(state, seat, command)
-    validate, apply = COMMANDS[type(command)]
-    validate(state, seat, command, kind)
+    kind = validate(state, seat, command)
     tx = Tx(state)
-    apply(tx, seat, command, kind)
+    APPLIERS[type(command)](tx, seat, command, kind)
     settle(tx)
     return tx.events
 
 
-def is_legal(state: State, seat: int, command: Any, kind: str) -> bool:
-    try:
-        COMMANDS[type(command)][0](state, seat, command, kind)
-    except RuleViolation:
-        return False
-    return True
-
-
-# --- validators (§5.4, checks in order) -----------------------------------------------------------
-def _head(state: State) -> QueueItem:
-    return state.queue[0]
-
-
-def validate_choose_king(s: State, seat: int, c: ChooseKing, kind: str) -> None:
-    if c.king_id not in s.king_offer:
-        fail("king_not_offered", f"§5.4 choose_king: {c.king_id} is not among the Kings offered")
-
-
-def validate_play_character(s: State, seat: int, c: PlayCharacter, kind: str) -> None:
-    if s.stage != "before_main":
-        fail("main_action_already_taken", "§5.4 play_character check 1: one Main action per turn")
-    if c.card_id not in s.players[seat].hand:
-        fail("card_not_in_hand", f"§5.4 play_character check 2: {c.card_id} is not in your hand")
-
-
-def find_manta(s: State, manta_id: str) -> tuple[int, Manta | None] | None:
-    """(owner, Manta in the reserve) or (owner, None) for a Manta on a goal track; None if unknown."""
-    for p in s.players:
-        for m in p.mantas:
-            if m.id == manta_id:
-                return p.seat, m
-    for track in s.tracks:
-        for spot in track:
-            if spot.manta_id == manta_id:
-                return spot.seat, None
-    if manta_id in s.ichthyanders:
-        return ICHTHYANDERS, None
-    return None
-
-
-def validate_flip_manta(s: State, seat: int, c: FlipManta, kind: str) -> None:
-    found = find_manta(s, c.manta_id)
-    if found is None:
-        fail("manta_not_found", f"§5.4 flip_manta check 1: no Manta {c.manta_id} in play")
-    owner, manta = found
-    if owner != seat:
-        fail("not_your_manta", f"§5.4 flip_manta check 2: {c.manta_id} is not yours")
-    if manta is None:
-        fail("manta_on_goal_track", f"§5.4 flip_manta check 3: {c.manta_id} is on a goal track")
-    if not manta.ready:
-        fail("manta_tired", f"§5.4 flip_manta check 4: {c.manta_id} is tired")
-    face = CAT.face(manta.kind)
-    if kind == "turn":
-        if isinstance(face, Gain):
-            fail("resource_manta_outside_payment", "§5.4 flip_manta check 5 (R9): resource Mantas pay only")
-        if s.rules.manta_once_per_turn == "all" and (
-            c.manta_id in s.effect_mantas_used or c.manta_id in s.resource_mantas_used
-        ):
-            fail("manta_already_used_this_turn", "§5.4 flip_manta check 6 (§6.16, flag all): once per turn")
-        if skip_reason(s, QueueItem(face, Source("manta", c.manta_id), seat)) is not None:
-            fail("output_wasted", f"§5.4 flip_manta check 7 (§6.21): {c.manta_id}'s effect cannot be performed")
-        return
-    payment = s.payment
-    assert payment is not None
-    if not isinstance(face, Gain):
-        fail("not_a_payment_source", f"§5.4 flip_manta pay check 5: {c.manta_id} is an effect Manta")
-    if not gain_matches(face, payment.resource, payment.target_type):
-        fail("manta_kind_mismatch", f"§5.4 flip_manta pay check 6: this payment is in {payment.resource}")
-    if manta_spent_for_payment(s, c.manta_id):
-        fail("manta_already_used_this_turn", "§5.4 flip_manta pay check 7 (§6.16): one resource flip per turn")
-
-
-def _board_location(s: State, seat: int, slot: int, rule: str) -> Any:
-    if not 0 <= slot < BOARD_SLOTS:
-        fail("invalid_slot", f"{rule}: slot {slot} is not 0..{BOARD_SLOTS - 1}")
-    bl = s.players[seat].board[slot]
-    if bl is None:
-        fail("slot_empty", f"{rule}: board slot {slot} is empty")
-    return bl
-
-
-def validate_exploit_depth(s: State, seat: int, c: ExploitDepth, kind: str) -> None:
-    bl = _board_location(s, seat, c.slot, "§5.4 exploit_depth checks 1-2")
-    depth = top_depth(bl)
-    if depth is None:
-        fail("location_fully_risen", f"§5.4 exploit_depth check 3: {bl.location_id} has no Depth left")
-    if isinstance(depth, Empty):
-        fail("depth_empty", f"§5.4 exploit_depth check 4 (§6.15): the top Depth of {bl.location_id} is empty")
-    if kind == "turn":
-        if isinstance(depth, Gain):
-            fail("resource_depth_outside_payment", "§5.4 exploit_depth check 5 (§6.15): resource Depths pay only")
-        if skip_reason(s, QueueItem(depth, Source("depth", bl.location_id, c.slot), seat)) is not None:
-            fail("output_wasted", f"§5.4 exploit_depth check 6 (§6.21): the Depth of {bl.location_id} would be wasted")
-        return
-    payment = s.payment
-    assert payment is not None
-    if s.stage != "main":
-        fail("resource_depth_outside_main_action", "§5.4 exploit_depth pay check 5 (§6.15): Main action only")
-    if not isinstance(depth, Gain):
-        fail("not_a_payment_source", f"§5.4 exploit_depth pay check 6: the top Depth of {bl.location_id} is an effect")
-    if not gain_matches(depth, payment.resource, payment.target_type):
-        fail("depth_kind_mismatch", f"§5.4 exploit_depth pay check 7 (R30): wrong resource or Location type")
-    if bl.location_id in s.resource_depth_used and not chain_exempt(s, bl, payment.depths_used):
-        fail("location_resource_depth_used", f"§5.4 exploit_depth pay check 8 (§6.15): {bl.location_id} "
-             "already gave a resource Depth in this Main action")
-
-
-def validate_claim_goal(s: State, seat: int, c: ClaimGoal, kind: str) -> None:
-    if not 0 <= c.goal_index < len(s.goals):
-        fail("invalid_goal_index", f"§5.4 claim_goal check 2: goal index {c.goal_index} is not 0..3")
-    track = s.tracks[c.goal_index]
-    if any(spot.seat == seat for spot in track):
-        fail("goal_already_claimed", f"§5.4 claim_goal check 3 (§6.17): goal {c.goal_index} is claimed once")
-    if c.manta_id not in CAT.trained_ids[seat]:
-        fail("not_trained_manta", f"§5.4 claim_goal check 4 (§6.17): {c.manta_id} is not one of your Trained Mantas")
-    if all(m.id != c.manta_id for m in s.players[seat].mantas):
-        fail("manta_not_in_reserve", f"§5.4 claim_goal check 5: {c.manta_id} is not in your reserve")
-    if not goal_met(s, seat, s.goals[c.goal_index]):
-        fail("goal_condition_not_met", f"§5.4 claim_goal check 6: {s.goals[c.goal_index]} is not met")
-    if len(track) >= len(CAT.board.goal_track_points):
-        fail("goal_track_full", f"§5.4 claim_goal check 7: goal {c.goal_index} has no free spot")
-    if s.payment is not None and not payment_reachable(s, seat, without_manta=c.manta_id):
-        fail("cannot_afford", f"§5.6 / R11 (engine ruling): placing {c.manta_id} now would leave the open "
-             "payment unpayable; pay first, then claim")
-
-
-def validate_end_turn(s: State, seat: int, c: EndTurn, kind: str) -> None:
-    if s.stage != "after_main":
-        fail("main_action_not_taken", "§5.4 end_turn: play a Character first (§5.2)")
-
-
-def validate_choose_option(s: State, seat: int, c: ChooseOption, kind: str) -> None:
-    head = _head(s)
-    assert isinstance(head.effect, Choice)
-    if not 0 <= c.index < len(head.effect.options):
-        fail("invalid_option", f"§5.4 choose_option: option {c.index} does not exist")
-    if c.index not in performable_options(s, head):
-        fail("option_not_performable", f"§5.4 choose_option (R27): option {c.index} cannot be performed")
-
-
-def validate_acquire(s: State, seat: int, c: Acquire, kind: str) -> None:
-    modes = ACQUISITION_MODES[type(_head(s).effect)]
-    if c.mode not in modes:
-        fail("mode_not_allowed", f"§5.4 acquire check 1: this effect allows {list(modes)}")
-    from_row = row_of(s, c.location_id)
-    if from_row is None:
-        fail("location_not_available", f"§5.4 acquire check 2: {c.location_id} is in neither Location row")
-    if not 0 <= c.slot < BOARD_SLOTS:
-        fail("invalid_slot", f"§5.4 acquire check 3: slot {c.slot} is not 0..{BOARD_SLOTS - 1}")
-    if s.players[seat].board[c.slot] is not None:
-        fail("slot_occupied", f"§5.4 acquire check 4: board slot {c.slot} is occupied")
-    location = LOCATIONS[c.location_id]
-    cost = acquisition_cost(location, c.mode, from_row)
-    resource, target = ("coins", None) if c.mode == "buy" else ("power", location.type)
-    if cost > avail(s, seat, resource, target):
-        fail("cannot_afford", f"§5.4 acquire check 5 (§5.6): {c.location_id} costs {cost} {resource}, more than available")
-
-
-def validate_recruit(s: State, seat: int, c: RecruitCharacter, kind: str) -> None:
-    if not 0 <= c.row_slot < ROW_SLOTS:
-        fail("invalid_row_slot", f"§5.4 recruit check 1: row slot {c.row_slot} is not 0..{ROW_SLOTS - 1}")
-    if s.character_row[c.row_slot] is None:
-        fail("row_slot_empty", f"§5.4 recruit check 2: row slot {c.row_slot} has no card")
-    effect = _head(s).effect
-    assert isinstance(effect, Recruit)
-    if not effect.free and CAT.row_cost(c.row_slot) > avail(s, seat, "coins", None):
-        fail("cannot_afford", f"§5.4 recruit check 3: slot {c.row_slot} costs {CAT.row_cost(c.row_slot)} coins")
-
-
-def raise_spec(s: State, seat: int, kind: str) -> tuple[int, bool, str | None]:
-    """(amount, split, source Location) of the raise this prompt asks for."""
-    head = _head(s)
-    effect = head.effect
-    if kind == "opponent_raise":
-        assert isinstance(effect, OpponentsRaise)
-        return effect.amount, False, None
-    assert isinstance(effect, Raise)
-    return effect.amount, effect.split, source_location(head)
-
-
-def validate_raise(s: State, seat: int, c: RaiseLocations, kind: str) -> None:
-    amount, split, source = raise_spec(s, seat, kind)
-    slots = [slot for slot, _ in c.allocation]
-    if (not c.allocation or len(set(slots)) != len(slots) or any(steps < 1 for _, steps in c.allocation)
-            or any(not 0 <= slot < BOARD_SLOTS for slot in slots)):
-        fail("invalid_allocation", "§5.4 raise check 1: distinct board slots 0..4, each with steps >= 1")
-    board = s.players[seat].board
-    if any(board[slot] is None for slot in slots):
-        fail("slot_empty", "§5.4 raise check 2: a raised slot is empty")
-    if any(remaining_depths(board[slot]) == 0 for slot in slots):  # type: ignore[arg-type]
-        fail("location_fully_risen", "§5.4 raise check 3: a raised Location is fully risen")
-    if any(board[slot].location_id == source for slot in slots):  # type: ignore[union-attr]
-        fail("cannot_target_source", "§5.4 raise check 4 (§6.6): a raise never raises its own Location")
-    total = 0
-    for slot, steps in c.allocation:
-        left = remaining_depths(board[slot])  # type: ignore[arg-type]
-        if steps > left:
-            fail("invalid_allocation", f"§5.4 raise check 5: slot {slot} has only {left} Depths left")
-        if not split and steps != min(amount, left):
-            fail("invalid_allocation", f"§5.4 raise check 5 (R12): a raise {amount} moves slot {slot} by {min(amount, left)}")
-        total += steps
-    if not split and len(c.allocation) > 1:
-        fail("invalid_allocation", "§5.4 raise check 5: this raise cannot be split")
-    if total > amount:
-        fail("invalid_allocation", f"§5.4 raise check 5: {total} steps exceed the raise {amount}")
-    if split:
-        maximum = min(amount, sum(left for _, left in raise_eligible(s.players[seat], source)))
-        if total < maximum:
-            fail("allocation_not_maximal", f"§5.4 raise check 6 (R12): use all {maximum} steps")
-
-
-def _fully_rise_target(s: State, seat: int, slot: int, rule: str) -> None:
-    bl = _board_location(s, seat, slot, rule)
-    if remaining_depths(bl) == 0:
-        fail("location_fully_risen", f"{rule}: {bl.location_id} is already fully risen")
-    if bl.location_id == source_location(_head(s)):
-        fail("cannot_target_source", f"{rule} (§6.6): an effect never targets its own Location")
-
-
-def validate_fully_rise(s: State, seat: int, c: FullyRiseLocation, kind: str) -> None:
-    _fully_rise_target(s, seat, c.slot, "§5.4 fully_rise")
-
-
-def validate_score(s: State, seat: int, c: ScoreLocation, kind: str) -> None:
-    bl = _board_location(s, seat, c.slot, "§5.4 score")
-    if remaining_depths(bl) > 0:
-        fail("not_fully_risen", f"§5.4 score (§6.9): {bl.location_id} is not fully risen")
-    if bl.location_id == source_location(_head(s)):
-        fail("cannot_target_source", "§5.4 score (§6.9): a score Depth never scores its own Location")
-
-
-def validate_take_back(s: State, seat: int, c: TakeBackCard, kind: str) -> None:
-    if c.card_id not in s.players[seat].discard:
-        fail("card_not_in_discard", f"§5.4 take_back: {c.card_id} is not in your discard pile")
-
-
-def validate_scout(s: State, seat: int, c: ScoutDecision, kind: str) -> None:
-    return None  # §5.4 scout: neither answer is ever an error
-
-
-def validate_scout_discard(s: State, seat: int, c: ScoutDiscard, kind: str) -> None:
-    if c.location_id not in s.bottom_row:
-        fail("location_not_in_bottom_row", f"§5.4 scout_discard: {c.location_id} is not in the bottom row")
-
-
-def validate_discard_card(s: State, seat: int, c: DiscardCard, kind: str) -> None:
-    if c.card_id not in s.players[seat].hand:
-        fail("card_not_in_hand", f"§5.4 discard_card: {c.card_id} is not in your hand")
-    if s.rules.matrona_never_discarded and c.card_id in CAT.matrona_ids:
-        fail("cannot_discard_matrona", "§5.4 discard_card (§6.13, flag matrona_never_discarded)")
-
-
-def validate_place_ichthyander(s: State, seat: int, c: PlaceIchthyander, kind: str) -> None:
-    if not 0 <= c.goal_index < len(s.goals):
-        fail("invalid_goal_index", f"§5.4 place_ichthyander: goal index {c.goal_index} is not 0..3")
-    track = s.tracks[c.goal_index]
-    if any(spot.seat == ICHTHYANDERS for spot in track):
-        fail("ichthyander_already_on_track", f"§5.4 place_ichthyander (§6.19): goal {c.goal_index} has one")
-    if len(track) >= len(CAT.board.goal_track_points):
-        fail("goal_track_full", f"§5.4 place_ichthyander: goal {c.goal_index} has no free spot")
-
-
 # --- appliers: the events of a valid command -----------------------------------------------------
 def _resolved(tx: Tx) -> None:
-    head = _head(tx.state)
-    tx.emit(ev.EffectResolved(head.owner, head.effect, head.source))
+    item = head(tx.state)
+    tx.emit(ev.EffectResolved(item.owner, item.effect, item.source))
 
 
 def _skipped(tx: Tx, reason: str) -> None:
-    head = _head(tx.state)
-    tx.emit(ev.EffectSkipped(head.owner, head.effect, head.source, reason))
+    item = head(tx.state)
+    tx.emit(ev.EffectSkipped(item.owner, item.effect, item.source, reason))
 
 
 def trigger_end(tx: Tx, reason: str) -> None:
@@ -432,13 +113,19 @@ def trigger_end(tx: Tx, reason: str) -> None:
         tx.emit(ev.EndTriggered(reason, s.active_seat, 0 if reason == "round_cap" else s.seats))  # type: ignore[arg-type]
 
 
-def gain_wild_manta(tx: Tx, seat: int, kind: str) -> None:
+def next_wild_manta(state: State, kind: str) -> str | None:
+    """The id of the next Wild Manta of `kind` taken from the reserve (`{KIND}#{n}`), None if none is left."""
     index = CAT.wild_index[kind]
-    left = tx.state.wild_reserve[index]
-    if left > 0:
-        tx.emit(ev.WildMantaGained(seat, CAT.wild_manta_id(kind, CAT.wild_counts[index] - left), kind))
+    left = state.wild_reserve[index]
+    return CAT.wild_manta_id(kind, CAT.wild_counts[index] - left) if left else None
+
+
+def gain_wild_manta(tx: Tx, seat: int, kind: str) -> None:
+    manta_id = next_wild_manta(tx.state, kind)
+    if manta_id is None:
+        tx.emit(ev.WildMantaUnavailable(seat, kind))  # R15
     else:
-        tx.emit(ev.WildMantaUnavailable(seat, kind))
+        tx.emit(ev.WildMantaGained(seat, manta_id, kind))
 
 
 def after_full_rise(tx: Tx, seat: int, slot: int) -> None:
@@ -504,7 +191,7 @@ def start_acquisition(tx: Tx, seat: int, location_id: str, slot: int, mode: str,
 
 
 def start_recruit(tx: Tx, seat: int, row_slot: int, auto: bool) -> None:
-    effect = _head(tx.state).effect
+    effect = head(tx.state).effect
     assert isinstance(effect, Recruit)
     card_id = tx.state.character_row[row_slot]
     assert card_id is not None
@@ -577,10 +264,7 @@ def finish_setup(tx: Tx) -> None:
         king_id = s.players[seat].king_id
         setup = CAT.card[king_id].setup if king_id else None
         if setup is not None:
-            index = CAT.wild_index[setup.kind]
-            left = tx.state.wild_reserve[index]
-            manta_id = CAT.wild_manta_id(setup.kind, CAT.wild_counts[index] - left) if left else None
-            tx.emit(ev.KingExchanged(seat, king_id, manta_id))  # type: ignore[arg-type]
+            tx.emit(ev.KingExchanged(seat, king_id, next_wild_manta(tx.state, setup.kind)))  # type: ignore[arg-type]
     if s.seats == 1:
         tx.emit(ev.IchthyandersSetUp(CAT.ichthyander_ids))
     tx.emit(ev.GameStarted())
@@ -686,24 +370,25 @@ def apply_place_ichthyander(tx: Tx, seat: int, c: PlaceIchthyander, kind: str) -
     place_ichthyander(tx, c.goal_index, False)
 
 
-COMMANDS: dict[type, tuple[Callable[..., None], Callable[..., None]]] = {
-    ChooseKing: (validate_choose_king, apply_choose_king),
-    PlayCharacter: (validate_play_character, apply_play_character),
-    FlipManta: (validate_flip_manta, apply_flip_manta),
-    ExploitDepth: (validate_exploit_depth, apply_exploit_depth),
-    ClaimGoal: (validate_claim_goal, apply_claim_goal),
-    EndTurn: (validate_end_turn, apply_end_turn),
-    ChooseOption: (validate_choose_option, apply_choose_option),
-    Acquire: (validate_acquire, apply_acquire),
-    RecruitCharacter: (validate_recruit, apply_recruit),
-    RaiseLocations: (validate_raise, apply_raise),
-    FullyRiseLocation: (validate_fully_rise, apply_fully_rise),
-    ScoreLocation: (validate_score, apply_score),
-    TakeBackCard: (validate_take_back, apply_take_back),
-    ScoutDecision: (validate_scout, apply_scout),
-    ScoutDiscard: (validate_scout_discard, apply_scout_discard),
-    DiscardCard: (validate_discard_card, apply_discard_card),
-    PlaceIchthyander: (validate_place_ichthyander, apply_place_ichthyander),
+
+APPLIERS: dict[type, Callable[..., None]] = {
+    ChooseKing: apply_choose_king,
+    PlayCharacter: apply_play_character,
+    FlipManta: apply_flip_manta,
+    ExploitDepth: apply_exploit_depth,
+    ClaimGoal: apply_claim_goal,
+    EndTurn: apply_end_turn,
+    ChooseOption: apply_choose_option,
+    Acquire: apply_acquire,
+    RecruitCharacter: apply_recruit,
+    RaiseLocations: apply_raise,
+    FullyRiseLocation: apply_fully_rise,
+    ScoreLocation: apply_score,
+    TakeBackCard: apply_take_back,
+    ScoutDecision: apply_scout,
+    ScoutDiscard: apply_scout_discard,
+    DiscardCard: apply_discard_card,
+    PlaceIchthyander: apply_place_ichthyander,
 }
 
 
@@ -756,53 +441,53 @@ def finish_card(tx: Tx) -> None:
 def step_head(tx: Tx) -> bool:
     """Resolve the head effect as far as possible; False when it waits for a decision."""
     s = tx.state
-    head = s.queue[0]
-    effect, seat = head.effect, head.owner
+    item = s.queue[0]
+    effect, seat = item.effect, item.owner
     fresh = s.head_progress == 0 and not s.answered and s.scout is None
     if fresh:
-        reason = skip_reason(s, head)
+        reason = skip_reason(s, item)
         if reason is not None:
             _skipped(tx, reason)
             return True
     if isinstance(effect, Gain):
-        tx.emit(ev.ResourceGained(seat, effect.resource, effect.amount, head.source, effect.only_for_type))
+        tx.emit(ev.ResourceGained(seat, effect.resource, effect.amount, item.source, effect.only_for_type))
     elif isinstance(effect, TakeBackAll):
         tx.emit(ev.DiscardReturnedToHand(seat, s.players[seat].discard, "take_back_all"))
     elif isinstance(effect, ReadyAllMantas):
         tx.emit(ev.MantasReadied(seat, tuple(m.id for m in s.players[seat].mantas if not m.ready)))
     elif isinstance(effect, Choice):
-        options = performable_options(s, head)
+        options = performable_options(s, item)
         if len(options) != 1:
             return False
         tx.emit(ev.OptionChosen(seat, options[0], auto=True))
         return True
     elif type(effect) in ACQUISITION_MODES:
-        choices = acquisition_commands(s, seat)
+        choices = acquisition_choices(s, seat)
         if len(choices) != 1:
             return False
         location_id, slot, mode = choices[0]
         start_acquisition(tx, seat, location_id, slot, mode, True)
         return True
     elif isinstance(effect, Recruit):
-        slots = recruit_slots(s, seat)
+        slots = recruit_choices(s, seat)
         if len(slots) != 1:
             return False
         start_recruit(tx, seat, slots[0], True)
         return True
     elif isinstance(effect, Raise):
-        allocations = raise_allocations(raise_eligible(s.players[seat], source_location(head)), effect.amount,
+        allocations = raise_allocations(raise_eligible(s.players[seat], source_location(item)), effect.amount,
                                         effect.split)
         if len(allocations) != 1:
             return False
         raise_locations(tx, seat, allocations[0], "raise", True)
     elif isinstance(effect, FullyRise):
-        eligible = raise_eligible(s.players[seat], source_location(head))
+        eligible = raise_eligible(s.players[seat], source_location(item))
         if len(eligible) != 1:
             return False
         _fully_rise(tx, seat, eligible[0][0], True)
         return True
     elif isinstance(effect, Score):
-        eligible = score_eligible(s.players[seat], source_location(head))
+        eligible = score_eligible(s.players[seat], source_location(item))
         left = effect.count - s.head_progress
         if len(eligible) > left > 0:
             return False
@@ -816,19 +501,19 @@ def step_head(tx: Tx) -> bool:
         if discard and left > 0:
             take_back_cards(tx, seat, discard, True)
     elif isinstance(effect, Scout):
-        return step_scout(tx, head)
+        return step_scout(tx, item)
     elif isinstance(effect, (OpponentsDiscard, OpponentsRaise)):
         return step_opponents(tx, effect)
     _resolved(tx)
     return True
 
 
-def step_scout(tx: Tx, head: QueueItem) -> bool:
+def step_scout(tx: Tx, item: QueueItem) -> bool:
     """§6.10, both printings: discard the top row, (updated) the excess, move up, deal."""
     s = tx.state
-    seat = head.owner
+    seat = item.owner
     if s.scout is None:
-        if s.rules.scout_rule == "updated" and head.source.kind == "card":
+        if s.rules.scout_rule == "updated" and item.source.kind == "card":
             return False  # scout_decide
         tx.emit(ev.ScoutStarted(seat))
     for location_id in tx.state.top_row:
@@ -867,19 +552,3 @@ def step_opponents(tx: Tx, effect: OpponentsDiscard | OpponentsRaise) -> bool:
                 raise_locations(tx, seat, allocations[0], "opponent_raise", True)
                 progressed = True
     return progressed
-
-
-# --- shared enumeration of the choices auto-resolution counts (R18) -----------------------------------
-def acquisition_commands(s: State, seat: int) -> list[tuple[str, int, str]]:
-    modes = ACQUISITION_MODES[type(_head(s).effect)]
-    slots = [i for i, bl in enumerate(s.players[seat].board) if bl is None]
-    return [(location_id, slot, mode) for location_id, mode, _, _ in affordable_acquisitions(s, seat, modes)
-            for slot in slots]
-
-
-def recruit_slots(s: State, seat: int) -> list[int]:
-    effect = _head(s).effect
-    assert isinstance(effect, Recruit)
-    coins = None if effect.free else avail(s, seat, "coins", None)
-    return [slot for slot, card in enumerate(s.character_row)
-            if card is not None and (coins is None or CAT.row_cost(slot) <= coins)]

@@ -14,6 +14,7 @@ from benthic.rules.aquatica import events as ev
 from benthic.rules.aquatica.content import catalog
 from benthic.rules.aquatica.effects import Gain
 from benthic.rules.aquatica.state import (
+    ICHTHYANDERS,
     BoardLocation,
     Manta,
     Payment,
@@ -375,7 +376,7 @@ def _ichthyander_triggered(s: State, e: ev.IchthyanderTriggered) -> Changes:
 
 
 def _ichthyander_placed(s: State, e: ev.IchthyanderPlaced) -> Changes:
-    return dict(tracks=_track(s, e.goal_index, TrackSpot(-1, e.manta_id)),
+    return dict(tracks=_track(s, e.goal_index, TrackSpot(ICHTHYANDERS, e.manta_id)),
                 ichthyanders=_without(s.ichthyanders, e.manta_id), ichthyander_pending=False)
 
 

@@ -25,11 +25,11 @@ from benthic.rules.aquatica.commands import (
     ScoutDiscard,
     TakeBackCard,
 )
-from benthic.rules.aquatica.decide import acquisition_commands, is_legal, raise_spec
 from benthic.rules.aquatica.effects import Choice
 from benthic.rules.aquatica.prompts import NO_CLAIM_PROMPTS, prompt_kind
-from benthic.rules.aquatica.queries import CAT, raise_allocations, raise_eligible
+from benthic.rules.aquatica.queries import CAT, acquisition_choices, raise_allocations, raise_eligible
 from benthic.rules.aquatica.state import BOARD_SLOTS, ROW_SLOTS, State
+from benthic.rules.aquatica.validation import is_legal, raise_spec
 
 
 def candidates(state: State, seat: int, kind: str) -> list[Any]:
@@ -52,7 +52,7 @@ def candidates(state: State, seat: int, kind: str) -> list[Any]:
         assert isinstance(effect, Choice)
         return [ChooseOption(i) for i in range(len(effect.options))]
     if kind == "choose_acquisition":
-        return [Acquire(location_id, slot, mode) for location_id, slot, mode in acquisition_commands(state, seat)]
+        return [Acquire(location_id, slot, mode) for location_id, slot, mode in acquisition_choices(state, seat)]
     if kind == "choose_recruit":
         return [RecruitCharacter(slot) for slot in range(ROW_SLOTS)]
     if kind in ("choose_raise", "opponent_raise"):

@@ -25,7 +25,7 @@ from benthic.rules.aquatica.effects import (
     effect_name,
 )
 from benthic.rules.aquatica.queries import CAT, payment_due, pending_opponents, performable_options
-from benthic.rules.aquatica.state import State
+from benthic.rules.aquatica.state import ICHTHYANDERS, State
 
 HEAD_PROMPTS: dict[type, str] = {
     Choice: "choose_option",
@@ -81,7 +81,7 @@ def prompt_details(state: State, kind: str) -> dict[str, Any]:
     if kind == "choose_king":
         return {"count": len(state.king_offer)}
     if kind == "place_ichthyander":
-        return {"free_tracks": [g for g, t in enumerate(state.tracks) if all(s.seat != -1 for s in t)]}
+        return {"free_tracks": [g for g, t in enumerate(state.tracks) if all(s.seat != ICHTHYANDERS for s in t)]}
     if kind == "pay":
         p = state.payment
         assert p is not None

@@ -33,6 +33,11 @@ CAT: Catalog = catalog()
 LOCATIONS = CAT.locations
 
 
+def head(state: State) -> QueueItem:
+    """The effect being resolved."""
+    return state.queue[0]
+
+
 # --- board -------------------------------------------------------------------------------------
 def remaining_depths(bl: BoardLocation) -> int:
     return len(LOCATIONS[bl.location_id].depths) - bl.covered
@@ -219,6 +224,22 @@ def payment_reachable(state: State, seat: int, without_manta: str | None = None)
     sources = avail(state, seat, payment.resource, payment.target_type, payment.depths_used, without_manta)
     return sources + payment.committed >= payment.cost
 
+
+def acquisition_choices(s: State, seat: int) -> list[tuple[str, int, str]]:
+    """(location_id, slot, mode) of every legal `acquire` for the head effect (R18 counts them)."""
+    modes = ACQUISITION_MODES[type(head(s).effect)]
+    slots = [i for i, bl in enumerate(s.players[seat].board) if bl is None]
+    return [(location_id, slot, mode) for location_id, mode, _, _ in affordable_acquisitions(s, seat, modes)
+            for slot in slots]
+
+
+def recruit_choices(s: State, seat: int) -> list[int]:
+    """The row slots a `recruit` of the head effect may take."""
+    effect = head(s).effect
+    assert isinstance(effect, Recruit)
+    coins = None if effect.free else avail(s, seat, "coins", None)
+    return [slot for slot, card in enumerate(s.character_row)
+            if card is not None and (coins is None or CAT.row_cost(slot) <= coins)]
 
 def payment_due(state: State) -> int:
     payment = state.payment
