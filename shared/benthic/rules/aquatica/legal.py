@@ -33,19 +33,17 @@ from benthic.rules.aquatica.validation import is_legal, raise_spec
 
 
 def candidates(state: State, seat: int, kind: str) -> list[Any]:
-    player = state.players[seat] if state.players else None
+    player = state.players[seat]
     if kind == "turn":
-        assert player is not None
         out: list[Any] = []
         if state.stage == "before_main":
-            out.extend(PlayCharacter(card) for card in dict.fromkeys(player.hand))
+            out.extend(PlayCharacter(card) for card in player.hand)
         out.extend(FlipManta(m.id) for m in player.mantas)
         out.extend(ExploitDepth(slot) for slot in range(BOARD_SLOTS))
         if state.stage == "after_main":
             out.append(EndTurn())
         return out
     if kind == "pay":
-        assert player is not None
         return [FlipManta(m.id) for m in player.mantas] + [ExploitDepth(slot) for slot in range(BOARD_SLOTS)]
     if kind == "choose_option":
         effect = state.queue[0].effect
@@ -56,7 +54,6 @@ def candidates(state: State, seat: int, kind: str) -> list[Any]:
     if kind == "choose_recruit":
         return [RecruitCharacter(slot) for slot in range(ROW_SLOTS)]
     if kind in ("choose_raise", "opponent_raise"):
-        assert player is not None
         amount, split, source = raise_spec(state, seat, kind)
         return [RaiseLocations(a) for a in raise_allocations(raise_eligible(player, source), amount, split)]
     if kind == "choose_fully_rise":
@@ -64,15 +61,13 @@ def candidates(state: State, seat: int, kind: str) -> list[Any]:
     if kind == "choose_score":
         return [ScoreLocation(slot) for slot in range(BOARD_SLOTS)]
     if kind == "choose_take_back":
-        assert player is not None
-        return [TakeBackCard(card) for card in dict.fromkeys(player.discard)]
+        return [TakeBackCard(card) for card in player.discard]
     if kind == "scout_decide":
         return [ScoutDecision(True), ScoutDecision(False)]
     if kind == "scout_discard":
         return [ScoutDiscard(location_id) for location_id in state.bottom_row]
     if kind == "opponent_discard":
-        assert player is not None
-        return [DiscardCard(card) for card in dict.fromkeys(player.hand)]
+        return [DiscardCard(card) for card in player.hand]
     if kind == "place_ichthyander":
         return [PlaceIchthyander(g) for g in range(len(state.goals))]
     if kind == "choose_king":
