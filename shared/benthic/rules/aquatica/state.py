@@ -11,13 +11,14 @@ from typing import Literal
 
 import msgspec
 
+from benthic.rules.aquatica.content import catalog
 from benthic.rules.aquatica.effects import Effect
 from benthic.rules.aquatica.options import Rules
 
 Phase = Literal["setup", "king_selection", "play", "ended"]
 Stage = Literal["before_main", "main", "after_main"]
-BOARD_SLOTS = 5
-ROW_SLOTS = 6
+BOARD_SLOTS = catalog().board.player_board_slots
+ROW_SLOTS = len(catalog().board.character_row_costs)
 ICHTHYANDERS = -1  # the seat recorded on a goal-track spot held by an Ichthyander Manta
 
 
