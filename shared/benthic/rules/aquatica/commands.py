@@ -1,0 +1,89 @@
+"""The commands of spec §5.4 as flat tagged Structs (the seat is the ``decide`` argument)."""
+
+from __future__ import annotations
+
+from typing import Union
+
+import msgspec
+
+
+class _Command(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type"):
+    pass
+
+
+class ChooseKing(_Command, tag="choose_king"):
+    king_id: str
+
+
+class PlayCharacter(_Command, tag="play_character"):
+    card_id: str
+
+
+class FlipManta(_Command, tag="flip_manta"):
+    manta_id: str
+
+
+class ExploitDepth(_Command, tag="exploit_depth"):
+    slot: int
+
+
+class ClaimGoal(_Command, tag="claim_goal"):
+    goal_index: int
+    manta_id: str
+
+
+class EndTurn(_Command, tag="end_turn"):
+    pass
+
+
+class ChooseOption(_Command, tag="choose_option"):
+    index: int
+
+
+class Acquire(_Command, tag="acquire"):
+    location_id: str
+    slot: int
+    mode: str  # "buy" | "conquer"; anything else is `mode_not_allowed`
+
+
+class RecruitCharacter(_Command, tag="recruit"):
+    row_slot: int
+
+
+class RaiseLocations(_Command, tag="raise"):
+    allocation: tuple[tuple[int, int], ...]  # [slot, steps] pairs, applied in order
+
+
+class FullyRiseLocation(_Command, tag="fully_rise"):
+    slot: int
+
+
+class ScoreLocation(_Command, tag="score"):
+    slot: int
+
+
+class TakeBackCard(_Command, tag="take_back"):
+    card_id: str
+
+
+class ScoutDecision(_Command, tag="scout"):
+    do: bool
+
+
+class ScoutDiscard(_Command, tag="scout_discard"):
+    location_id: str
+
+
+class DiscardCard(_Command, tag="discard_card"):
+    card_id: str
+
+
+class PlaceIchthyander(_Command, tag="place_ichthyander"):
+    goal_index: int
+
+
+Command = Union[
+    ChooseKing, PlayCharacter, FlipManta, ExploitDepth, ClaimGoal, EndTurn, ChooseOption, Acquire,
+    RecruitCharacter, RaiseLocations, FullyRiseLocation, ScoreLocation, TakeBackCard, ScoutDecision,
+    ScoutDiscard, DiscardCard, PlaceIchthyander,
+]

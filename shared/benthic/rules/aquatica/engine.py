@@ -1,0 +1,66 @@
+"""The Aquatica engine behind the platform contract (docs/ENGINE_CONTRACT.md)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from benthic.rules.aquatica import decide as deciding
+from benthic.rules.aquatica import legal, scoring, setup, views
+from benthic.rules.aquatica.commands import Command
+from benthic.rules.aquatica.content import catalog
+from benthic.rules.aquatica.events import Event
+from benthic.rules.aquatica.evolve import evolve
+from benthic.rules.aquatica.prompts import prompt_details, prompt_kind
+from benthic.rules.aquatica.state import State
+from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, Secret
+
+
+class AquaticaEngine(Engine):
+    game_type: ClassVar[str] = "aquatica"
+    version: ClassVar[str] = "aquatica-engine/1+content/" + catalog().data_versions["locations"]
+    min_seats: ClassVar[int] = setup.MIN_SEATS
+    max_seats: ClassVar[int] = setup.MAX_SEATS
+    command_type: ClassVar[Any] = Command
+    event_type: ClassVar[Any] = Event
+    state_type: ClassVar[type] = State
+    # R22 caps a game at 60 rounds; a random 4-player game stays far below this many commands.
+    playout_bound: ClassVar[int] = 12_000
+
+    def start(self, config: GameConfig) -> list[Any]:
+        return setup.start(config)
+
+    def initial_state(self) -> State:
+        return State()
+
+    def evolve(self, state: State, event: Any) -> State:
+        return evolve(state, event)
+
+    def decide(self, state: State, seat: int, command: Any) -> list[Any]:
+        return deciding.decide(state, seat, command)
+
+    def prompt(self, state: State) -> Prompt | None:
+        found = prompt_kind(state)
+        if found is None:
+            return None
+        return Prompt(found[0], found[1], prompt_details(state, found[0]))
+
+    def is_over(self, state: State) -> bool:
+        return state.phase == "ended"
+
+    def legal_commands(self, state: State, seat: int) -> list[Any]:
+        return legal.legal_commands(state, seat)
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        return views.view(state, seat)
+
+    def redact(self, event: Any, seat: int | None) -> dict[str, Any] | None:
+        return views.redact(event, seat)
+
+    def secrets(self, state: State) -> list[Secret]:
+        return views.secrets(state)
+
+    def final_scores(self, state: State) -> FinalScores:
+        return scoring.final_scores(state)
+
+    def heuristic(self, state: State, seat: int) -> float:
+        return scoring.heuristic(state, seat)
