@@ -31,9 +31,9 @@ def redis_url() -> Iterator[str]:
 
 @pytest.fixture
 async def redis(redis_url: str) -> AsyncIterator["Redis"]:  # noqa: F821
-    from redis.asyncio import Redis
+    from benthic.bus import redis_client
 
-    client = Redis.from_url(redis_url)
+    client = redis_client(redis_url)
     await client.flushdb()
     yield client
     await client.aclose()

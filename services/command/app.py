@@ -13,6 +13,7 @@ from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from redis.asyncio import Redis
 
+from benthic.bus import redis_client
 from benthic.auth import SeatClaim, SeatTokens, TokenError, bearer, is_operator
 from benthic.config import Settings
 from benthic.gamestate import StateLoader
@@ -119,7 +120,7 @@ async def _redis_metrics(redis: Redis, interval: float) -> None:
 def create_app(settings: Settings) -> Litestar:
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        redis = Redis.from_url(settings.redis_url, max_connections=256)
+        redis = redis_client(settings.redis_url, 256)
         store = EventStore(redis, settings.partitions, settings.feed_maxlen)
         loader = StateLoader(store, settings.state_cache_games, settings.snapshot_every)
         tokens = SeatTokens(settings.token_keys)

@@ -13,10 +13,9 @@ from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
-from redis.asyncio import Redis
 
 from benthic.auth import SeatTokens, TokenError, bearer
-from benthic.bus import FeedConsumer
+from benthic.bus import FeedConsumer, redis_client
 from benthic.config import Settings
 from benthic.gamestate import StateLoader
 from benthic.http import EXCEPTION_HANDLERS, ApiError, health_routes
@@ -215,13 +214,13 @@ async def _games_gauge(reads: ReadModels, interval: float) -> None:
 def create_app(settings: Settings, consume: bool = True) -> Litestar:
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        redis = Redis.from_url(settings.redis_url, max_connections=256)
+        redis = redis_client(settings.redis_url, 256)
         store = EventStore(redis, settings.partitions, settings.feed_maxlen)
         loader = StateLoader(store, settings.state_cache_games, snapshot_every=0)
         reads = ReadModels(redis, settings.partitions)
         hub = UpdateHub(redis, settings.partitions)
         projector = Projector(redis, store, loader)
-        consumer = FeedConsumer(settings, redis, GROUP, projector.handle)
+        consumer = FeedConsumer(settings, GROUP, projector.handle)
         app.state.update(redis=redis, reads=reads, hub=hub, consumer=consumer, projector=projector,
                          tokens=SeatTokens(settings.token_keys))
         await hub.start()

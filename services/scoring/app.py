@@ -8,9 +8,8 @@ from typing import Any
 
 from litestar import Litestar
 from litestar.datastructures import State
-from redis.asyncio import Redis
 
-from benthic.bus import FeedConsumer
+from benthic.bus import FeedConsumer, redis_client
 from benthic.config import Settings
 from benthic.gamestate import StateLoader
 from benthic.http import EXCEPTION_HANDLERS, health_routes
@@ -25,11 +24,11 @@ GROUP = "scoring"
 def create_app(settings: Settings) -> Litestar:
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        redis = Redis.from_url(settings.redis_url, max_connections=64)
+        redis = redis_client(settings.redis_url, 64)
         store = EventStore(redis, settings.partitions, settings.feed_maxlen)
         loader = StateLoader(store, min(settings.state_cache_games, 500), snapshot_every=0)
         scorer = Scorer(redis, store, loader)
-        consumer = FeedConsumer(settings, redis, GROUP, scorer.handle)
+        consumer = FeedConsumer(settings, GROUP, scorer.handle)
         app.state.update(redis=redis, consumer=consumer, scorer=scorer)
         await consumer.start()
         log().info("service_started", port=settings.scoring_port)

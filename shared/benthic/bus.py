@@ -56,16 +56,29 @@ async def ensure_group(redis: Redis, stream: str, group: str) -> bool:
     return True
 
 
+def _consuming(subscriber: Any) -> bool:
+    return bool(subscriber.running) and any(not task.done() for task in subscriber.tasks)
+
+
 def parse_notification(body: Any) -> Notification:
     if isinstance(body, (bytes, str)):
         return notification_decoder.decode(body)
     return msgspec.convert(body, Notification)
 
 
+def redis_client(url: str, max_connections: int = 64) -> Redis:
+    """A client whose calls cannot hang forever on a broken connection."""
+    return Redis.from_url(
+        url, max_connections=max_connections, socket_timeout=30, socket_connect_timeout=5, health_check_interval=30
+    )
+
+
 class FeedConsumer:
-    def __init__(self, settings: Settings, redis: Redis, group: str, handler: Handler) -> None:
+    """One consumer group over every partition feed.  It owns its Redis connections."""
+
+    def __init__(self, settings: Settings, group: str, handler: Handler) -> None:
         self.settings = settings
-        self.redis = redis
+        self.redis = redis_client(settings.redis_url, 32)
         self.group = group
         self.handler = handler
         self.consumer = f"{group}-{settings.consumer_name}"
@@ -106,11 +119,12 @@ class FeedConsumer:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         await self.broker.stop()
+        await self.redis.aclose()
         self.started = False
 
     @property
     def healthy(self) -> bool:
-        return self.started and all(s.running for s in self._subscribers.values())
+        return self.started and all(_consuming(s) for s in self._subscribers.values())
 
     async def _on_batch(self, body: list[Any]) -> None:
         try:
@@ -125,8 +139,8 @@ class FeedConsumer:
         while True:
             await asyncio.sleep(0.5)
             for partition, subscriber in self._subscribers.items():
-                if subscriber.running:
-                    continue
+                if subscriber.running or any(not task.done() for task in subscriber.tasks):
+                    continue  # running, or its stop (after NOGROUP) has not finished yet
                 try:
                     created = await ensure_group(self.redis, feed_key(partition), self.group)
                     await subscriber.start()

@@ -52,7 +52,7 @@ async def test_dead_consumer_pending_entries_are_claimed_and_views_converge(redi
         entered.set()
         await asyncio.sleep(3600)
 
-    victim = FeedConsumer(settings_for_tests(redis_url, consumer_name="victim"), redis, "projection", dies_mid_batch)
+    victim = FeedConsumer(settings_for_tests(redis_url, consumer_name="victim"), "projection", dies_mid_batch)
     await victim.start()
     games = [await StoreGame(store, game_type, seed=s).create() for s in range(3)]
     for game in games:
@@ -64,7 +64,7 @@ async def test_dead_consumer_pending_entries_are_claimed_and_views_converge(redi
     assert pending > 0
 
     projector = _projector(redis, settings)
-    survivor = FeedConsumer(settings_for_tests(redis_url, consumer_name="survivor"), redis, "projection",
+    survivor = FeedConsumer(settings_for_tests(redis_url, consumer_name="survivor"), "projection",
                             projector.handle)
     await survivor.start()
     try:
@@ -107,7 +107,7 @@ async def test_deleted_consumer_group_is_recreated_without_restart(redis, redis_
     settings = settings_for_tests(redis_url)
     store = EventStore(redis, settings.partitions)
     projector = _projector(redis, settings)
-    consumer = FeedConsumer(settings, redis, "projection", projector.handle)
+    consumer = FeedConsumer(settings, "projection", projector.handle)
     await consumer.start()
     try:
         game = await StoreGame(store, game_type).create()
@@ -174,14 +174,14 @@ async def test_scoring_consumer_killed_mid_batch_still_scores_once(redis, redis_
                 crashed.set()
                 await asyncio.sleep(3600)
 
-    victim = FeedConsumer(settings_for_tests(redis_url, consumer_name="victim"), redis, "scoring", scores_then_dies)
+    victim = FeedConsumer(settings_for_tests(redis_url, consumer_name="victim"), "scoring", scores_then_dies)
     await ensure_group(redis, feed_key(0), "scoring")
     await victim.start()
     game = await StoreGame(store, game_type).create()
     await game.play()
     await asyncio.wait_for(crashed.wait(), 20)
     await victim.stop()
-    survivor = FeedConsumer(settings_for_tests(redis_url, consumer_name="survivor"), redis, "scoring",
+    survivor = FeedConsumer(settings_for_tests(redis_url, consumer_name="survivor"), "scoring",
                             Scorer(redis, store, StateLoader(store, 10, 0)).handle)
     await survivor.start()
     try:
