@@ -120,7 +120,7 @@ def claims_from_events(events: list[Any], catalogue: dict[str, dict[str, Any]]) 
         kind = d.get("type")
         if kind == "card_claimed":
             card = card_key(d["card_id"])
-            if card != "PA":
+            if not card.startswith("PA"):
                 claims[int(d["seat"])].append(card)
         elif kind == "card_played" and d.get("matched"):
             card = card_key(d["card_id"])
