@@ -214,9 +214,7 @@ class Engine:
             if isinstance(raw, Mapping):
                 return msgspec.convert(raw, self.command_type)
             return self._command_decoder.decode(raw)
-        except msgspec.DecodeError as exc:
-            raise CommandFormatError("invalid_json", f"the body is not valid JSON: {exc}") from None
-        except msgspec.ValidationError as exc:
+        except msgspec.ValidationError as exc:  # a subclass of DecodeError: must be caught first
             tag = _tag_of(raw)
             if tag is None:
                 raise CommandFormatError("malformed_command", "a command needs a string field `type`") from None
@@ -225,6 +223,8 @@ class Engine:
                     "unknown_command_type", f"`{tag}` is not a command of {self.game_type}"
                 ) from None
             raise CommandFormatError("malformed_command", f"`{tag}`: {exc}") from None
+        except msgspec.DecodeError as exc:
+            raise CommandFormatError("invalid_json", f"the body is not valid JSON: {exc}") from None
 
     def encode_command(self, command: Any) -> bytes:
         return self._json.encode(command)
