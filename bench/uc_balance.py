@@ -129,14 +129,14 @@ def claims_from_events(events: list[Any], catalogue: dict[str, dict[str, Any]]) 
     return claims
 
 
-def play_game(seed: int, seats: int, catalogue: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def play_game(seed: int, seats: int, catalogue: dict[str, dict[str, Any]], bot: str = "greedy") -> dict[str, Any]:
     from benthic.rules import GameConfig, get_engine
-    from benthic.rules.bots import GreedyBot, play_out
+    from benthic.rules.bots import GreedyBot, RandomBot, play_out
 
     engine = get_engine(GAME)
     t0 = time.perf_counter()
     events = engine.start(GameConfig(seats=seats, seed=seed))
-    bots = {seat: GreedyBot() for seat in range(seats)}
+    bots = {seat: (GreedyBot() if bot == "greedy" else RandomBot()) for seat in range(seats)}
     state, events, commands = play_out(engine, events, bots, random.Random(seed))
     scores = engine.final_scores(state)
     shares = win_shares([(r.seat, r.rank) for r in scores.results])
@@ -151,7 +151,7 @@ def play_game(seed: int, seats: int, catalogue: dict[str, dict[str, Any]]) -> di
 
 
 def run_worker(worker: int, workers: int, deadline: float, seats: int, seed_base: int,
-               max_games: int | None) -> dict[str, Any]:
+               max_games: int | None, bot: str = "greedy") -> dict[str, Any]:
     catalogue = load_catalogue()
     games: list[dict[str, Any]] = []
     errors: list[dict[str, Any]] = []
@@ -160,7 +160,7 @@ def run_worker(worker: int, workers: int, deadline: float, seats: int, seed_base
         seed = seed_base + worker + k * workers
         k += 1
         try:
-            games.append(play_game(seed, seats, catalogue))
+            games.append(play_game(seed, seats, catalogue, bot))
         except Exception as exc:  # an engine error must not end the run; it is reported
             errors.append({"seed": seed, "error": f"{type(exc).__name__}: {exc}",
                            "trace": traceback.format_exc(limit=6)})
@@ -171,7 +171,7 @@ def run_worker(worker: int, workers: int, deadline: float, seats: int, seed_base
 
 def summary_table(report: dict[str, Any], out=sys.stderr) -> None:
     agg = report["aggregate"]
-    print(f"uc_balance: {report['games']} games ({report['seats']} greedy bots), {report['errors']} errors, "
+    print(f"uc_balance: {report['games']} games ({report['seats']} {report['bot']} bots), {report['errors']} errors, "
           f"{report['seconds']:.0f} s, {report['workers']} workers; average win rate {agg['average_win_rate']:.3f}; "
           f"cards with n >= {report['min_samples']}: {sum(r['reported'] for r in agg['cards'])}", file=out)
     rows = sorted((r for r in agg["cards"] if r["reported"]), key=lambda r: -r["ratio_ci95"][0])
@@ -195,17 +195,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--min-samples", type=int, default=30)
     ap.add_argument("--seed-base", type=int, default=1)
     ap.add_argument("--max-games", type=int, default=None, help="per worker (for smoke runs)")
+    ap.add_argument("--bot", choices=("greedy", "random"), default="greedy",
+                    help="the bot of every seat (the report is defined for greedy; random is a quick screen)")
     ap.add_argument("--games-out", type=Path, default=None, help="also write the per-game records (JSON)")
     args = ap.parse_args(argv)
 
     start = time.time()
     deadline = start + 60 * args.minutes
     if args.workers <= 1:
-        parts = [run_worker(0, 1, deadline, args.seats, args.seed_base, args.max_games)]
+        parts = [run_worker(0, 1, deadline, args.seats, args.seed_base, args.max_games, args.bot)]
     else:
         with ProcessPoolExecutor(max_workers=args.workers) as pool:
             futures = [pool.submit(run_worker, w, args.workers, deadline, args.seats, args.seed_base,
-                                   args.max_games) for w in range(args.workers)]
+                                   args.max_games, args.bot) for w in range(args.workers)]
             parts = [f.result() for f in futures]
     games = [g for p in parts for g in p["games"]]
     errors = [e for p in parts for e in p["errors"]]
@@ -213,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "game": GAME,
         "seats": args.seats,
+        "bot": args.bot,
         "workers": args.workers,
         "seconds": round(time.time() - start, 1),
         "games": len(games),
