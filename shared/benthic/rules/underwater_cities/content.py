@@ -1,15 +1,11 @@
 """Loading and validation of ``content/`` (spec §3): rule tables, main board, player boards, metropolis
 tiles, cards and government contracts.  Everything is decoded into msgspec Structs (so an effect node
 outside the §3.7.2 vocabulary fails at load), checked against the spec's counts and load-time checks, and
-indexed once for the engine.
-
-The card catalogue is written in parallel with the engine; until it is complete, set
-``BENTHIC_UC_PARTIAL_CARDS=1`` to load it without the exact-count check (``check_card_counts``)."""
+indexed once for the engine."""
 
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Iterator
 from functools import cache
@@ -47,7 +43,6 @@ from .effects import (
 )
 
 CONTENT_DIR = Path(__file__).parent / "content"
-PARTIAL_CARDS_ENV = "BENTHIC_UC_PARTIAL_CARDS"
 
 Colour = Literal["green", "red", "yellow"]
 Provenance = Literal["confirmed", "inferred", "proposed"]
@@ -702,11 +697,7 @@ def check_card_counts(cards: CardFile | tuple[Card, ...]) -> None:
         raise ContentError("cards.json: exactly one Personal Assistant record expected")
 
 
-def partial_cards_allowed() -> bool:
-    return os.environ.get(PARTIAL_CARDS_ENV) == "1"
-
-
-def load_content(allow_partial_cards: bool | None = None) -> Content:
+def load_content() -> Content:
     info = _load("info.json", Info)
     main_board = _load("main_board.json", MainBoard)
     _validate_main_board(main_board)
@@ -718,8 +709,7 @@ def load_content(allow_partial_cards: bool | None = None) -> Content:
     _validate_contracts(contracts)
     cards = _load("cards.json", CardFile)
     _validate_cards(cards, set(main_board.slot_effects))
-    if not (partial_cards_allowed() if allow_partial_cards is None else allow_partial_cards):
-        check_card_counts(cards)
+    check_card_counts(cards)
     if len(info.federation.start_positions) != 4 or info.era_track.count("P1") != 1:
         raise ContentError("info.json: 4 Federation start rows and an era track with P1..P3 expected")
     return Content(info, main_board, boards, metropolises, contracts, cards)
