@@ -141,8 +141,9 @@ def _play(ctx: flow.Ctx, seat: int, card_id: str, slot_id: str, clone: bool) -> 
     state = ctx.state
     rule = "§5.3 P3 play_card_clone" if clone else "§5.3 P3 play_card"
     player = state.players[seat]
-    if card_id not in player.hand:
-        fail("card_not_in_hand", f"{rule} check 1: {card_id} is not in your hand")
+    no_card = card_id == "" and not player.hand  # RULING (RULES.md): an exhausted era deck emptied the hand
+    if card_id not in player.hand and not no_card:
+        fail("card_not_in_hand", f"{rule} check 1: {card_id or 'a card'} is not in your hand")
     slots = side_slots(state)
     slot = slots.get(slot_id)
     if slot is None:
@@ -161,8 +162,7 @@ def _play(ctx: flow.Ctx, seat: int, card_id: str, slot_id: str, clone: bool) -> 
         check_state = with_res(state, seat, sub(player.res, cost))
     elif slot.colour is not None and tiles:
         fail("slot_occupied", f"{rule} check 3 (§6.1.1): {slot_id} already holds a tile")
-    card = content().cards[card_id]
-    matched = slot.colour is not None and card.colour == slot.colour
+    matched = not no_card and slot.colour is not None and content().cards[card_id].colour == slot.colour
     if not slot_usable(check_state, seat, slot):
         aware = state.rules.usability_check == "card_aware" and matched
         if not (aware and slot_usable(_card_aware_state(check_state, seat, card_id), seat, slot)):
@@ -173,7 +173,7 @@ def _play(ctx: flow.Ctx, seat: int, card_id: str, slot_id: str, clone: bool) -> 
         ctx.emit(ev.ResourcesPaid(seat, content().info.usual_costs.clone, "clone"))
     ctx.emit(ev.TilePlaced(seat, slot_id, clone))
     ctx.emit(ev.CardPlayed(seat, card_id, slot_id, matched))
-    if not matched:
+    if not matched and not no_card:
         if slot.colour is not None:
             flow.fire(ctx, seat, lambda on: isinstance(on, OnSlotMismatch))
         ctx.emit(ev.CardDiscarded(seat, card_id, flow.discard_destination(ctx.state, card_id)))

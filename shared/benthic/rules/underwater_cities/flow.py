@@ -416,8 +416,10 @@ def step_frame(ctx: Ctx, seat: int) -> bool:
                 ctx.emit(ev.PartEnded(top.id, active.part))
                 return True
             return False
+        # build repeats while pieces remain and a legal build exists; upgrade / use / restore repeat up to n
+        # (§5.3 P9.2-P9.5), the seat may always stop with `done`.
         if isinstance(node, (Build, Upgrade, UseAction, RestoreAction)):
-            if active.remaining <= 0 or not usable(state, seat, node):
+            if active.remaining <= 0 or (isinstance(node, Build) and not usable(state, seat, node)):
                 ctx.emit(ev.PartEnded(top.id, active.part))
                 return True
         return False

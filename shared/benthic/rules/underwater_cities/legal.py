@@ -65,8 +65,8 @@ def _choose_play(state: GameState, seat: int) -> list[Any]:
     out: list[Any] = []
     free = [s for s in slots.values() if s.colour is None or not state.slots.get(s.id)]
     usable_now = {s.id: slot_usable(state, seat, s) for s in free}
-    for card_id in player.hand:
-        colour = cards[card_id].colour
+    for card_id in player.hand or ("",):  # "": no card left to play (RULING, see decide._play)
+        colour = cards[card_id].colour if card_id else None
         for slot in free:
             ok = usable_now[slot.id] or (aware and slot.colour == colour and slot.colour is not None
                                          and slot_usable(_card_aware_state(state, seat, card_id), seat, slot))
@@ -81,8 +81,8 @@ def _choose_play(state: GameState, seat: int) -> list[Any]:
             if slot.colour is None or not tiles or seat in tiles:
                 continue
             plain = slot_usable(paid, seat, slot)
-            for card_id in player.hand:
-                if plain or (aware and cards[card_id].colour == slot.colour
+            for card_id in player.hand or ("",):
+                if plain or (aware and card_id and cards[card_id].colour == slot.colour
                              and slot_usable(_card_aware_state(paid, seat, card_id), seat, slot)):
                     out.append(cmd.PlayCardClone(card_id, slot.id))
     return out + _abilities(state, seat)
