@@ -649,6 +649,8 @@ def _validate_cards(cards: CardFile, slot_codes: set[str]) -> None:
                 raise ContentError(f"{where}: slot_used names unknown slot effect {c.permanent.on.slot_effect}")
         if c.end_scoring is not None and not isinstance(c.end_scoring, BuyScore):
             _check_quantity(where, c.end_scoring.q)
+        if isinstance(c.permanent, Ability) and not c.permanent.once_per_turn:
+            raise ContentError(f"{where}: abilities are once per turn (an unbounded ability never ends a turn)")
         if isinstance(c.permanent, Discount) and not set(c.permanent.kinds) <= set(ALL_KINDS):
             raise ContentError(f"{where}: discount on unknown kinds")
         if isinstance(c.production, Modifier):

@@ -80,7 +80,7 @@ def _to_destination(state: GameState, card_ids: tuple[str, ...], destination: st
         return {"era_discard": state.era_discard + card_ids}
     if destination == "special_bottom":
         return {"special_deck": state.special_deck + card_ids, "special_public": state.special_public + card_ids}
-    return {}
+    return {"removed": state.removed + card_ids}  # removed | box
 
 
 def _card_done_if_played(state: GameState, card_id: str, **more: Any) -> Turn | None:
@@ -531,7 +531,7 @@ def _cities_fed(s: GameState, e: ev.CitiesFed) -> GameState:
 
 
 def _era_deck_removed(s: GameState, e: ev.EraDeckRemoved) -> GameState:
-    return replace(s, buried=s.buried + s.era_deck, era_deck=(), era_discard=())
+    return replace(s, buried=s.buried + s.era_deck, removed=s.removed + s.era_discard, era_deck=(), era_discard=())
 
 
 def _era_started(s: GameState, e: ev.EraStarted) -> GameState:

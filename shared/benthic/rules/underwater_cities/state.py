@@ -139,6 +139,7 @@ class GameState(msgspec.Struct, frozen=True):
     era_deck: tuple[str, ...] = ()  # current era deck, top first (hidden)
     era_discard: tuple[str, ...] = ()  # current era discard pile (face up)
     buried: tuple[str, ...] = ()  # cards of past era decks removed unseen (hidden forever)
+    removed: tuple[str, ...] = ()  # cards out of the game face up (past-era discards, the box, the PA)
     special_row: tuple[str, ...] = ()  # the three-credit row; "" = empty position
     special_deck: tuple[str, ...] = ()  # one-/two-credit deck, top first; the top is face up
     special_public: tuple[str, ...] = ()  # deck cards whose identity everyone knows (put under face up)
