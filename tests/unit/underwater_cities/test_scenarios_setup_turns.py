@@ -24,7 +24,6 @@ from .fixtures import (
     res,
     resources,
     started,
-    with_player,
     with_turn,
 )
 

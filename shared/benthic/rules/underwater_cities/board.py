@@ -129,6 +129,11 @@ def sub(a: Res, b: Res) -> Res:
                a.biomatter - b.biomatter)
 
 
+def scaled(res: Res, times: int) -> Res:
+    return Res(res.credit * times, res.kelp * times, res.steelplast * times, res.science * times,
+               res.biomatter * times)
+
+
 def covers(have: Res, cost: Res) -> bool:
     return (have.credit >= cost.credit and have.kelp >= cost.kelp and have.steelplast >= cost.steelplast
             and have.science >= cost.science and have.biomatter >= cost.biomatter)

@@ -17,6 +17,7 @@ from .board import (
     build_cost,
     covers,
     geometry,
+    scaled,
     site_allows,
     site_legal,
     sub,
@@ -25,7 +26,6 @@ from .board import (
 from .content import Yield, content
 from .effects import (
     Ability,
-    All,
     Build,
     BuildUpgrade,
     BuyScore,
@@ -36,12 +36,14 @@ from .effects import (
     TakeSpecial,
     Upgrade,
     UpgradeCost,
+    parts_of,
 )
 from .evolve import unwrap
 from .prompts import ALLOWED, prompt_of
 from .state import ActivePart, Frame, GameState
 from .usability import (
     action_cards,
+    card_aware_state,
     eligible_slots,
     gain_distinct_types,
     hand_limit,
@@ -119,24 +121,6 @@ def discard_cards(ctx: flow.Ctx, seat: int, c: cmd.DiscardCards) -> None:
 
 # --- P3, P4: playing a card ---------------------------------------------------------------------------------
 
-def _card_aware_state(state: GameState, seat: int, card_id: str) -> GameState:
-    """`usability_check = card_aware`: resources after the matched card's automatic gains (and its cost)."""
-    card = content().cards[card_id]
-    if card.type != "instant" or card.effect is None:
-        return state
-    parts = card.effect.parts if isinstance(card.effect, All) else (card.effect,)
-    res = state.players[seat].res
-    if card.is_special:
-        if res.credit < (card.cost or 0):
-            return state
-        res = sub(res, Res(credit=card.cost or 0))
-    for part in parts:
-        if isinstance(part, Gain):
-            res = Res(res.credit + part.credit, res.kelp + part.kelp, res.steelplast + part.steelplast,
-                      res.science + part.science, res.biomatter + part.biomatter)
-    return with_res(state, seat, res)
-
-
 def _play(ctx: flow.Ctx, seat: int, card_id: str, slot_id: str, clone: bool) -> None:
     state = ctx.state
     rule = "§5.3 P3 play_card_clone" if clone else "§5.3 P3 play_card"
@@ -165,7 +149,7 @@ def _play(ctx: flow.Ctx, seat: int, card_id: str, slot_id: str, clone: bool) -> 
     matched = not no_card and slot.colour is not None and content().cards[card_id].colour == slot.colour
     if not slot_usable(check_state, seat, slot):
         aware = state.rules.usability_check == "card_aware" and matched
-        if not (aware and slot_usable(_card_aware_state(check_state, seat, card_id), seat, slot)):
+        if not (aware and slot_usable(card_aware_state(check_state, seat, card_id), seat, slot)):
             fail("slot_unusable", f"{rule} check {6 if clone else 4} (§6.1.3): no part of {slot_id} "
                                   f"({slot.code}) is usable now")
     if clone:
@@ -200,8 +184,7 @@ def use_ability(ctx: flow.Ctx, seat: int, c: cmd.UseAbility) -> None:
     if not usable(state, seat, effect):
         fail("part_unusable", f"§5.3 P3 use_ability (§6.1.3): the effect of {c.card_id} is not usable now")
     ctx.emit(ev.AbilityUsed(seat, c.card_id))
-    parts = effect.parts if isinstance(effect, All) else (effect,)
-    flow.open_frame(ctx, seat, "ability", parts, isinstance(effect, All), card_id=c.card_id)
+    flow.open_frame(ctx, seat, "ability", *parts_of(effect), card_id=c.card_id)
 
 
 def choose_order(ctx: flow.Ctx, seat: int, c: cmd.ChooseOrder) -> None:
@@ -252,8 +235,7 @@ def use_discarded_action(ctx: flow.Ctx, seat: int, c: cmd.UseDiscardedAction) ->
         ctx.emit(ev.ActionCardUsed(seat, card_id, "limit_discard"))
         effect = content().cards[card_id].effect
         assert effect is not None
-        parts = effect.parts if isinstance(effect, All) else (effect,)
-        flow.open_frame(ctx, seat, "discarded_action", parts, isinstance(effect, All), card_id=card_id)
+        flow.open_frame(ctx, seat, "discarded_action", *parts_of(effect), card_id=card_id)
 
 
 # --- P8: resolve_effect -------------------------------------------------------------------------------------
@@ -379,8 +361,7 @@ def use_action_card(ctx: flow.Ctx, seat: int, c: cmd.UseActionCard) -> None:
     ctx.emit(ev.ActionCardUsed(seat, c.card_id, "use_action"))
     effect = content().cards[c.card_id].effect
     assert effect is not None
-    parts = effect.parts if isinstance(effect, All) else (effect,)
-    flow.open_frame(ctx, seat, "action_card", parts, isinstance(effect, All), card_id=c.card_id)
+    flow.open_frame(ctx, seat, "action_card", *parts_of(effect), card_id=c.card_id)
 
 
 def restore_action_card(ctx: flow.Ctx, seat: int, c: cmd.RestoreActionCard) -> None:
@@ -459,8 +440,7 @@ def pay(ctx: flow.Ctx, seat: int, c: cmd.Pay) -> None:
     if not 1 <= c.times <= node.max_times:  # type: ignore[union-attr]
         fail("invalid_argument", f"§5.3 P9.9 pay: times is 1..{node.max_times}")  # type: ignore[union-attr]
     cost = node.cost  # type: ignore[union-attr]
-    total = Res(cost.credit * c.times, cost.kelp * c.times, cost.steelplast * c.times, cost.science * c.times,
-                cost.biomatter * c.times)
+    total = scaled(cost, c.times)
     if not covers(state.players[seat].res, total):
         fail("insufficient_resources", f"§5.3 P9.9 pay: you cannot pay {_res_text(total)}")
     ctx.emit(ev.ResourcesPaid(seat, total, f"{top.source}:pay"))
@@ -471,9 +451,8 @@ def pay(ctx: flow.Ctx, seat: int, c: cmd.Pay) -> None:
         ctx.emit(ev.PartEnded(top.id, active.part))
         return
     ctx.emit(ev.PartEnded(top.id, active.part))
-    parts = then.parts if isinstance(then, All) else (then,)
     for _ in range(c.times):
-        flow.open_frame(ctx, seat, top.source, parts, isinstance(then, All), top.card_id, top.slot_id, top.root)
+        flow.open_frame(ctx, seat, top.source, *parts_of(then), top.card_id, top.slot_id, top.root)
 
 
 def exchange(ctx: flow.Ctx, seat: int, c: cmd.Exchange) -> None:
@@ -574,8 +553,7 @@ def buy_points(ctx: flow.Ctx, seat: int, c: cmd.BuyPoints) -> None:
     if flow.bought_times(state, seat, c.card_id) + c.times > scoring.max_times:
         fail("buy_limit_exceeded", f"§5.3 P12 buy_points: {c.card_id} allows at most {scoring.max_times} purchases")
     cost = scoring.cost
-    total = Res(cost.credit * c.times, cost.kelp * c.times, cost.steelplast * c.times, cost.science * c.times,
-                cost.biomatter * c.times)
+    total = scaled(cost, c.times)
     if not covers(flow.purchase_budget(state, seat), total):
         fail("insufficient_resources", f"§5.3 P12 buy_points (§8.1 step 2): you cannot pay {_res_text(total)}")
     ctx.emit(ev.FinalPurchaseChosen(seat, c.card_id, c.times))

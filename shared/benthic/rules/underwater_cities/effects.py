@@ -333,6 +333,13 @@ class BuyScore(_Kind, tag="buy"):
 EndScoring = Union[PerScore, TableScore, BuyScore]
 
 
+def parts_of(node: Effect) -> tuple[tuple[Effect, ...], bool]:
+    """A frame's parts for a node: an `all` node's parts (started from resolve_effect), else the node alone."""
+    if isinstance(node, All):
+        return node.parts, True
+    return (node,), False
+
+
 def walk(node: Effect):
     """Every node of an effect tree, depth first."""
     yield node

@@ -19,6 +19,8 @@ from .board import (
     geometry,
     has_city,
     metropolis_connected,
+    scaled,
+    sub,
     upgrade_bags,
 )
 from .content import Yield, content
@@ -48,6 +50,7 @@ from .effects import (
     Trigger,
     Upgrade,
     UseAction,
+    parts_of,
 )
 from .evolve import evolve, unwrap
 from .production import feeding, production_of
@@ -64,21 +67,20 @@ from .usability import (
     usable,
 )
 
-ROUNDS_PER_PASS = 3
+PASSES_PER_ROUND = 3
 
 
 class Ctx:
     """The state being advanced by one ``decide`` call and the events emitted so far."""
 
-    __slots__ = ("state", "events", "_rng", "_rng_version", "pending", "simulating")
+    __slots__ = ("state", "events", "_rng", "_rng_version", "pending")
 
-    def __init__(self, state: GameState, simulating: bool = False) -> None:
+    def __init__(self, state: GameState, rng: random.Random | None = None) -> None:
         self.state = state
         self.events: list[Any] = []
-        self._rng: random.Random | None = None
+        self._rng = rng  # made on first use from the seed and the version the command was decided on
         self._rng_version = state.version
         self.pending: list[tuple[str, tuple[Effect, ...], bool, str]] = []  # trigger frames to push
-        self.simulating = simulating
 
     @property
     def rng(self) -> random.Random:
@@ -254,8 +256,7 @@ def resolve_or_queue(ctx: Ctx, seat: int, node: Effect, source: str, card_id: st
     if is_automatic(node):
         resolve_now(ctx, seat, node, f"{source}:{card_id}")
     else:
-        parts = node.parts if isinstance(node, All) else (node,)
-        ctx.pending.append((source, parts, isinstance(node, All), card_id))
+        ctx.pending.append((source, *parts_of(node), card_id))
 
 
 # --- building, upgrading, metropolises -----------------------------------------------------------------------
@@ -340,7 +341,7 @@ def gain_metropolis(ctx: Ctx, seat: int) -> None:
 
 def simulate_build(state: GameState, seat: int, kind: str, site: str, paid: Res) -> GameState:
     """The state after a build and its automatic triggers (for build_upgrade validation, RULING 9.2.11)."""
-    ctx = Ctx(state, simulating=True)
+    ctx = Ctx(state)
     build(ctx, seat, kind, site, paid)
     return ctx.state
 
@@ -505,10 +506,8 @@ def advance_card_block(ctx: Ctx, seat: int) -> None:
     card = content().cards[turn.card_id]
     if card.type == "instant":
         if not turn.card_frame:
-            effect = card.effect
-            assert effect is not None
-            parts = effect.parts if isinstance(effect, All) else (effect,)
-            open_frame(ctx, seat, "card", parts, isinstance(effect, All), card_id=card.id)
+            assert card.effect is not None
+            open_frame(ctx, seat, "card", *parts_of(card.effect), card_id=card.id)
         elif card.is_special:
             ctx.emit(ev.CardUnderBoard(seat, card.id))
         else:
@@ -527,7 +526,7 @@ def end_turn(ctx: Ctx) -> None:
     index, pass_no = turn.order_index + 1, turn.pass_no
     if index >= len(turn_order(ctx.state)):
         index, pass_no = 0, pass_no + 1
-    if pass_no >= ROUNDS_PER_PASS:
+    if pass_no >= PASSES_PER_ROUND:
         round_end(ctx)
     else:
         start_turn(ctx, index, pass_no)
@@ -690,14 +689,10 @@ def buy_cards(state: GameState, seat: int) -> list[str]:
 
 def purchase_budget(state: GameState, seat: int) -> Res:
     """Resources left after the seat's (still hidden) final purchases."""
-    from .board import sub
-
     res = state.players[seat].res
     cards = content().cards
     for purchase in state.purchases[seat]:
-        cost = cards[purchase.card_id].end_scoring.cost  # type: ignore[union-attr]
-        for _ in range(purchase.times):
-            res = sub(res, cost)
+        res = sub(res, scaled(cards[purchase.card_id].end_scoring.cost, purchase.times))  # type: ignore[union-attr]
     return res
 
 
@@ -730,10 +725,8 @@ def final_scoring(ctx: Ctx) -> None:
         for purchase in state.purchases[seat]:
             scoring = cards[purchase.card_id].end_scoring
             assert isinstance(scoring, BuyScore)
-            cost = scoring.cost
-            paid = Res(cost.credit * purchase.times, cost.kelp * purchase.times, cost.steelplast * purchase.times,
-                       cost.science * purchase.times, cost.biomatter * purchase.times)
-            ctx.emit(ev.FinalPurchase(seat, purchase.card_id, purchase.times, paid, scoring.points * purchase.times))
+            ctx.emit(ev.FinalPurchase(seat, purchase.card_id, purchase.times, scaled(scoring.cost, purchase.times),
+                                      scoring.points * purchase.times))
     breakdowns, ranking, solo = final_breakdowns(ctx.state)
     for seat in range(state.seats):
         ctx.emit(ev.FinalScored(seat, breakdowns[seat]))

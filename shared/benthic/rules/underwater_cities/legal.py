@@ -9,13 +9,14 @@ from typing import Any
 
 from . import commands as cmd
 from . import flow
-from .board import bag_name, covers
+from .board import bag_name, covers, scaled, upgrade_bags
 from .content import content
-from .effects import All, BuildUpgrade, Res, UpgradeCost
+from .effects import BuildUpgrade, Res, UpgradeCost
 from .prompts import prompt_of
 from .state import GameState
 from .usability import (
     action_cards,
+    card_aware_state,
     build_options,
     build_upgrade_options,
     convertible_cities,
@@ -56,8 +57,6 @@ def _discard(state: GameState, seat: int) -> list[Any]:
 
 
 def _choose_play(state: GameState, seat: int) -> list[Any]:
-    from .decide import _card_aware_state
-
     player = state.players[seat]
     cards = content().cards
     slots = side_slots(state)
@@ -69,7 +68,7 @@ def _choose_play(state: GameState, seat: int) -> list[Any]:
         colour = cards[card_id].colour if card_id else None
         for slot in free:
             ok = usable_now[slot.id] or (aware and slot.colour == colour and slot.colour is not None
-                                         and slot_usable(_card_aware_state(state, seat, card_id), seat, slot))
+                                         and slot_usable(card_aware_state(state, seat, card_id), seat, slot))
             if ok:
                 out.append(cmd.PlayCard(card_id, slot.id))
     clone_cost = content().info.usual_costs.clone
@@ -83,7 +82,7 @@ def _choose_play(state: GameState, seat: int) -> list[Any]:
             plain = slot_usable(paid, seat, slot)
             for card_id in player.hand or ("",):
                 if plain or (aware and card_id and cards[card_id].colour == slot.colour
-                             and slot_usable(_card_aware_state(paid, seat, card_id), seat, slot)):
+                             and slot_usable(card_aware_state(paid, seat, card_id), seat, slot)):
                     out.append(cmd.PlayCardClone(card_id, slot.id))
     return out + _abilities(state, seat)
 
@@ -164,8 +163,6 @@ def _upgrade(state: GameState, seat: int) -> list[Any]:
     one_of = isinstance(node.cost, UpgradeCost) and node.cost.one_of is not None
     names = [bag_name(b) for b in node.cost.one_of] if one_of else []
     player = state.players[seat]
-    from .board import upgrade_bags
-
     for site, _ in upgrade_targets(state, seat, node):
         if one_of:
             bags = upgrade_bags(player, player.pieces[site].kind, node.cost)
@@ -212,7 +209,7 @@ def _pay(state: GameState, seat: int) -> list[Any]:
     have = state.players[seat].res
     c = node.cost
     out: list[Any] = [cmd.Pay(t) for t in range(1, node.max_times + 1)
-                      if covers(have, Res(c.credit * t, c.kelp * t, c.steelplast * t, c.science * t, c.biomatter * t))]
+                      if covers(have, scaled(c, t))]
     return out + [cmd.Done()]
 
 
@@ -264,8 +261,7 @@ def _final_purchases(state: GameState, seat: int) -> list[Any]:
         left = scoring.max_times - flow.bought_times(state, seat, card_id)  # type: ignore[union-attr]
         cost = scoring.cost  # type: ignore[union-attr]
         for t in range(1, left + 1):
-            if covers(budget, Res(cost.credit * t, cost.kelp * t, cost.steelplast * t, cost.science * t,
-                                  cost.biomatter * t)):
+            if covers(budget, scaled(cost, t)):
                 out.append(cmd.BuyPoints(card_id, t))
     return out + [cmd.DoneBuying()]
 
@@ -296,5 +292,3 @@ ENUMERATORS = {
     "production_options": _production_options,
     "final_purchases": _final_purchases,
 }
-
-__all__ = ["legal_commands", "All"]

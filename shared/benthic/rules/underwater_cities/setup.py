@@ -61,8 +61,7 @@ def start(config: GameConfig) -> list[Any]:
     data = content()
     info = data.info
     rng = rng_for(config.seed, 0)
-    ctx = flow.Ctx(GameState())
-    ctx._rng = rng
+    ctx = flow.Ctx(GameState(), rng)
     ctx.emit(ev.GameStarted(seats, config.seed, opts.rules, opts.government_contracts))
 
     # 1-3: main-board side, supplies, cloning tile.

@@ -18,7 +18,6 @@ from .board import (
     payable_with_bio,
     quantity,
     sub,
-    tunnel_adjacent_to_city,
     upgrade_bags,
     with_surcharge,
 )
@@ -49,6 +48,7 @@ from .effects import (
     Trigger,
     Upgrade,
     UseAction,
+    parts_of,
 )
 from .state import GameState, Player
 
@@ -115,16 +115,33 @@ def slot_extra_parts(player: Player, slot_code: str) -> tuple[Effect, ...]:
 
 def slot_parts(player: Player, slot: Slot) -> tuple[tuple[Effect, ...], bool]:
     """The parts of a slot's frame and whether it is an `all` (parts started from resolve_effect)."""
-    effect = slot.effect
-    parts = effect.parts if isinstance(effect, All) else (effect,)
+    parts, is_all = parts_of(slot.effect)
     extra = slot_extra_parts(player, slot.code)
-    return parts + extra, isinstance(effect, All) or bool(extra)
+    return parts + extra, is_all or bool(extra)
 
 
 def with_res(state: GameState, seat: int, res: Res) -> GameState:
     players = list(state.players)
     players[seat] = replace(players[seat], res=res)
     return replace(state, players=tuple(players))
+
+
+def card_aware_state(state: GameState, seat: int, card_id: str) -> GameState:
+    """`usability_check = card_aware`: resources after the matched card's automatic gains (and its cost)."""
+    card = content().cards[card_id]
+    if card.type != "instant" or card.effect is None:
+        return state
+    parts, _ = parts_of(card.effect)
+    res = state.players[seat].res
+    if card.is_special:
+        if res.credit < (card.cost or 0):
+            return state
+        res = sub(res, Res(credit=card.cost or 0))
+    for part in parts:
+        if isinstance(part, Gain):
+            res = Res(res.credit + part.credit, res.kelp + part.kelp, res.steelplast + part.steelplast,
+                      res.science + part.science, res.biomatter + part.biomatter)
+    return with_res(state, seat, res)
 
 
 # --- concrete choices of a node ------------------------------------------------------------------------------
