@@ -75,13 +75,17 @@ def prompt(state: GameState) -> Prompt | None:
     return Prompt(kind, seats, prompt_details(state, kind, seats))
 
 
-def _public_card(state: GameState, card_id: str) -> str:
-    """A card named by the turn or a frame, unless it has meanwhile been reshuffled into the era deck (a
-    discarded card can be, while its effect still resolves): the deck's contents are hidden."""
-    return "" if card_id in state.era_deck else card_id
+def _hidden_from(state: GameState, viewer: int | None) -> set[str]:
+    return {x.token for x in secrets(state) if viewer is None or viewer not in x.visible_to}
 
 
-def _frame_view(state: GameState, frame_index: int, viewer: int | None) -> dict[str, Any]:
+def _named_card(card_id: str, hidden: set[str]) -> str:
+    """A card named by the turn or a frame, unless it is now hidden from the viewer: a played card that went
+    to the discard pile can be reshuffled into the deck, even drawn, while its turn or effect goes on."""
+    return "" if card_id in hidden else card_id
+
+
+def _frame_view(state: GameState, frame_index: int, viewer: int | None, hidden: set[str]) -> dict[str, Any]:
     frame = state.frames[frame_index]
     owner = state.turn.seat if state.turn is not None else None
     is_top = frame_index == len(state.frames) - 1
@@ -92,7 +96,7 @@ def _frame_view(state: GameState, frame_index: int, viewer: int | None) -> dict[
         if is_top and owner is not None and not frame.resolved[i]:
             entry["usable"] = usable(state, owner, part)
         parts.append(entry)
-    out: dict[str, Any] = {"frame_id": frame.id, "source": frame.source, "card_id": _public_card(state, frame.card_id),
+    out: dict[str, Any] = {"frame_id": frame.id, "source": frame.source, "card_id": _named_card(frame.card_id, hidden),
                            "slot_id": frame.slot_id, "is_all": frame.is_all, "parts": parts}
     if frame.active is not None:
         a = frame.active
@@ -121,11 +125,11 @@ def prompt_details(state: GameState, kind: str, seats: tuple[int, ...]) -> dict[
         player = state.players[turn.seat]
         details["discard_count"] = len(player.hand) - hand_limit(player)
     elif kind in ("choose_order", "pay_special", "action_limit"):
-        details.update(card_id=_public_card(state, turn.card_id), slot_id=turn.slot_id)
+        details.update(card_id=turn.card_id, slot_id=turn.slot_id)  # the card is in play, face up
     elif kind == "use_discarded_action":
-        details["card_id"] = turn.discarded_action
+        details["card_id"] = turn.discarded_action  # just discarded face up
     elif state.frames and kind not in ("choose_play", "end_of_turn"):
-        details["frame"] = _frame_view(state, len(state.frames) - 1, None)
+        details["frame"] = _frame_view(state, len(state.frames) - 1, None, _hidden_from(state, None))
     return details
 
 
@@ -159,6 +163,7 @@ def _player_view(state: GameState, p: Player, viewer: int | None) -> dict[str, A
 
 def view(state: GameState, viewer: int | None) -> dict[str, Any]:
     p = prompt(state)
+    hidden = _hidden_from(state, viewer)
     track = content().info.era_track
     out: dict[str, Any] = {
         "version": state.version,
@@ -190,11 +195,11 @@ def view(state: GameState, viewer: int | None) -> dict[str, Any]:
     if state.turn is not None:
         t = state.turn
         out["turn"] = {"seat": t.seat, "pass": t.pass_no + 1, "stage": t.stage,
-                       "card_id": _public_card(state, t.card_id),
+                       "card_id": _named_card(t.card_id, hidden),
                        "slot_id": t.slot_id, "matched": t.matched, "clone": t.clone, "block": t.block,
                        "blocks_left": list(t.blocks), "tunnels_built": t.tunnels_built,
                        "once_used": list(t.once_used)}
-    out["frames"] = [_frame_view(state, i, viewer) for i in range(len(state.frames))]
+    out["frames"] = [_frame_view(state, i, viewer, hidden) for i in range(len(state.frames))]
     if state.phase == "keep":
         out["keep"] = {"pending": list(state.prompt_seats), "answered": list(state.answered)}
         if viewer is not None and state.keep_choices[viewer]:
