@@ -96,6 +96,150 @@ def aggregate(games: list[dict[str, Any]], seats: int, min_samples: int,
 # --------------------------------------------------------------------------------------------------------------
 # playing games (engine contract only)
 # --------------------------------------------------------------------------------------------------------------
+class VUGreedyBot:
+    """Supplementary bot (``--bot vu_greedy``): the generic greedy one-step look-ahead, rating a state by
+    ``engine.heuristic`` (the final score if the game ended now) plus what the public view says the seat
+    still has to come: resources while they can be spent, pieces that will produce, claimed cards valued by
+    ``card_values`` (§3.7.6 VU) for the time left, cards in hand.  Uses only the engine contract
+    (``legal_commands``, ``decide``, ``fold``, ``heuristic``, ``prompt``, ``view``)."""
+
+    name = "vu_greedy"
+
+    def __init__(self, catalogue_records: list[dict[str, Any]]) -> None:
+        from benthic.rules.underwater_cities import card_values as cv
+
+        self._cv = cv
+        self._cards = {c["id"]: c for c in catalogue_records}
+        self._vu = {c["id"]: cv.card_value(c) for c in catalogue_records}
+        board = json.loads((CARDS_JSON.parent / "main_board.json").read_text(encoding="utf-8"))
+        codes = board["slot_effects"]
+        # slot id → effect node; the two sides share slot ids with different effects, keep both by side
+        self._slot_effects_by_side = {
+            side: {slot["id"]: codes[slot["effect"]]["effect"] for slot in spec["slots"]}
+            for side, spec in board["sides"].items()}
+        self._slot_effects: dict[str, Any] = {}
+
+    def _card_future(self, card_id: str, rounds_left: int, prods_left: int, eras_left: int) -> float:
+        card = self._cards.get(card_key(card_id))
+        if card is None:
+            return 1.0
+        vu, t = self._vu[card["id"]], card["type"]
+        if t == "permanent":
+            era = self._cv.card_era(card)
+            return vu * min(1.0, 3 * rounds_left / self._cv.REMAINING_TURNS[era])
+        if t == "production":
+            return vu * prods_left
+        if t == "action":
+            return 0.7 * vu * eras_left
+        if t == "end_scoring":
+            return 0.5 * vu
+        return 0.0
+
+    # --- value of what is still to be resolved in the seat's own turn (one-step look-ahead sees a played
+    #     card or a chosen slot only as pending effects, so they are rated by their VU)
+    _DEFAULTS = {
+        "build": {"n": 1, "cost": "usual", "discount": None, "site": "regular"},
+        "upgrade": {"n": 1, "cost": "usual"}, "use_action": {"n": 1}, "restore_action": {"n": 1},
+        "pay": {"max_times": 1}, "per": {"max": None}, "gain_distinct": {"n": 2}, "fed": {"steps": 1},
+        "perform_slot": {"colored_only": False, "scope": "available"},
+    }
+
+    def _normalise(self, node: Any, remaining: int | None = None) -> Any:
+        if not isinstance(node, dict) or "op" not in node:
+            return node
+        out = {**self._DEFAULTS.get(node["op"], {}), **node}
+        if remaining is not None and "n" in out and node["op"] in ("build", "upgrade", "use_action", "restore_action"):
+            out["n"] = remaining
+        for key in ("parts", "options"):
+            if key in out:
+                out[key] = [self._normalise(x) for x in out[key]]
+        if "then" in out:
+            out["then"] = self._normalise(out["then"])
+        return out
+
+    def _node_vu(self, node: Any, era: int, remaining: int | None = None) -> float:
+        try:
+            return float(self._cv.effect_vu(self._normalise(node, remaining), era))
+        except Exception:
+            return 1.0
+
+    def _pending(self, view: dict[str, Any], seat: int, era: int, rounds_left: int, prods_left: int) -> float:
+        turn = view.get("turn") or {}
+        if turn.get("seat") != seat:
+            return 0.0
+        total = 0.0
+        for frame in view.get("frames") or ():
+            active = frame.get("active") or {}
+            for part in frame.get("parts") or ():
+                if part.get("resolved") or not part.get("usable"):
+                    continue
+                if active and active.get("part") == part.get("index"):
+                    total += self._node_vu(active.get("node"), era, active.get("remaining"))
+                else:
+                    total += self._node_vu(part.get("node"), era)
+        blocks = list(turn.get("blocks_left") or ())
+        if turn.get("stage") == "choose_order":
+            blocks = ["card", "slot"]
+        for block in blocks:
+            if block == "card" and turn.get("matched"):
+                card = self._cards.get(card_key(turn.get("card_id")))
+                if card is not None:
+                    if card["type"] == "instant":
+                        total += self._vu[card["id"]] - (card.get("cost") or 0)
+                    else:
+                        total += self._card_future(card["id"], rounds_left, prods_left, prods_left) - (card.get("cost") or 0)
+            elif block == "slot":
+                effect = self._slot_effects.get(turn.get("slot_id"))
+                if effect is not None:
+                    total += self._node_vu(effect, era)
+        return 0.9 * total
+
+    def value(self, engine: Any, state: Any, seat: int) -> float:
+        base = engine.heuristic(state, seat)
+        if engine.prompt(state) is None:
+            return base
+        view = engine.view(state, seat)
+        me = next(p for p in view["players"] if p["seat"] == seat)
+        rnd, era = int(view.get("round") or 1), int(view.get("era") or 1)
+        rounds_left = max(0, 10 - rnd + 1)
+        prods_left = max(0, 4 - era)
+        eras_left = prods_left
+        w = {1: 0.8, 2: 0.6}.get(era, 0.35)
+        res = me["resources"]
+        bonus = w * (sum(v for k, v in res.items() if k != "biomatter") + 2 * res.get("biomatter", 0))
+        connected = set(me.get("connected_cities") or ())
+        for site, piece in (me.get("pieces") or {}).items():
+            kind, up = piece["kind"], piece.get("upgraded")
+            if kind == "tunnel":
+                bonus += 0.8 + (1.0 + (1.0 if up else 0.0)) * prods_left * 0.5
+            elif kind in ("farm", "desal", "lab"):
+                city = site.split(":")[1] if site.startswith("B:") else ""
+                bonus += 0.4 + ((1.0 + (1.0 if up else 0.0)) * prods_left if city in connected else 0.2)
+            elif kind in ("city_nonsym", "city_sym"):
+                bonus += 1.0 + (2.0 * prods_left if kind == "city_sym" and site in connected else 0.0)
+        for card_id in me.get("tableau") or ():
+            if not str(card_id).startswith("PA"):
+                bonus += self._card_future(card_id, rounds_left, prods_left, eras_left)
+        bonus += 0.6 * me.get("hand_count", 0)
+        self._slot_effects = self._slot_effects_by_side.get(view.get("main_side"), {})
+        bonus += self._pending(view, seat, era, rounds_left, prods_left)
+        return base + bonus
+
+    def choose(self, engine: Any, state: Any, seat: int, rng: random.Random) -> Any:
+        legal = engine.legal_commands(state, seat)
+        if not legal:
+            raise LookupError(f"seat {seat} has no legal command")
+        best: list[Any] = []
+        best_value = float("-inf")
+        for command in legal:
+            value = self.value(engine, engine.fold(state, engine.decide(state, seat, command)), seat)
+            if value > best_value + 1e-9:
+                best, best_value = [command], value
+            elif abs(value - best_value) <= 1e-9:
+                best.append(command)
+        return rng.choice(best)
+
+
 def load_catalogue() -> dict[str, dict[str, Any]]:
     doc = json.loads(CARDS_JSON.read_text(encoding="utf-8"))
     return {c["id"]: {k: c.get(k) for k in ("number", "name", "deck", "colour", "type")} for c in doc["cards"]}
@@ -136,7 +280,11 @@ def play_game(seed: int, seats: int, catalogue: dict[str, dict[str, Any]], bot: 
     engine = get_engine(GAME)
     t0 = time.perf_counter()
     events = engine.start(GameConfig(seats=seats, seed=seed))
-    bots = {seat: (GreedyBot() if bot == "greedy" else RandomBot()) for seat in range(seats)}
+    if bot == "vu_greedy":
+        records = json.loads(CARDS_JSON.read_text(encoding="utf-8"))["cards"]
+        bots = {seat: VUGreedyBot(records) for seat in range(seats)}
+    else:
+        bots = {seat: (GreedyBot() if bot == "greedy" else RandomBot()) for seat in range(seats)}
     state, events, commands = play_out(engine, events, bots, random.Random(seed))
     scores = engine.final_scores(state)
     shares = win_shares([(r.seat, r.rank) for r in scores.results])
@@ -195,8 +343,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--min-samples", type=int, default=30)
     ap.add_argument("--seed-base", type=int, default=1)
     ap.add_argument("--max-games", type=int, default=None, help="per worker (for smoke runs)")
-    ap.add_argument("--bot", choices=("greedy", "random"), default="greedy",
-                    help="the bot of every seat (the report is defined for greedy; random is a quick screen)")
+    ap.add_argument("--bot", choices=("greedy", "vu_greedy", "random"), default="greedy",
+                    help="the bot of every seat: greedy = benthic.rules.bots.GreedyBot (the report's definition); "
+                         "vu_greedy = greedy with a card-aware rating (supplementary); random = a quick screen")
     ap.add_argument("--games-out", type=Path, default=None, help="also write the per-game records (JSON)")
     args = ap.parse_args(argv)
 
