@@ -447,6 +447,7 @@ def _special_taken(s: GameState, e: ev.SpecialTaken) -> GameState:
     if e.route == "deck_top":
         return replace(
             s, special_deck=s.special_deck[1:], special_public=_without(s.special_public, e.card_id),
+            special_private=tuple(x for x in s.special_private if x[0] != e.card_id),
             players=_player(s, e.seat, hand=player.hand + (e.card_id,),
                             public_hand=player.public_hand + ((e.card_id,) if public else ())))
     top = s.special_deck[0]  # draw3: the face-up top goes face down to the bottom
