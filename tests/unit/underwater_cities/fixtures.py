@@ -19,6 +19,7 @@ from benthic.rules.underwater_cities.board import network_of
 from benthic.rules.underwater_cities.content import content
 from benthic.rules.underwater_cities.effects import Res
 from benthic.rules.underwater_cities.state import GameState, Piece, Player, Turn
+from benthic.rules.underwater_cities.usability import hand_limit
 
 A, B, C, D = 0, 1, 2, 3
 
@@ -70,7 +71,7 @@ def fixture(
     special_deck: Iterable[str] | None = None,
     open_contracts: Iterable[str] | None = None,
     stage: str | None = None,
-    purple_left: int | None | str = "default",
+    purple_left: int | None | str = "unchanged",
     tunnels_left: int | None = None,
 ) -> GameState:
     """A position of the scenarios: by default 4 seats A-D in play order A, B, C, D, boards #1-#4 (basic),
@@ -99,25 +100,16 @@ def fixture(
             metros=dict((metros or {}).get(s, state.players[s].metros)), tableau=claimed,
             used_actions=tuple((used or {}).get(s, ())), fed_space=(fed or {}).get(s, 0),
         ))
-    row = tuple(special_row) if special_row is not None else state.special_row
-    deck = tuple(special_deck) if special_deck is not None else state.special_deck
-    used_cards.update(row)
-    used_cards.update(deck)
-    era_deck_ids = data.era_decks[era]
-    era_deck = tuple(c for c in era_deck_ids if c not in used_cards)
-    all_specials = set(data.specials_one_two) | set(data.specials_three)
-    if special_row is not None or special_deck is not None:
-        box_specials = tuple(c for c in data.specials_three if c not in used_cards)
-    else:
-        box_specials = state.box_specials
-    del all_specials
+    # Cards put in hands or tableaux leave the decks, the special row and the box.
+    row = tuple("" if c in used_cards else c for c in (special_row if special_row is not None else state.special_row))
+    deck = tuple(c for c in (special_deck if special_deck is not None else state.special_deck) if c not in used_cards)
+    box_specials = tuple(c for c in data.specials_three if c not in used_cards and c not in row)
+    era_deck = tuple(c for c in data.era_decks[era] if c not in used_cards)
     stacks = tuple(tuple(s for s in order_t if (fed or {}).get(s, 0) == space) for space in (1, 2, 3, 4))
     hand_size = len(players[active].hand)
-    from benthic.rules.underwater_cities.usability import hand_limit
-
     turn_stage = stage or ("discard" if hand_size > hand_limit(players[active]) else "choose_play")
     changes: dict[str, Any] = {}
-    if purple_left != "default":
+    if purple_left != "unchanged":
         changes["purple_left"] = purple_left
     if tunnels_left is not None:
         changes["tunnels_left"] = tunnels_left
