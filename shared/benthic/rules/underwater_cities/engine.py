@@ -12,8 +12,8 @@ from .content import content
 from .decide import decide
 from .events import Event
 from .evolve import evolve
+from .heuristic import evaluate
 from .legal import legal_commands
-from .scoring import seat_breakdown
 from .setup import MAX_SEATS, MIN_SEATS, start
 from .state import GameState
 
@@ -77,8 +77,4 @@ class UnderwaterCitiesEngine(Engine):
         return FinalScores(results, details)
 
     def heuristic(self, state: GameState, seat: int) -> float:
-        """The seat's final score if the game ended now, plus a little for cards in hand."""
-        if state.scores:
-            return float(next(s.total for s in state.scores if s.seat == seat))
-        b = seat_breakdown(state, seat)
-        return b["total"] + 0.25 * len(state.players[seat].hand)
+        return evaluate(state, seat)
