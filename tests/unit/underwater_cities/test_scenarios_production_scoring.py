@@ -28,6 +28,7 @@ from .fixtures import (
     rejects,
     res,
     resources,
+    started,
     with_player,
 )
 
@@ -114,7 +115,6 @@ def test_as41_feeding() -> None:
     player = ctx.state.players[A]
     assert (player.res.kelp, player.res.biomatter, player.points) == (0, 0, 2)
     poor = with_player(state, A, res=res(), points=1)
-    poor = with_player(poor, A, pieces={**poor.players[A].pieces, "C23": None} if False else poor.players[A].pieces)
     assert feeding(poor, A)[3] == 1  # 4 unfed cities would cost 12, the score stops at 0
     assert _round_end(poor).state.players[A].points == 0
 
@@ -334,10 +334,8 @@ def test_as50_hidden_information() -> None:
     from benthic.rules.underwater_cities.events import DeckShuffled
 
     assert ENGINE.redact(DeckShuffled("era1", state.era_deck), A) is None
-    keep_state, _ = play(ENGINE.replay(ENGINE.start(__import__("benthic.rules", fromlist=["GameConfig"])
-                                                     .GameConfig(seats=4, seed=2))), A,
-                         cmd.KeepCards(ENGINE.replay(ENGINE.start(__import__("benthic.rules", fromlist=["GameConfig"])
-                                                                  .GameConfig(seats=4, seed=2))).players[A].hand[:3]))
+    opening, _ = started(4, seed=2)
+    keep_state, _ = play(opening, A, cmd.KeepCards(opening.players[A].hand[:3]))
     keep_view = ENGINE.view(keep_state, B)
     assert keep_view["keep"]["answered"] == [A] and "my_choice" not in keep_view["keep"]
     assert not set(keep_state.players[A].hand) & strings_in(keep_view)
