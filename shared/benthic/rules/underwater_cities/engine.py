@@ -1,0 +1,80 @@
+"""The Underwater Cities engine behind the contract of ``benthic.rules.core.Engine``."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, SeatResult, Secret
+
+from . import views
+from .commands import Command
+from .content import content
+from .decide import decide
+from .events import Event
+from .evolve import evolve
+from .heuristic import evaluate
+from .legal import legal_commands
+from .setup import MAX_SEATS, MIN_SEATS, start
+from .state import GameState
+
+ENGINE_VERSION = "uc-engine/1"
+
+
+class UnderwaterCitiesEngine(Engine):
+    game_type = "underwater_cities"
+    version = f"{ENGINE_VERSION}+{content().version}"
+    min_seats = MIN_SEATS
+    max_seats = MAX_SEATS
+    command_type = Command
+    event_type = Event
+    state_type = GameState
+    playout_bound: ClassVar[int] = 6_000
+
+    def start(self, config: GameConfig) -> list[Any]:
+        return start(config)
+
+    def initial_state(self) -> GameState:
+        return GameState()
+
+    def evolve(self, state: GameState, event: Any) -> GameState:
+        return evolve(state, event)
+
+    def decide(self, state: GameState, seat: int, command: Any) -> list[Any]:
+        return decide(state, seat, command)
+
+    def prompt(self, state: GameState) -> Prompt | None:
+        return views.prompt(state)
+
+    def is_over(self, state: GameState) -> bool:
+        return state.phase == "over"
+
+    def legal_commands(self, state: GameState, seat: int) -> list[Any]:
+        return legal_commands(state, seat)
+
+    def view(self, state: GameState, seat: int | None) -> dict[str, Any]:
+        return views.view(state, seat)
+
+    def redact(self, event: Any, seat: int | None) -> dict[str, Any] | None:
+        return views.redact(event, seat)
+
+    def secrets(self, state: GameState) -> list[Secret]:
+        return views.secrets(state)
+
+    def final_scores(self, state: GameState) -> FinalScores:
+        ordered = sorted(state.scores, key=lambda s: s.rank)
+        results = tuple(
+            SeatResult(s.seat, s.total, s.rank, {
+                "track": s.track, "brown": s.brown, "end_cards": s.end_cards, "network": s.network,
+                "resources": s.resources, "total": s.total, "rank": s.rank,
+                "tie_break_position": s.tie_break_position,
+            })
+            for s in ordered
+        )
+        details: dict[str, Any] = {"tie_break_order": list(state.tie_break_order)}
+        if state.solo_result:
+            details["solo_result"] = state.solo_result
+            details["connected_cities"] = ordered[0].connected_cities
+        return FinalScores(results, details)
+
+    def heuristic(self, state: GameState, seat: int) -> float:
+        return evaluate(state, seat)
