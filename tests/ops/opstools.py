@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -210,9 +211,15 @@ def probes(expr: str) -> list[tuple[str, str]]:
                 return _tag(split(node.lhs), f"left of '{op}'") + _tag(split(node.rhs), f"right of '{op}'")
         if isinstance(node, promql.Call) and node.func.name in ("absent", "absent_over_time"):
             return _tag(split(node.args[0]), f"argument of {node.func.name}()")
-        return [("", str(node))]
+        return [("", _text(node))]
 
     return split(promql.parse(expr))
+
+
+def _text(node: Any) -> str:
+    """PromQL text of a parsed node.  promql-parser prints a subquery without a step, `(...)[3h:]`, as
+    `(...)[3h]`; a range right after `)` is only valid as a subquery, so the colon goes back in."""
+    return re.sub(r"\)\[(\w+)\]", r")[\1:]", str(node))
 
 
 def _tag(items: list[tuple[str, str]], how: str) -> list[tuple[str, str]]:
