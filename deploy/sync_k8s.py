@@ -80,7 +80,7 @@ def grafana_dashboards() -> str:
         "kind": "ConfigMap",
         "metadata": {
             "name": "benthic-grafana-dashboards",
-            # Grafana's dashboard sidecar (kube-prometheus-stack, grafana chart) loads ConfigMaps with this label.
+            # Grafana's dashboard sidecar (kube-prometheus-stack) loads ConfigMaps with this label.
             "labels": {**LABELS, "grafana_dashboard": "1"},
             "annotations": {"grafana_folder": "Benthic"},
         },
@@ -100,10 +100,17 @@ def _triggers(group: str, spec: dict[str, Any], cluster: bool) -> list[dict[str,
             "lagCount": spec["lag"],
             "activationLagCount": "1",
         }
-        triggers.append({"type": "redis-cluster-streams" if cluster else "redis-streams",
-                         "name": f"feed-p{partition}", "metadata": metadata})
+        triggers.append(
+            {
+                "type": "redis-cluster-streams" if cluster else "redis-streams",
+                "name": f"feed-p{partition}",
+                "metadata": metadata,
+            }
+        )
     if spec["cpu"]:
-        triggers.append({"type": "cpu", "name": "cpu", "metricType": "Utilization", "metadata": {"value": spec["cpu"]}})
+        triggers.append(
+            {"type": "cpu", "name": "cpu", "metricType": "Utilization", "metadata": {"value": spec["cpu"]}}
+        )
     return triggers
 
 
@@ -112,31 +119,50 @@ def keda(cluster: bool = False) -> str:
     for group, spec in CONSUMERS.items():
         name = f"benthic-{group}"
         if cluster:
-            documents.append({"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject", "metadata": {"name": name},
-                              "spec": {"triggers": _triggers(group, spec, cluster=True)}})
+            documents.append(
+                {
+                    "apiVersion": "keda.sh/v1alpha1",
+                    "kind": "ScaledObject",
+                    "metadata": {"name": name},
+                    "spec": {"triggers": _triggers(group, spec, cluster=True)},
+                }
+            )
             continue
-        documents.append({
-            "apiVersion": "keda.sh/v1alpha1",
-            "kind": "ScaledObject",
-            "metadata": {"name": name, "labels": LABELS},
-            "spec": {
-                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
-                "pollingInterval": 15,
-                "cooldownPeriod": 300,
-                "minReplicaCount": spec["min"],
-                "maxReplicaCount": spec["max"],
-                "fallback": {"failureThreshold": 3, "replicas": spec["min"]},
-                "advanced": {"horizontalPodAutoscalerConfig": {"behavior": {
-                    "scaleUp": {"stabilizationWindowSeconds": 30,
-                                "policies": [{"type": "Pods", "value": 2, "periodSeconds": 60}]},
-                    "scaleDown": {"stabilizationWindowSeconds": 300,
-                                  "policies": [{"type": "Pods", "value": 1, "periodSeconds": 120}]},
-                }}},
-                "triggers": _triggers(group, spec, cluster=False),
-            },
-        })
-    what = ("the redis-cluster-streams triggers (a merge patch: it replaces the triggers list)" if cluster
-            else "KEDA ScaledObjects: one redis-streams lag trigger per partition feed")
+        documents.append(
+            {
+                "apiVersion": "keda.sh/v1alpha1",
+                "kind": "ScaledObject",
+                "metadata": {"name": name, "labels": LABELS},
+                "spec": {
+                    "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
+                    "pollingInterval": 15,
+                    "cooldownPeriod": 300,
+                    "minReplicaCount": spec["min"],
+                    "maxReplicaCount": spec["max"],
+                    "fallback": {"failureThreshold": 3, "replicas": spec["min"]},
+                    "advanced": {
+                        "horizontalPodAutoscalerConfig": {
+                            "behavior": {
+                                "scaleUp": {
+                                    "stabilizationWindowSeconds": 30,
+                                    "policies": [{"type": "Pods", "value": 2, "periodSeconds": 60}],
+                                },
+                                "scaleDown": {
+                                    "stabilizationWindowSeconds": 300,
+                                    "policies": [{"type": "Pods", "value": 1, "periodSeconds": 120}],
+                                },
+                            }
+                        }
+                    },
+                    "triggers": _triggers(group, spec, cluster=False),
+                },
+            }
+        )
+    what = (
+        "the redis-cluster-streams triggers (a merge patch: it replaces the triggers list)"
+        if cluster
+        else "KEDA ScaledObjects: one redis-streams lag trigger per partition feed"
+    )
     return HEADER.format(source=f"deploy/sync_k8s.py ({what})") + _dump(documents)
 
 
@@ -150,7 +176,9 @@ def outputs() -> dict[Path, str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--check", action="store_true", help="only report stale files (exit 1)")
     args = parser.parse_args()
     stale = []

@@ -71,7 +71,7 @@ def run(args: list[str], cwd: Path = ROOT, timeout: float = 120) -> subprocess.C
 
 
 def kubectls() -> list[tuple[str, str]]:
-    """(label, path) of every kubectl with kustomize here: the one on PATH and Debian's 1.20 (kustomize v2)."""
+    """(label, path) of every kubectl with kustomize: the one on PATH and Debian's 1.20 (kustomize v2)."""
     found = []
     on_path = shutil.which("kubectl")
     if on_path:
@@ -116,7 +116,9 @@ def rule_expressions() -> Iterator[Expression]:
         for group in yaml.safe_load(path.read_text())["groups"]:
             for rule in group["rules"]:
                 name = rule.get("alert") or rule.get("record")
-                yield Expression(f"rule {name} ({path.relative_to(ROOT)})", rule["expr"].strip(), "alert" in rule)
+                yield Expression(
+                    f"rule {name} ({path.relative_to(ROOT)})", rule["expr"].strip(), "alert" in rule
+                )
 
 
 def substitute(expr: str) -> str:
@@ -136,8 +138,11 @@ def dashboard_expressions() -> Iterator[Expression]:
         for panel in panels(json.loads(path.read_text())):
             for target in panel.get("targets", []):
                 if target.get("expr"):
-                    yield Expression(f"panel {panel['title']!r} {target['refId']} ({path.relative_to(ROOT)})",
-                                     substitute(target["expr"]), False)
+                    yield Expression(
+                        f"panel {panel['title']!r} {target['refId']} ({path.relative_to(ROOT)})",
+                        substitute(target["expr"]),
+                        False,
+                    )
 
 
 def all_expressions() -> list[Expression]:
@@ -232,16 +237,15 @@ def _tag(items: list[tuple[str, str]], how: str) -> list[tuple[str, str]]:
 @cache
 def defined_metrics() -> dict[str, set[str]]:
     """Sample names the services can expose (from benthic.telemetry), each with its label names, plus `up`."""
+    from benthic import telemetry
     from prometheus_client.metrics import MetricWrapperBase
-
-    import benthic.telemetry as telemetry
 
     names: dict[str, set[str]] = {"up": set()}
     for value in vars(telemetry).values():
         if not isinstance(value, MetricWrapperBase):
             continue
-        labels = set(value._labelnames)  # noqa: SLF001 - prometheus_client keeps them here
-        kind, name = value._type, value._name  # noqa: SLF001
+        labels = set(value._labelnames)
+        kind, name = value._type, value._name
         if kind == "counter":
             names[f"{name}_total"] = labels
         elif kind == "histogram":

@@ -17,8 +17,8 @@ from pathlib import Path
 import msgspec
 import pytest
 import yaml
-
 from benthic.config import Settings
+
 from tests.ops.opstools import DEPLOY, ROOT, SERVICES, run, tool
 
 DOCKERFILE = DEPLOY / "Dockerfile"
@@ -53,13 +53,15 @@ def test_hadolint_passes() -> None:
 def test_image_is_multi_stage_slim_non_root_with_the_serve_entrypoint() -> None:
     stages = _stages()
     assert len(stages) >= 2, "a build stage and a runtime stage"
-    arguments = dict(re.findall(r"^ARG (\w+)=(\S+)", DOCKERFILE.read_text(), flags=re.M))
+    arguments = dict(re.findall(r"^ARG (\w+)=(\S+)", DOCKERFILE.read_text(), flags=re.MULTILINE))
     final = stages[-1]
     base = final[0].split()[1]
     base = re.sub(r"\$\{(\w+)\}", lambda m: arguments[m.group(1)], base)
     assert "slim" in base, f"final stage base {base} is not a slim image"
     text = "\n".join(final)
-    assert not re.search(r"apt-get install|build-essential|gcc|pip install", text), "no build tools in the final stage"
+    assert not re.search(r"apt-get install|build-essential|gcc|pip install", text), (
+        "no build tools in the final stage"
+    )
     assert re.search(r"COPY --from=build /opt/benthic /opt/benthic", text)
     users = [line.split()[1] for line in final if line.startswith("USER ")]
     assert users and users[-1].split(":")[0] not in ("root", "0"), "the final stage runs as a non-root user"
@@ -75,17 +77,26 @@ def test_image_is_multi_stage_slim_non_root_with_the_serve_entrypoint() -> None:
 
 def _context_files() -> list[Path]:
     """The files of the repository the build context sends, by deploy/Dockerfile.dockerignore."""
-    patterns = [line.strip() for line in (DEPLOY / "Dockerfile.dockerignore").read_text().splitlines()
-                if line.strip() and not line.startswith("#")]
-    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    patterns = [
+        line.strip()
+        for line in (DEPLOY / "Dockerfile.dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
     included = []
     for name in tracked:
         keep = True
         for pattern in patterns:
             negate = pattern.startswith("!")
             pattern = pattern.removeprefix("!").rstrip("/")
-            hit = (fnmatch.fnmatch(name, pattern) or name.startswith(pattern + "/")
-                   or fnmatch.fnmatch(name, pattern.replace("**/", "*/")) or fnmatch.fnmatch(Path(name).name, pattern.removeprefix("**/")))
+            hit = (
+                fnmatch.fnmatch(name, pattern)
+                or name.startswith(pattern + "/")
+                or fnmatch.fnmatch(name, pattern.replace("**/", "*/"))
+                or fnmatch.fnmatch(Path(name).name, pattern.removeprefix("**/"))
+            )
             if hit:
                 keep = negate
         if keep:
@@ -97,7 +108,7 @@ def test_build_context_holds_what_the_dockerfile_copies_and_nothing_else() -> No
     files = _context_files()
     tops = {f.parts[0] for f in files}
     assert tops == {"pyproject.toml", "shared", "services"}, tops
-    copied = re.findall(r"^COPY (?!--from)(\S+)", DOCKERFILE.read_text(), flags=re.M)
+    copied = re.findall(r"^COPY (?!--from)(\S+)", DOCKERFILE.read_text(), flags=re.MULTILINE)
     for source in copied:
         assert any(str(f) == source.rstrip("/") or str(f).startswith(source) for f in files), source
 
@@ -110,8 +121,20 @@ def test_the_wheel_the_build_stage_makes_runs_on_its_own(tmp_path: Path) -> None
         target = context / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes((ROOT / name).read_bytes())
-    result = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "--wheel-dir", str(tmp_path / "dist"),
-                  str(context)], timeout=300)
+    result = run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "-q",
+            "--wheel-dir",
+            str(tmp_path / "dist"),
+            str(context),
+        ],
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     (wheel,) = (tmp_path / "dist").glob("benthic-*.whl")
     with zipfile.ZipFile(wheel) as archive:
@@ -121,14 +144,26 @@ def test_the_wheel_the_build_stage_makes_runs_on_its_own(tmp_path: Path) -> None
     assert "benthic = benthic.cli:main" in entry_points
     assert any(n.startswith("services/command/") for n in names)
     content = {n for n in names if "/content/" in n or n.endswith(".lua")}
-    source_content = {str(p.relative_to(ROOT / "shared")) for p in (ROOT / "shared").rglob("*")
-                      if p.suffix in (".json", ".lua") and "/content/" in str(p) or p.suffix == ".lua"}
+    source_content = {
+        str(p.relative_to(ROOT / "shared"))
+        for p in (ROOT / "shared").rglob("*")
+        if p.suffix in (".json", ".lua") and "/content/" in str(p) or p.suffix == ".lua"
+    }
     assert source_content <= content, f"data files missing from the wheel: {source_content - content}"
-    probe = ("import benthic, services.command.app, services.projection.app, services.scoring.app;"
-             "from benthic.rules import game_types; print(benthic.__file__); print(','.join(game_types()))")
+    probe = (
+        "import benthic, services.command.app, services.projection.app, services.scoring.app;"
+        "from benthic.rules import game_types; print(benthic.__file__); print(','.join(game_types()))"
+    )
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
-    result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
-                            timeout=120, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     location, types = result.stdout.split()
     assert location.startswith(str(tmp_path / "site")), "imported the source tree, not the wheel"
@@ -142,8 +177,13 @@ def test_compose_file_matches_the_compose_specification() -> None:
 
 def test_compose_schema_check_rejects_mistakes(tmp_path: Path) -> None:
     broken = tmp_path / "docker-compose.yml"
-    broken.write_text(COMPOSE.read_text().replace("    healthcheck:\n      test: [\"CMD\", \"redis-cli\"",
-                                                  "    healthchek:\n      test: [\"CMD\", \"redis-cli\"", 1))
+    broken.write_text(
+        COMPOSE.read_text().replace(
+            '    healthcheck:\n      test: ["CMD", "redis-cli"',
+            '    healthchek:\n      test: ["CMD", "redis-cli"',
+            1,
+        )
+    )
     assert "healthchek" in broken.read_text()
     result = run([tool("check-jsonschema"), "--builtin-schema", "vendor.compose-spec", str(broken)])
     assert result.returncode != 0
@@ -157,9 +197,14 @@ def test_compose_runs_redis_with_aof_and_noeviction_and_the_services_hardened() 
     compose = _compose()
     services = compose["services"]
     redis = " ".join(services["redis"]["command"])
-    assert "--appendonly yes" in redis and "--maxmemory-policy noeviction" in redis and "--maxmemory " in redis
+    assert (
+        "--appendonly yes" in redis and "--maxmemory-policy noeviction" in redis and "--maxmemory " in redis
+    )
     assert any(v.endswith(":/data") for v in services["redis"]["volumes"])
-    fields = {f"BENTHIC_{f.name.upper()}" for f in msgspec.structs.fields(Settings)} | {"REDIS_URL", "POD_NAME"}
+    fields = {f"BENTHIC_{f.name.upper()}" for f in msgspec.structs.fields(Settings)} | {
+        "REDIS_URL",
+        "POD_NAME",
+    }
     for name in SERVICES:
         service = services[name]
         assert service["command"] == [name]

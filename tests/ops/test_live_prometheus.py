@@ -30,9 +30,9 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-
 from benthic.devredis import free_port
 from benthic.rules import game_types, get_engine
+
 from tests.ops.opstools import (
     RULE_FILES,
     TARGET_LABELS,
@@ -63,10 +63,16 @@ class Prometheus:
         (directory / "prometheus.yml").write_text(yaml.safe_dump(config))
         self.log = open(directory / "prometheus.log", "wb")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
-            [tool("prometheus"), f"--config.file={directory / 'prometheus.yml'}",
-             f"--storage.tsdb.path={directory / 'data'}", f"--web.listen-address=127.0.0.1:{self.port}",
-             "--storage.tsdb.retention.time=1h", "--log.level=warn"],
-            stdout=self.log, stderr=subprocess.STDOUT,
+            [
+                tool("prometheus"),
+                f"--config.file={directory / 'prometheus.yml'}",
+                f"--storage.tsdb.path={directory / 'data'}",
+                f"--web.listen-address=127.0.0.1:{self.port}",
+                "--storage.tsdb.retention.time=1h",
+                "--log.level=warn",
+            ],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
         )
         self.directory = directory
 
@@ -103,7 +109,9 @@ class Prometheus:
 
 
 @pytest.fixture(scope="module")
-def scraped_platform(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Prometheus]]:
+def scraped_platform(
+    redis_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Any, Prometheus]]:
     prometheus_binary = tool("prometheus")  # skip (or fail in CI) before starting anything
     assert prometheus_binary
     module("promql_parser")
@@ -115,14 +123,22 @@ def scraped_platform(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -
         redis.config_set("maxmemory", str(4 * 2**30))
     from benthic.localplatform import LocalPlatform
 
-    env = {"BENTHIC_METRICS_INTERVAL_S": "1", "BENTHIC_CLAIM_IDLE_MS": "1500", "BENTHIC_CLAIM_INTERVAL_S": "0.5",
-           "BENTHIC_DRAIN_TIMEOUT_S": "2"}
-    platform = LocalPlatform(redis_url=redis_url, env=env, log_dir=str(tmp_path_factory.mktemp("platform-logs")))
+    env = {
+        "BENTHIC_METRICS_INTERVAL_S": "1",
+        "BENTHIC_CLAIM_IDLE_MS": "1500",
+        "BENTHIC_CLAIM_INTERVAL_S": "0.5",
+        "BENTHIC_DRAIN_TIMEOUT_S": "2",
+    }
+    platform = LocalPlatform(
+        redis_url=redis_url, env=env, log_dir=str(tmp_path_factory.mktemp("platform-logs"))
+    )
     prometheus = None
     try:
         platform.start()
-        prometheus = Prometheus(tmp_path_factory.mktemp("prometheus"),
-                                {s: f"127.0.0.1:{platform.ports[s]}" for s in ("command", "projection", "scoring")})
+        prometheus = Prometheus(
+            tmp_path_factory.mktemp("prometheus"),
+            {s: f"127.0.0.1:{platform.ports[s]}" for s in ("command", "projection", "scoring")},
+        )
         prometheus.wait_ready()
         asyncio.run(_drive(platform, redis_url))
         yield platform, prometheus
@@ -139,10 +155,14 @@ async def _drive(platform: Any, redis_url: str) -> None:
     from benthic.bots_http import HttpGame, start_bot_game
     from benthic.client import BenthicClient
 
-    async with BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token) as client:
+    async with BenthicClient(
+        platform.command_url, platform.read_url, operator_token=platform.operator_token
+    ) as client:
         for game_type in GAMES:
             seats = get_engine(game_type).max_seats
-            game_id, tokens = await start_bot_game(client, game_type, seats, name=f"ops{uuid.uuid4().hex[:4]}")
+            game_id, tokens = await start_bot_game(
+                client, game_type, seats, name=f"ops{uuid.uuid4().hex[:4]}"
+            )
             await HttpGame(client, game_id, tokens, random.Random(11)).play()
             await _refusals(client, platform, game_type)
     await _poison(redis_url, GAMES[0])
@@ -161,34 +181,51 @@ async def _refusals(client: Any, platform: Any, game_type: str) -> None:
     command = (await client.legal(game_id, tokens[acting]))["commands"][0]
     auth = {"Authorization": f"Bearer {tokens[acting]}"}
     http = client.http
-    response = await http.post(url, json={"command_id": "ops-bad", "command": {"type": "no_such_command"}}, headers=auth)
+    response = await http.post(
+        url, json={"command_id": "ops-bad", "command": {"type": "no_such_command"}}, headers=auth
+    )
     assert response.status_code == 400, response.text
-    response = await http.post(url, json={"command_id": "ops-stale", "command": command,
-                                          "expected_version": legal["version"] - 1}, headers=auth)
+    response = await http.post(
+        url,
+        json={"command_id": "ops-stale", "command": command, "expected_version": legal["version"] - 1},
+        headers=auth,
+    )
     assert response.status_code == 409, response.text
     idle = next((s for s in tokens if s not in legal["prompt"]["seats"]), None)
     if idle is not None:
-        response = await http.post(url, json={"command_id": "ops-idle", "command": command},
-                                   headers={"Authorization": f"Bearer {tokens[idle]}"})
+        response = await http.post(
+            url,
+            json={"command_id": "ops-idle", "command": command},
+            headers={"Authorization": f"Bearer {tokens[idle]}"},
+        )
         assert response.status_code == 422, response.text
 
 
 async def _poison(redis_url: str, game_type: str) -> None:
     """A feed notification that a game ended, for a game whose metadata is garbage: scoring fails on it,
     every delivery (the claimer retries it) until it is dead-lettered."""
-    from redis.asyncio import Redis
-
     from benthic.events import Notification
     from benthic.feed import DATA_FIELD, encode_notification
     from benthic.keys import GameKeys, feed_key
+    from redis.asyncio import Redis
 
     game_id = f"poison-{uuid.uuid4().hex[:8]}"
     keys = GameKeys(game_id, 16)
     redis = Redis.from_url(redis_url)
     try:
-        await redis.hset(keys.meta, mapping={"game_type": game_type, "seats": "not-a-number", "status": "finished"})
-        note = Notification(game_id=game_id, game_type=game_type, kind="events", first_version=1, last_version=1,
-                            ts_ms=int(time.time() * 1000), ended=True, types=["game_over"])
+        await redis.hset(
+            keys.meta, mapping={"game_type": game_type, "seats": "not-a-number", "status": "finished"}
+        )
+        note = Notification(
+            game_id=game_id,
+            game_type=game_type,
+            kind="events",
+            first_version=1,
+            last_version=1,
+            ts_ms=int(time.time() * 1000),
+            ended=True,
+            types=["game_over"],
+        )
         await redis.xadd(feed_key(keys.partition), {DATA_FIELD: encode_notification(note)})
     finally:
         await redis.aclose()
@@ -206,7 +243,9 @@ def _failures(prometheus: Prometheus) -> list[str]:
             if labels is None:
                 failures.append(f"{expression.source}: metric {selector.metric} has no series")
             elif not selector.labels <= labels | TARGET_LABELS:
-                failures.append(f"{expression.source}: {selector.metric} has no label {selector.labels - labels}")
+                failures.append(
+                    f"{expression.source}: {selector.metric} has no label {selector.labels - labels}"
+                )
         for how, expr in probes(expression.expr):
             if not prometheus.query(expr):
                 failures.append(f"{expression.source}: no data for {expr!r}" + (f" ({how})" if how else ""))
@@ -234,17 +273,25 @@ def test_rules_evaluate_cleanly_and_only_the_expected_alerts_are_active(
     _platform, prometheus = scraped_platform
     groups = prometheus.api("rules")["groups"]
     rules = [r for g in groups for r in g["rules"]]
-    assert len(rules) == sum(len(g["rules"]) for p in RULE_FILES for g in yaml.safe_load(p.read_text())["groups"])
+    assert len(rules) == sum(
+        len(g["rules"]) for p in RULE_FILES for g in yaml.safe_load(p.read_text())["groups"]
+    )
     unhealthy = [(r["name"], r.get("lastError")) for r in rules if r["health"] != "ok"]
     assert not unhealthy, unhealthy
     active = {a["labels"]["alertname"] for a in prometheus.api("alerts")["alerts"]}
     assert active <= EXPECTED_ALERTS, f"unexpected alerts on a healthy platform: {active - EXPECTED_ALERTS}"
 
 
-def test_every_target_is_up_and_game_type_variable_has_values(scraped_platform: tuple[Any, Prometheus]) -> None:
+def test_every_target_is_up_and_game_type_variable_has_values(
+    scraped_platform: tuple[Any, Prometheus],
+) -> None:
     _platform, prometheus = scraped_platform
     targets = prometheus.api("targets")["activeTargets"]
-    assert {t["labels"]["job"] for t in targets} == {"benthic-command", "benthic-projection", "benthic-scoring"}
+    assert {t["labels"]["job"] for t in targets} == {
+        "benthic-command",
+        "benthic-projection",
+        "benthic-scoring",
+    }
     assert all(t["health"] == "up" for t in targets), targets
     values = prometheus.api("label/game_type/values", **{"match[]": "benthic_commands_total"})
     assert set(values) == set(GAMES)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -32,8 +33,13 @@ SEVERITIES = {"page", "ticket"}
 
 
 def _alerts() -> dict[str, dict]:
-    return {r["alert"]: r for p in RULE_FILES for g in yaml.safe_load(p.read_text())["groups"]
-            for r in g["rules"] if "alert" in r}
+    return {
+        r["alert"]: r
+        for p in RULE_FILES
+        for g in yaml.safe_load(p.read_text())["groups"]
+        for r in g["rules"]
+        if "alert" in r
+    }
 
 
 def test_promtool_check_rules() -> None:
@@ -48,13 +54,21 @@ def test_promtool_unit_tests_pass() -> None:
 
 
 def _cases(firing: bool) -> set[str]:
-    return {case["alertname"] for path in RULE_TESTS for test in yaml.safe_load(path.read_text())["tests"]
-            for case in test["alert_rule_test"] if bool(case.get("exp_alerts")) == firing}
+    return {
+        case["alertname"]
+        for path in RULE_TESTS
+        for test in yaml.safe_load(path.read_text())["tests"]
+        for case in test["alert_rule_test"]
+        if bool(case.get("exp_alerts")) == firing
+    }
 
 
-@pytest.mark.parametrize(("replacement", "firing"), [("vector(1) == 0", True), ("vector(1)", False)],
-                         ids=["alerts-never-fire", "alerts-always-fire"])
-def test_promtool_unit_tests_are_not_vacuous(tmp_path, replacement: str, firing: bool) -> None:  # noqa: ANN001
+@pytest.mark.parametrize(
+    ("replacement", "firing"),
+    [("vector(1) == 0", True), ("vector(1)", False)],
+    ids=["alerts-never-fire", "alerts-always-fire"],
+)
+def test_promtool_unit_tests_are_not_vacuous(tmp_path: Path, replacement: str, firing: bool) -> None:
     """With every alert expression replaced by one that never (always) fires, every case that expects the
     alert to fire (to stay silent) must fail: each case asserts something."""
     (tmp_path / "rules").mkdir()
@@ -89,7 +103,7 @@ def test_every_alert_has_a_firing_and_a_silent_unit_test() -> None:
 
 def test_alerts_have_severity_summary_and_a_runbook_in_operations_md() -> None:
     operations = (ROOT / "docs/OPERATIONS.md").read_text()
-    anchors = {m.lower() for m in re.findall(r"^#+ .*?\b(Benthic\w+)\b", operations, flags=re.M)}
+    anchors = {m.lower() for m in re.findall(r"^#+ .*?\b(Benthic\w+)\b", operations, flags=re.MULTILINE)}
     for name, rule in _alerts().items():
         assert rule["labels"]["severity"] in SEVERITIES, name
         assert rule["annotations"]["summary"] and rule["annotations"]["description"], name
@@ -98,13 +112,17 @@ def test_alerts_have_severity_summary_and_a_runbook_in_operations_md() -> None:
 
 
 @pytest.mark.parametrize("expression", all_expressions(), ids=lambda e: e.source)
-def test_queries_use_only_metrics_and_labels_the_services_define(expression) -> None:  # noqa: ANN001
+def test_queries_use_only_metrics_and_labels_the_services_define(expression) -> None:
     defined = defined_metrics()
     used_labels: set[str] = set()
     for selector in selectors(expression.expr):
-        assert selector.metric in defined, f"{expression.source}: no metric {selector.metric!r} in benthic.telemetry"
+        assert selector.metric in defined, (
+            f"{expression.source}: no metric {selector.metric!r} in benthic.telemetry"
+        )
         known = defined[selector.metric] | TARGET_LABELS
-        assert selector.labels <= known, f"{expression.source}: {selector.metric} has no label {selector.labels - known}"
+        assert selector.labels <= known, (
+            f"{expression.source}: {selector.metric} has no label {selector.labels - known}"
+        )
         used_labels |= known
     unknown = grouping_labels(expression.expr) - used_labels - TARGET_LABELS
     assert not unknown, f"{expression.source}: grouping by labels none of its metrics has: {unknown}"
@@ -137,10 +155,16 @@ def test_dashboards_are_well_formed() -> None:
 
 def test_overview_covers_what_operators_asked_for() -> None:
     text = (DEPLOY / "grafana/dashboards/benthic-overview.json").read_text()
-    for metric in ("benthic_http_requests_total", "benthic_http_request_duration_seconds_bucket",
-                   "benthic_commands_total", "benthic_games", "benthic_projection_lag_seconds_bucket",
-                   "benthic_consumer_pending_entries", "benthic_consumer_lag_entries",
-                   "benthic_redis_memory_used_bytes"):
+    for metric in (
+        "benthic_http_requests_total",
+        "benthic_http_request_duration_seconds_bucket",
+        "benthic_commands_total",
+        "benthic_games",
+        "benthic_projection_lag_seconds_bucket",
+        "benthic_consumer_pending_entries",
+        "benthic_consumer_lag_entries",
+        "benthic_redis_memory_used_bytes",
+    ):
         assert metric in text, metric
     assert 'outcome=\\"rejected\\"' in text and "by (code)" in text, "rule violations by code"
 
@@ -154,7 +178,8 @@ def test_kubernetes_copies_are_in_sync() -> None:
     assert rule["spec"]["groups"] == groups
     config_map = yaml.safe_load((ROOT / "k8s/base/app/grafana-dashboards.yaml").read_text())
     assert {k: json.loads(v) for k, v in config_map["data"].items()} == {
-        p.name: json.loads(p.read_text()) for p in DASHBOARDS}
+        p.name: json.loads(p.read_text()) for p in DASHBOARDS
+    }
     assert config_map["metadata"]["labels"]["grafana_dashboard"] == "1"
 
 
