@@ -139,7 +139,6 @@ def keda(cluster: bool = False) -> str:
                     "cooldownPeriod": 300,
                     "minReplicaCount": spec["min"],
                     "maxReplicaCount": spec["max"],
-                    "fallback": {"failureThreshold": 3, "replicas": spec["min"]},
                     "advanced": {
                         "horizontalPodAutoscalerConfig": {
                             "behavior": {
