@@ -1,0 +1,533 @@
+"""The Kubernetes manifests: every overlay renders (with the kubectl on PATH and with Debian's kubectl 1.20,
+whose kustomize v2 is the oldest we support, to the same objects); every built-in object validates against
+Kubernetes' schemas (strict: unknown fields are errors); every custom resource validates against the CRD
+schemas kept in k8s/crds; and the rendered objects keep the operational policies."""
+
+from __future__ import annotations
+
+import copy
+import re
+import warnings
+from functools import cache
+from typing import Any
+
+import msgspec
+import pytest
+import yaml
+from benthic.config import Settings
+
+from tests.ops.opstools import (
+    K8S,
+    OLD_KUBECTL,
+    OVERLAYS,
+    SERVICES,
+    by_kind,
+    kubectls,
+    missing,
+    module,
+    render,
+)
+
+# The Kubernetes versions the manifests must be valid for: the oldest schema set kubernetes-validate ships
+# and its newest.
+K8S_VERSIONS = ("1.25.0", "latest")
+CUSTOM_KINDS = {
+    ("keda.sh", "ScaledObject"),
+    ("monitoring.coreos.com", "ServiceMonitor"),
+    ("monitoring.coreos.com", "PrometheusRule"),
+}
+CLUSTER_SCOPED = {"Namespace"}
+# Settings the manifests set that the services do not read yet (the lead adds them; then drop them here).
+PENDING_SETTINGS = {"BENTHIC_REDIS_CLUSTER"}
+UVICORN_GRACEFUL_S = 20  # benthic.serve: uvicorn's timeout_graceful_shutdown
+
+
+def _group(obj: dict[str, Any]) -> str:
+    return obj["apiVersion"].rpartition("/")[0]
+
+
+def _is_custom(obj: dict[str, Any]) -> bool:
+    return (_group(obj), obj["kind"]) in CUSTOM_KINDS
+
+
+# ---------------------------------------------------------------------------------------------- rendering
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_overlay_renders_with_every_kubectl(overlay: str) -> None:
+    available = kubectls()
+    if not OLD_KUBECTL.exists():
+        missing(f"Debian's kubectl 1.20 (kustomize v2) at {OLD_KUBECTL}")
+    assert available
+    renders = {}
+    for label, kubectl in available:
+        objects = render(overlay, kubectl)
+        assert objects, f"{label}: {overlay} renders nothing"
+        renders[label] = {(o["kind"], o["metadata"]["name"]): o for o in objects}
+    first, *others = renders.values()
+    for label, other in zip(list(renders)[1:], others, strict=True):
+        assert other.keys() == first.keys(), f"{label} renders other objects than {next(iter(renders))}"
+        for key in first:
+            assert other[key] == first[key], f"{label} renders {key} differently"
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_everything_lands_in_the_benthic_namespace(overlay: str) -> None:
+    for obj in render(overlay):
+        if obj["kind"] in CLUSTER_SCOPED:
+            assert obj["metadata"]["name"] == "benthic"
+        else:
+            assert obj["metadata"].get("namespace") == "benthic", (obj["kind"], obj["metadata"]["name"])
+
+
+# ---------------------------------------------------------------------------------------------- schemas
+
+
+def _validate_builtin(obj: dict[str, Any], version: str) -> None:
+    kv = module("kubernetes_validate")
+    kv.validate(obj, kv.latest_version() if version == "latest" else version, strict=True)
+
+
+@pytest.mark.parametrize("version", K8S_VERSIONS)
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_builtin_objects_validate_against_kubernetes_schemas(overlay: str, version: str) -> None:
+    kv = module("kubernetes_validate")
+    errors = []
+    for obj in render(overlay):
+        if _is_custom(obj):
+            continue
+        try:
+            _validate_builtin(obj, version)
+        except kv.ValidationError as error:
+            errors.append(f"{obj['kind']}/{obj['metadata']['name']}: {error.message} at {list(error.path)}")
+    assert not errors, "\n".join(errors)
+
+
+def _crd_schemas() -> dict[tuple[str, str, str], dict[str, Any]]:
+    schemas = {}
+    for path in sorted((K8S / "crds").glob("*.yaml")):
+        crd = yaml.safe_load(path.read_text())
+        for version in crd["spec"]["versions"]:
+            key = (f"{crd['spec']['group']}/{version['name']}", crd["spec"]["names"]["kind"], path.name)
+            schemas[key] = _strict(copy.deepcopy(version["schema"]["openAPIV3Schema"]))
+    return schemas
+
+
+def _strict(schema: dict[str, Any]) -> dict[str, Any]:
+    """A CRD's structural schema as JSON Schema that rejects unknown fields, as strict field validation does
+    (objects that preserve unknown fields, or are maps through additionalProperties, stay open)."""
+    if (
+        schema.get("type") == "object"
+        and "properties" in schema
+        and "additionalProperties" not in schema
+        and not schema.get("x-kubernetes-preserve-unknown-fields")
+        and set(schema["properties"]) != set()
+    ):
+        schema["additionalProperties"] = False
+    for key in ("properties",):
+        for sub in schema.get(key, {}).values():
+            _strict(sub)
+    for key in ("items", "additionalProperties"):
+        if isinstance(schema.get(key), dict):
+            _strict(schema[key])
+    for key in ("anyOf", "allOf", "oneOf"):
+        for sub in schema.get(key, []):
+            _strict(sub)
+    return schema
+
+
+def _validate_custom(obj: dict[str, Any]) -> None:
+    jsonschema = module("jsonschema")
+    matches = [
+        s for (api, kind, _), s in _crd_schemas().items() if api == obj["apiVersion"] and kind == obj["kind"]
+    ]
+    assert matches, f"no CRD schema in k8s/crds for {obj['apiVersion']} {obj['kind']}"
+    # The schema is not checked against the JSON Schema meta-schema: CRD patterns are Go regexes, not ECMA.
+    jsonschema.Draft7Validator(matches[0]).validate(obj)
+    name = obj["metadata"]["name"]
+    assert re.fullmatch(r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?", name), f"bad object name {name!r}"
+
+
+def test_crd_schemas_are_valid_crds() -> None:
+    kv = module("kubernetes_validate")
+    kinds = set()
+    for path in sorted((K8S / "crds").glob("*.yaml")):
+        crd = yaml.safe_load(path.read_text())
+        kv.validate(crd, kv.latest_version(), strict=True)
+        kinds.add((crd["spec"]["group"], crd["spec"]["names"]["kind"]))
+    assert kinds == CUSTOM_KINDS
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_custom_resources_validate_against_the_crd_schemas_in_the_repo(overlay: str) -> None:
+    module("jsonschema")
+    custom = [o for o in render(overlay) if _is_custom(o)]
+    assert {o["kind"] for o in custom} >= {"ServiceMonitor", "PrometheusRule"}
+    for obj in custom:
+        _validate_custom(obj)
+
+
+def test_validators_reject_mistakes() -> None:
+    """The checks above are not vacuous: a typo, a wrong type or a bad pattern fails each of them."""
+    kv = module("kubernetes_validate")
+    jsonschema = module("jsonschema")
+    objects = render("base")
+    deployment = copy.deepcopy(by_kind(objects, "Deployment")["benthic-command"])
+    deployment["spec"]["replica"] = 2
+    with pytest.raises(kv.ValidationError):
+        _validate_builtin(deployment, "latest")
+    deployment = copy.deepcopy(by_kind(objects, "Deployment")["benthic-command"])
+    deployment["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["cpu"] = ["1"]
+    with pytest.raises(kv.ValidationError):
+        _validate_builtin(deployment, "latest")
+    scaled = copy.deepcopy(by_kind(objects, "ScaledObject")["benthic-scoring"])
+    scaled["spec"]["minReplicas"] = 1
+    with pytest.raises(jsonschema.ValidationError):
+        _validate_custom(scaled)
+    scaled = copy.deepcopy(by_kind(objects, "ScaledObject")["benthic-scoring"])
+    scaled["spec"]["triggers"][0]["metadata"]["lagCount"] = 200
+    with pytest.raises(jsonschema.ValidationError):
+        _validate_custom(scaled)
+    monitor = copy.deepcopy(by_kind(objects, "ServiceMonitor")["benthic"])
+    monitor["spec"]["endpoints"][0]["interval"] = "15 seconds"
+    with pytest.raises(jsonschema.ValidationError):
+        _validate_custom(monitor)
+    rule = copy.deepcopy(by_kind(objects, "PrometheusRule")["benthic"])
+    rule["spec"]["groups"][0]["rules"][0]["for"] = "five minutes"
+    with pytest.raises(jsonschema.ValidationError):
+        _validate_custom(rule)
+
+
+# ---------------------------------------------------------------------------------------------- policies
+
+
+def _config(objects: list[dict[str, Any]]) -> dict[str, str]:
+    return by_kind(objects, "ConfigMap")["benthic-config"]["data"]
+
+
+def _matches(selector: dict[str, Any], labels: dict[str, str]) -> bool:
+    if any(labels.get(k) != v for k, v in selector.get("matchLabels", {}).items()):
+        return False
+    for expression in selector.get("matchExpressions", []):
+        value = labels.get(expression["key"])
+        if expression["operator"] == "In" and value not in expression["values"]:
+            return False
+        if expression["operator"] == "NotIn" and value in expression["values"]:
+            return False
+        if expression["operator"] == "Exists" and value is None:
+            return False
+    return True
+
+
+def _check_container_security(where: str, pod: dict[str, Any], container: dict[str, Any]) -> None:
+    pod_context = pod.get("securityContext", {})
+    context = container.get("securityContext", {})
+    assert pod_context.get("runAsNonRoot") is True or context.get("runAsNonRoot") is True, where
+    assert (context.get("runAsUser") or pod_context.get("runAsUser") or 0) > 0, f"{where}: runs as root"
+    assert pod_context.get("seccompProfile", {}).get("type") == "RuntimeDefault", where
+    assert context.get("allowPrivilegeEscalation") is False, where
+    assert context.get("readOnlyRootFilesystem") is True, where
+    assert context.get("privileged") in (None, False), where
+    assert context.get("capabilities", {}).get("drop") == ["ALL"], where
+    assert not context.get("capabilities", {}).get("add"), where
+    resources = container.get("resources", {})
+    for kind in ("requests", "limits"):
+        assert {"cpu", "memory"} <= set(resources.get(kind, {})), f"{where}: {kind} of cpu and memory"
+    assert pod.get("automountServiceAccountToken") is False, where
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_deployments_have_probes_security_limits_spread_and_graceful_shutdown(overlay: str) -> None:
+    objects = render(overlay)
+    config = _config(objects)
+    deployments = by_kind(objects, "Deployment")
+    assert set(deployments) == {f"benthic-{s}" for s in SERVICES}
+    images = set()
+    for service, port in SERVICES.items():
+        deployment = deployments[f"benthic-{service}"]
+        pod = deployment["spec"]["template"]["spec"]
+        labels = deployment["spec"]["template"]["metadata"]["labels"]
+        assert _matches(deployment["spec"]["selector"], labels)
+        (container,) = pod["containers"]
+        where = f"{overlay}: {service}"
+        images.add(container["image"])
+        assert container["args"] == [service], f"{where}: `benthic serve {service}`"
+        assert container["ports"] == [{"name": "http", "containerPort": port, "protocol": "TCP"}], where
+        for probe, path in (
+            ("startupProbe", "/healthz"),
+            ("livenessProbe", "/healthz"),
+            ("readinessProbe", "/readyz"),
+        ):
+            assert container[probe]["httpGet"] == {"path": path, "port": "http"}, f"{where}: {probe}"
+            assert container[probe].get("timeoutSeconds", 1) >= 1
+        _check_container_security(where, pod, container)
+        mounts = {m["mountPath"] for m in container.get("volumeMounts", [])}
+        assert "/tmp" in mounts, f"{where}: a writable /tmp beside the read-only root filesystem"
+        spread = pod["topologySpreadConstraints"]
+        assert {c["topologyKey"] for c in spread} >= {"kubernetes.io/hostname", "topology.kubernetes.io/zone"}
+        assert all(_matches(c["labelSelector"], labels) for c in spread), where
+        sources = {next(iter(s.values()))["name"] for s in container["envFrom"]}
+        assert sources == {"benthic-config", "benthic-secrets"}, where
+        pod_name = [e for e in container["env"] if e["name"] == "POD_NAME"]
+        assert pod_name and pod_name[0]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name", where
+        pre_stop = container["lifecycle"]["preStop"]["exec"]["command"]
+        pause = float(pre_stop[1]) if pre_stop[0] == "sleep" else 0.0
+        needed = pause + UVICORN_GRACEFUL_S + float(config["BENTHIC_DRAIN_TIMEOUT_S"])
+        assert pod["terminationGracePeriodSeconds"] > needed, f"{where}: grace period must exceed {needed}s"
+        assert labels.get("benthic.io/redis-client") == "true", where
+        strategy = deployment["spec"]["strategy"]
+        assert strategy["rollingUpdate"]["maxUnavailable"] == 0, where
+    assert len(images) == 1, "one image runs every service"
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_one_pod_disruption_budget_per_deployment(overlay: str) -> None:
+    objects = render(overlay)
+    budgets = list(by_kind(objects, "PodDisruptionBudget").values())
+    for name, deployment in by_kind(objects, "Deployment").items():
+        labels = deployment["spec"]["template"]["metadata"]["labels"]
+        covering = [b for b in budgets if _matches(b["spec"]["selector"], labels)]
+        assert len(covering) == 1, f"{overlay}: {name} has {len(covering)} PDBs"
+        spec = covering[0]["spec"]
+        replicas = deployment["spec"]["replicas"]
+        if "maxUnavailable" in spec:
+            assert spec["maxUnavailable"] >= 1, f"{name}: a PDB allowing no disruption blocks every drain"
+        else:
+            assert spec["minAvailable"] < replicas, f"{name}: a PDB allowing no disruption blocks every drain"
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_services_and_service_monitor_reach_the_pods(overlay: str) -> None:
+    objects = render(overlay)
+    services = by_kind(objects, "Service")
+    deployments = by_kind(objects, "Deployment")
+    monitor = by_kind(objects, "ServiceMonitor")["benthic"]
+    scraped = {
+        n for n, s in services.items() if _matches(monitor["spec"]["selector"], s["metadata"]["labels"])
+    }
+    assert scraped == set(deployments), f"{overlay}: the ServiceMonitor scrapes {scraped}"
+    assert monitor["spec"]["endpoints"][0]["port"] == "http"
+    assert monitor["spec"]["endpoints"][0]["path"] == "/metrics"
+    for name, deployment in deployments.items():
+        service = services[name]  # job label = Service name = the job the alerts and dashboards select on
+        assert _matches(
+            {"matchLabels": service["spec"]["selector"]}, deployment["spec"]["template"]["metadata"]["labels"]
+        )
+        assert [p["name"] for p in service["spec"]["ports"]] == ["http"]
+        assert service["spec"]["ports"][0]["targetPort"] == "http"
+
+
+@cache
+def _routes() -> dict[str, list[str]]:
+    """The HTTP routes each service serves, read from the apps themselves (built, not started)."""
+    from benthic.config import from_env
+
+    from services.command.app import create_app as command_app
+    from services.projection.app import create_app as projection_app
+
+    settings = from_env({})
+    with warnings.catch_warnings():  # the apps' own deprecation warnings are not this test's concern
+        warnings.simplefilter("ignore")
+        return {
+            "benthic-command": [r.path for r in command_app(settings).routes],
+            "benthic-projection": [r.path for r in projection_app(settings).routes],
+        }
+
+
+def _ingress_backend(objects: list[dict[str, Any]], path: str) -> str:
+    """How ingress-nginx routes `path` with use-regex: ^-anchored, case-insensitive, longest path first;
+    an Ingress with a denylist of every address answers 403 ("denied")."""
+    locations = []
+    for ingress in by_kind(objects, "Ingress").values():
+        annotations = ingress["metadata"].get("annotations", {})
+        assert annotations.get("nginx.ingress.kubernetes.io/use-regex") == "true"
+        denied = annotations.get("nginx.ingress.kubernetes.io/denylist-source-range", "").startswith(
+            "0.0.0.0/0"
+        )
+        for rule in ingress["spec"]["rules"]:
+            for entry in rule["http"]["paths"]:
+                locations.append((entry["path"], "denied" if denied else entry["backend"]["service"]["name"]))
+    for regex, backend in sorted(locations, key=lambda item: len(item[0]), reverse=True):
+        if re.match("^" + regex, path, flags=re.IGNORECASE):
+            return backend
+    return "404"
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_ingress_sends_writes_to_command_and_reads_to_projection(overlay: str) -> None:
+    objects = render(overlay)
+    hosts = {r["host"] for i in by_kind(objects, "Ingress").values() for r in i["spec"]["rules"]}
+    assert len(hosts) == 1, f"{overlay}: one host for every path, {hosts}"
+    internal = ("/healthz", "/readyz", "/metrics", "/schema")
+    for backend, routes in _routes().items():
+        for route in routes:
+            path = re.sub(r"\{(\w+):int\}", "2", re.sub(r"\{(\w+)(:str)?\}", "g-123", route))
+            expected = "denied" if route.startswith(internal) else backend
+            assert _ingress_backend(objects, path) == expected, f"{overlay}: {path} ({route})"
+        assert (
+            _ingress_backend(objects, "/games/commands") == "benthic-projection"
+        )  # a game called "commands"
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_only_the_services_reach_redis_and_everything_else_is_denied(overlay: str) -> None:
+    objects = render(overlay)
+    policies = by_kind(objects, "NetworkPolicy")
+    deny = policies["benthic-default-deny-ingress"]["spec"]
+    assert deny["podSelector"] == {} and deny["policyTypes"] == ["Ingress"] and not deny.get("ingress")
+    clients = {
+        n
+        for n, d in by_kind(objects, "Deployment").items()
+        if d["spec"]["template"]["metadata"]["labels"].get("benthic.io/redis-client") == "true"
+    }
+    assert clients == {f"benthic-{s}" for s in SERVICES}
+    redis = by_kind(objects, "StatefulSet").get("benthic-redis")
+    if redis is None:
+        assert "benthic-redis" not in policies, "a Redis policy without a Redis"
+        return
+    policy = policies["benthic-redis"]["spec"]
+    assert _matches(policy["podSelector"], redis["spec"]["template"]["metadata"]["labels"])
+    (rule,) = policy["ingress"]
+    assert rule["ports"] == [{"protocol": "TCP", "port": 6379}]
+    for peer in rule["from"]:
+        if "namespaceSelector" in peer:  # KEDA's operator, for the redis-streams scaler
+            assert peer["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": "keda"}}
+            assert peer["podSelector"] == {"matchLabels": {"app": "keda-operator"}}
+        else:
+            assert peer["podSelector"] == {"matchLabels": {"benthic.io/redis-client": "true"}}
+    # No other pod of the namespace carries the client label (Redis itself does not).
+    others = [
+        o
+        for o in objects
+        if o["kind"] in ("StatefulSet", "Deployment") and o["metadata"]["name"] not in clients
+    ]
+    assert all(
+        o["spec"]["template"]["metadata"]["labels"].get("benthic.io/redis-client") != "true" for o in others
+    )
+
+
+@pytest.mark.parametrize("overlay", ["base", "overlays/dev"])
+def test_redis_persists_with_aof_and_noeviction(overlay: str) -> None:
+    objects = render(overlay)
+    redis = by_kind(objects, "StatefulSet")["benthic-redis"]
+    pod = redis["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    _check_container_security(f"{overlay}: redis", pod, container)
+    for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+        assert container[probe]["exec"]["command"] == ["redis-cli", "ping"]
+    (claim,) = redis["spec"]["volumeClaimTemplates"]
+    assert claim["metadata"]["name"] == "data" and claim["spec"]["resources"]["requests"]["storage"]
+    assert {"name": "data", "mountPath": "/data"} in container["volumeMounts"]
+    conf = dict(
+        line.split(" ", 1)
+        for line in by_kind(objects, "ConfigMap")["benthic-redis"]["data"]["redis.conf"].strip().splitlines()
+    )
+    assert conf["appendonly"] == "yes" and conf["maxmemory-policy"] == "noeviction" and conf["dir"] == "/data"
+    limit = _bytes(container["resources"]["limits"]["memory"])
+    assert 0 < _bytes(conf["maxmemory"]) <= 0.8 * limit, "maxmemory must leave room below the container limit"
+    assert redis["spec"]["serviceName"] in by_kind(objects, "Service")
+
+
+def _bytes(quantity: str) -> float:
+    units = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "kb": 1e3, "mb": 2**20, "gb": 2**30}
+    match = re.fullmatch(r"(\d+)([A-Za-z]*)", quantity)
+    assert match, quantity
+    return int(match.group(1)) * units.get(match.group(2), 1)
+
+
+@pytest.mark.parametrize("overlay", ["base", "overlays/prod", "overlays/prod-cluster"])
+def test_autoscaling_hpa_for_command_and_keda_lag_scaling_for_the_consumers(overlay: str) -> None:
+    objects = render(overlay)
+    config = _config(objects)
+    partitions = int(config["BENTHIC_PARTITIONS"])
+    (hpa,) = by_kind(objects, "HorizontalPodAutoscaler").values()
+    assert hpa["spec"]["scaleTargetRef"] == {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "name": "benthic-command",
+    }
+    assert 1 < hpa["spec"]["minReplicas"] < hpa["spec"]["maxReplicas"]
+    scaled = by_kind(objects, "ScaledObject")
+    assert set(scaled) == {"benthic-projection", "benthic-scoring"}
+    cluster = config.get("BENTHIC_REDIS_CLUSTER") == "true"
+    for name, obj in scaled.items():
+        group = name.removeprefix("benthic-")
+        spec = obj["spec"]
+        assert (
+            spec["scaleTargetRef"]["name"] == name
+            and spec["scaleTargetRef"].get("kind", "Deployment") == "Deployment"
+        )
+        assert 1 <= spec["minReplicaCount"] < spec["maxReplicaCount"], "consumers never scale to zero"
+        streams = set()
+        for trigger in spec["triggers"]:
+            if trigger["type"] == "cpu":
+                continue
+            assert trigger["type"] == ("redis-cluster-streams" if cluster else "redis-streams"), overlay
+            metadata = trigger["metadata"]
+            assert metadata["consumerGroup"] == group
+            assert int(metadata["lagCount"]) > 0, "scale on consumer-group lag"
+            address = metadata.get("addressesFromEnv" if cluster else "addressFromEnv")
+            assert address in config, f"{name}: {address} must be in the ConfigMap (KEDA reads the pod's env)"
+            assert metadata["passwordFromEnv"] == "REDIS_PASSWORD"
+            streams.add(metadata["stream"])
+        assert streams == {f"{{p{p}}}:feed" for p in range(partitions)}, (
+            f"{name}: one trigger per partition feed"
+        )
+        deployment = by_kind(objects, "Deployment")[name]
+        assert deployment["spec"]["replicas"] >= spec["minReplicaCount"]
+
+
+def test_dev_is_one_replica_each_without_autoscaling() -> None:
+    objects = render("overlays/dev")
+    assert {d["spec"]["replicas"] for d in by_kind(objects, "Deployment").values()} == {1}
+    assert not by_kind(objects, "ScaledObject") and not by_kind(objects, "HorizontalPodAutoscaler")
+    assert _config(objects)["BENTHIC_ENVIRONMENT"] == "dev"
+    assert "benthic-redis" in by_kind(objects, "StatefulSet")
+
+
+@pytest.mark.parametrize("overlay", ["overlays/prod", "overlays/prod-cluster"])
+def test_prod_uses_an_external_redis_more_replicas_and_no_secret_values(overlay: str) -> None:
+    objects = render(overlay)
+    config = _config(objects)
+    assert config["BENTHIC_ENVIRONMENT"] == "production"
+    assert not by_kind(objects, "Secret"), "the prod Secret is created out of band, never rendered"
+    assert not by_kind(objects, "StatefulSet"), "prod uses an external or cluster Redis"
+    assert "benthic-redis" not in config["REDIS_ADDRESS"]
+    assert all(d["spec"]["replicas"] >= 2 for d in by_kind(objects, "Deployment").values())
+    images = {
+        c["image"]
+        for d in by_kind(objects, "Deployment").values()
+        for c in d["spec"]["template"]["spec"]["containers"]
+    }
+    assert all(":" in i and not i.endswith(":latest") for i in images), images
+    assert config["BENTHIC_REDIS_CLUSTER"] == ("true" if overlay.endswith("cluster") else "false")
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_config_map_sets_only_real_settings(overlay: str) -> None:
+    fields = {f"BENTHIC_{f.name.upper()}" for f in msgspec.structs.fields(Settings)}
+    assert not PENDING_SETTINGS & fields, (
+        f"{PENDING_SETTINGS & fields} exist now: drop them from PENDING_SETTINGS"
+    )
+    config = _config(render(overlay))
+    unknown = {k for k in config if k.startswith("BENTHIC_")} - fields - PENDING_SETTINGS
+    assert not unknown, f"{overlay}: the services read no {unknown}"
+    assert config["BENTHIC_HOST"] == "0.0.0.0", "listen beyond the pod's loopback"
+    assert {k for k in config if not k.startswith("BENTHIC_")} <= {"REDIS_ADDRESS"}
+
+
+def test_base_secret_is_a_template_that_fails_closed() -> None:
+    secret = by_kind(render("base"), "Secret")["benthic-secrets"]
+    data = secret["stringData"]
+    assert data["BENTHIC_TOKEN_KEYS"] == "" and data["BENTHIC_OPERATOR_TOKEN"] == ""
+    from benthic.config import check_production, from_env
+
+    with pytest.raises(SystemExit):
+        check_production(from_env({**data, "BENTHIC_ENVIRONMENT": "production"}))
+
+
+def test_yaml_sources_pass_yamllint() -> None:
+    from tests.ops.opstools import ROOT, run, tool
+
+    result = run([tool("yamllint"), "-c", "deploy/yamllint.yml", "deploy", "k8s"], cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
