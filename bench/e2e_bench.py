@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-
 from benthic.bots_http import HttpGame, start_bot_game
 from benthic.client import BenthicClient
 from benthic.localplatform import SERVICES, LocalPlatform

@@ -18,12 +18,11 @@ import time
 import uuid
 from typing import Any
 
-from redis.asyncio import Redis
-
 from benthic.devredis import PrivateRedis
-from benthic.feed import encode_notification
 from benthic.events import Notification
+from benthic.feed import encode_notification
 from benthic.store import _APPEND, EventStore, NewEvent, SeatInfo, VersionConflict
+from redis.asyncio import Redis
 
 EVENT = NewEvent("station_built", b'{"type":"station_built","seat":1,"tile":"T17","anchor":[10,12],"rotation":90,'
                  b'"locks":["blue","green"],"level":2,"paid":2}')

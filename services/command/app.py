@@ -8,27 +8,27 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
-from litestar import Litestar, Request, get, post
-from litestar.datastructures import State
-from litestar.openapi import OpenAPIConfig
-from redis.asyncio import Redis
-
-from benthic.bus import redis_client
 from benthic.auth import SeatClaim, SeatTokens, TokenError, bearer, is_operator
+from benthic.bus import redis_client
 from benthic.config import Settings
 from benthic.gamestate import StateLoader
 from benthic.http import EXCEPTION_HANDLERS, ApiError, health_routes
 from benthic.rules import game_types, get_engine
 from benthic.store import EventStore
-from benthic.telemetry import REDIS_MEMORY_MAX, REDIS_MEMORY_USED, log, red_middleware
+from benthic.telemetry import REDIS_MEMORY_MAX, REDIS_MEMORY_USED, log, red_middleware, zero_series
+from litestar import Litestar, Request, get, post
+from litestar.datastructures import State
+from litestar.openapi import OpenAPIConfig
+from redis.asyncio import Redis
+
 from services.command.service import (
     CommandAccepted,
     CommandRequest,
     CommandService,
     CreateGame,
     GameCreated,
-    JoinGame,
     Joined,
+    JoinGame,
     LegalCommands,
 )
 
@@ -128,6 +128,7 @@ def create_app(settings: Settings) -> Litestar:
         app.state.tokens = tokens
         app.state.service = CommandService(store, loader, tokens, settings.conflict_retries)
         task = asyncio.create_task(_redis_metrics(redis, settings.metrics_interval_s))
+        zero_series(SERVICE, game_types())
         log().info("service_started", port=settings.command_port, game_types=list(game_types()))
         try:
             yield

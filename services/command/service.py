@@ -10,11 +10,18 @@ import weakref
 from typing import Any
 
 import msgspec
-
 from benthic.auth import SeatClaim, SeatTokens
 from benthic.gamestate import Folded, StateLoader
 from benthic.http import ApiError
-from benthic.rules import CommandFormatError, Engine, GameConfig, RuleViolation, UnknownGameType, game_types, get_engine
+from benthic.rules import (
+    CommandFormatError,
+    Engine,
+    GameConfig,
+    RuleViolation,
+    UnknownGameType,
+    game_types,
+    get_engine,
+)
 from benthic.store import EventStore, GameMeta, GameNotFound, JoinRefused, NewEvent, SeatInfo, VersionConflict
 from benthic.telemetry import (
     APPEND_CONFLICTS,
@@ -226,6 +233,11 @@ class CommandService:
                 result = await self._decide_and_append(
                     engine, game_id, claim.seat, command, name, request, include_legal
                 )
+        except ApiError:
+            raise
+        except Exception:
+            COMMANDS.labels(engine.game_type, name, "error", "internal_error").inc()
+            raise
         finally:
             COMMAND_DURATION.labels(engine.game_type).observe(timer.elapsed())
         return result
@@ -252,7 +264,7 @@ class CommandService:
                     folded, fresh = await self.loader.load(game_id, engine), True
                     continue
                 if (done := await self.store.committed(game_id, request.command_id)) is not None:
-                    return await self._replayed(engine, game_id, seat, request.command_id, done)
+                    return await self._replayed(engine, game_id, seat, name, request.command_id, done)
                 COMMANDS.labels(engine.game_type, name, "conflict", "version_conflict").inc()
                 raise ApiError(
                     409,
@@ -267,7 +279,7 @@ class CommandService:
                     folded, fresh = await self.loader.load(game_id, engine), True
                     continue
                 if (done := await self.store.committed(game_id, request.command_id)) is not None:
-                    return await self._replayed(engine, game_id, seat, request.command_id, done)
+                    return await self._replayed(engine, game_id, seat, name, request.command_id, done)
                 COMMANDS.labels(engine.game_type, name, "rejected", violation.code).inc()
                 bound.info("command_rejected", code=violation.code)
                 raise ApiError(422, violation.code, violation.message) from None
@@ -288,8 +300,7 @@ class CommandService:
                 folded, fresh = await self.loader.load(game_id, engine), True
                 continue
             if commit.duplicate:
-                COMMANDS.labels(engine.game_type, name, "duplicate", "").inc()
-                return await self._replayed(engine, game_id, seat, request.command_id, commit)
+                return await self._replayed(engine, game_id, seat, name, request.command_id, commit)
             self.loader.remember(game_id, engine, folded.version, Folded(commit.last_version, after))
             COMMANDS.labels(engine.game_type, name, "accepted", "").inc()
             EVENTS_APPENDED.labels(engine.game_type).inc(len(events))
@@ -309,7 +320,10 @@ class CommandService:
         COMMANDS.labels(engine.game_type, name, "conflict", "too_many_conflicts").inc()
         raise ApiError(409, "too_many_conflicts", "the game changed too often while deciding; retry the command")
 
-    async def _replayed(self, engine: Engine, game_id: str, seat: int, command_id: str, commit: Any) -> CommandAccepted:
+    async def _replayed(
+        self, engine: Engine, game_id: str, seat: int, name: str, command_id: str, commit: Any
+    ) -> CommandAccepted:
+        COMMANDS.labels(engine.game_type, name, "duplicate", "").inc()
         envelopes = await self.store.load(game_id, after=commit.first_version - 1, until=commit.last_version)
         events = [
             _redacted(engine, engine.decode_event(e.data), seat, e.version) for e in envelopes if e.is_engine

@@ -8,12 +8,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
-from litestar import Litestar, Request, Response, get
-from litestar.datastructures import State
-from litestar.openapi import OpenAPIConfig
-from litestar.response import ServerSentEvent
-from litestar.response.sse import ServerSentEventMessage
-
 from benthic.auth import SeatTokens, TokenError, bearer
 from benthic.bus import FeedConsumer, redis_client
 from benthic.config import Settings
@@ -21,7 +15,13 @@ from benthic.gamestate import StateLoader
 from benthic.http import EXCEPTION_HANDLERS, ApiError, health_routes
 from benthic.rules import game_types
 from benthic.store import EventStore
-from benthic.telemetry import GAMES, LIVE_CLIENTS, log, red_middleware
+from benthic.telemetry import GAMES, LIVE_CLIENTS, log, red_middleware, zero_series
+from litestar import Litestar, Request, Response, get
+from litestar.datastructures import State
+from litestar.openapi import OpenAPIConfig
+from litestar.response import ServerSentEvent
+from litestar.response.sse import ServerSentEventMessage
+
 from services.projection.projector import Projector
 from services.projection.reads import STATUSES, ReadModels, UpdateHub
 
@@ -227,6 +227,7 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
         if consume:
             await consumer.start()
         gauge = asyncio.create_task(_games_gauge(reads, settings.metrics_interval_s))
+        zero_series(SERVICE, game_types())
         log().info("service_started", port=settings.projection_port)
         try:
             yield

@@ -12,14 +12,13 @@ import time
 from typing import Any
 
 import msgspec
-from redis.asyncio import Redis
-
 from benthic.events import Envelope, Notification
 from benthic.gamestate import Folded, StateLoader, fold_envelopes
 from benthic.keys import GameKeys
 from benthic.rules import Engine, UnknownGameType, get_engine
 from benthic.store import EventStore, GameMeta, parse_meta
 from benthic.telemetry import PROJECTED_EVENTS, PROJECTION_LAG, log
+from redis.asyncio import Redis
 
 STATUSES = ("open", "running", "finished")
 

@@ -8,10 +8,9 @@ from collections import defaultdict
 from typing import Any
 
 import msgspec
-from redis.asyncio import Redis
-
 from benthic.keys import GameKeys, RatingKeys, lobby_key, updates_channel
 from benthic.telemetry import log
+from redis.asyncio import Redis
 
 STATUSES = ("open", "running", "finished")
 

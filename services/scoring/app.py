@@ -6,15 +6,16 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from litestar import Litestar
-from litestar.datastructures import State
-
 from benthic.bus import FeedConsumer, redis_client
 from benthic.config import Settings
 from benthic.gamestate import StateLoader
 from benthic.http import EXCEPTION_HANDLERS, health_routes
+from benthic.rules import game_types
 from benthic.store import EventStore
-from benthic.telemetry import log, red_middleware
+from benthic.telemetry import log, red_middleware, zero_series
+from litestar import Litestar
+from litestar.datastructures import State
+
 from services.scoring.scorer import Scorer
 
 SERVICE = "scoring"
@@ -31,6 +32,7 @@ def create_app(settings: Settings) -> Litestar:
         consumer = FeedConsumer(settings, GROUP, scorer.handle)
         app.state.update(redis=redis, consumer=consumer, scorer=scorer)
         await consumer.start()
+        zero_series(SERVICE, game_types())
         log().info("service_started", port=settings.scoring_port)
         try:
             yield

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from benthic.keys import RatingKeys
 from openskill.models import PlackettLuce
 from redis.asyncio import Redis
 from redis.exceptions import WatchError
-
-from benthic.keys import RatingKeys
 
 _MODEL = PlackettLuce()
 

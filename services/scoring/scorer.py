@@ -7,13 +7,13 @@ import time
 from typing import Any
 
 import msgspec
-from redis.asyncio import Redis
-
 from benthic.events import PLATFORM, GameScored, Notification
 from benthic.gamestate import StateLoader
 from benthic.rules import UnknownGameType, get_engine
 from benthic.store import EventStore, NewEvent, VersionConflict
 from benthic.telemetry import GAMES_SCORED, RATINGS_UPDATED, SCORING_FAILURES, log
+from redis.asyncio import Redis
+
 from services.scoring.ratings import apply_ratings
 
 _encoder = msgspec.json.Encoder()

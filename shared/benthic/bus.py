@@ -31,8 +31,10 @@ from benthic.telemetry import (
     CONSUMER_LAG,
     CONSUMER_OLDEST_PENDING,
     CONSUMER_PENDING,
+    DEAD_LETTERED,
     HANDLER_FAILURES,
     log,
+    zero_series,
 )
 
 Handler = Callable[[list[Notification]], Awaitable[None]]
@@ -88,6 +90,7 @@ class FeedConsumer:
         self.started = False
 
     async def start(self) -> None:
+        zero_series("", (), (self.group,))
         for partition in range(self.settings.partitions):
             await ensure_group(self.redis, feed_key(partition), self.group)
             subscriber = self.broker.subscriber(
@@ -210,6 +213,7 @@ class FeedConsumer:
             if pending and pending[0]["times_delivered"] >= MAX_DELIVERIES:
                 await self.redis.xadd(dead_letter_key(partition), {**fields, b"group": self.group.encode()})
                 await self.redis.xack(stream, self.group, entry_id)
+                DEAD_LETTERED.labels(self.group).inc()
                 log().error("entry_dead_lettered", group=self.group, partition=partition, entry=entry_id.decode())
 
     async def _forget_dead_consumers(self, stream: str) -> None:

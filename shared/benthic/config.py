@@ -26,6 +26,7 @@ class Settings(msgspec.Struct, frozen=True):
     consumer_name: str = ""
     claim_idle_ms: int = 30_000  # a pending entry idle this long belongs to a dead consumer
     claim_interval_s: float = 5.0
+    shutdown_timeout_s: int = 20  # HTTP: how long open requests may finish after SIGTERM
     drain_timeout_s: float = 10.0  # on shutdown, how long in-flight batches may finish (k8s grace must exceed it)
     consumer_batch: int = 64
     consumer_block_ms: int = 100

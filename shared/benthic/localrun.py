@@ -116,7 +116,7 @@ def main(exit_after_demo: bool = False, seats: int | None = None) -> None:
     say(f"  command API     {platform.command_url}   (OpenAPI: {platform.command_url}/schema)")
     say(f"  read API        {platform.read_url}   (OpenAPI: {platform.read_url}/schema, lobby: {platform.read_url}/lobby)")
     say(f"  scoring         {platform.url('scoring')}/readyz")
-    say(f"  metrics         " + "  ".join(f"{platform.url(s)}/metrics" for s in SERVICES))
+    say("  metrics         " + "  ".join(f"{platform.url(s)}/metrics" for s in SERVICES))
     say(f"  logs            {platform.log_dir}/")
     say(f"  operator token  {platform.operator_token}\n")
     say("Bots are playing one game of every game type over HTTP:")

@@ -49,7 +49,7 @@ async def serve(services: list[str], settings: Settings, port: int | None = None
             log_config=None,
             access_log=False,
             lifespan="on",
-            timeout_graceful_shutdown=20,
+            timeout_graceful_shutdown=settings.shutdown_timeout_s,
             timeout_keep_alive=30,
             backlog=4096,
         )

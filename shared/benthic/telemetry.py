@@ -75,12 +75,35 @@ CONSUMER_GROUP_RECREATED = Counter(
 HANDLER_FAILURES = Counter(
     "benthic_consumer_failures_total", "Feed notifications whose handling failed (left pending)", ["group"]
 )
+DEAD_LETTERED = Counter(
+    "benthic_consumer_dead_lettered_total",
+    "Feed entries that failed too often and were moved to the partition's dead-letter stream",
+    ["group"],
+)
 GAMES_SCORED = Counter("benthic_games_scored_total", "Games scored (game_scored appended)", ["game_type"])
 SCORING_FAILURES = Counter("benthic_scoring_failures_total", "Failed attempts to score a game", ["game_type"])
 RATINGS_UPDATED = Counter("benthic_ratings_updated_total", "Games applied to ratings", ["game_type"])
 REDIS_MEMORY_USED = Gauge("benthic_redis_memory_used_bytes", "Redis used_memory")
 REDIS_MEMORY_MAX = Gauge("benthic_redis_memory_max_bytes", "Redis maxmemory (0: no limit)")
 LIVE_CLIENTS = Gauge("benthic_live_clients", "Clients waiting on long-poll or SSE")
+
+
+def zero_series(service: str, game_types: tuple[str, ...], groups: tuple[str, ...] = ()) -> None:
+    """Create the labelled counters at 0, so ``rate()`` and ``increase()`` see their first increment."""
+    for game_type in game_types:
+        if service == "command":
+            APPEND_CONFLICTS.labels(game_type)
+            EVENTS_APPENDED.labels(game_type)
+            GAMES_CREATED.labels(game_type)
+        elif service == "projection":
+            PROJECTED_EVENTS.labels(game_type)
+        elif service == "scoring":
+            GAMES_SCORED.labels(game_type)
+            SCORING_FAILURES.labels(game_type)
+            RATINGS_UPDATED.labels(game_type)
+    for group in groups:
+        for counter in (CONSUMER_CLAIMED, CONSUMER_GROUP_RECREATED, HANDLER_FAILURES, DEAD_LETTERED):
+            counter.labels(group)
 
 
 def metrics_payload() -> tuple[bytes, str]:

@@ -14,13 +14,13 @@ from typing import Any
 import httpx
 import msgspec
 import pytest
-from redis.asyncio import Redis
-
 from benthic.bots_http import HttpGame, start_bot_game
 from benthic.client import ApiFailure, BenthicClient
 from benthic.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
 from benthic.store import EventStore
+from redis.asyncio import Redis
+
 from tests.engine_harness import hidden_from, strings_in
 
 GAMES = game_types()

@@ -7,12 +7,12 @@ import time
 
 import msgspec
 import pytest
-
 from benthic.bus import FeedConsumer, ensure_group
 from benthic.gamestate import StateLoader
 from benthic.keys import GameKeys, RatingKeys, feed_key
 from benthic.rules import game_types
 from benthic.store import EventStore
+
 from services.projection.projector import Projector
 from services.scoring.scorer import Scorer
 from tests.platform_helpers import StoreGame, settings_for_tests

@@ -6,8 +6,6 @@ import asyncio
 import uuid
 
 import pytest
-from faststream.redis.parser import BinaryMessageFormatV1
-
 from benthic.events import notification_decoder
 from benthic.feed import DATA_FIELD
 from benthic.store import (
@@ -19,6 +17,7 @@ from benthic.store import (
     Snapshot,
     VersionConflict,
 )
+from faststream.redis.parser import BinaryMessageFormatV1
 
 
 def _events(n: int, tag: str = "e") -> list[NewEvent]:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from faststream.redis.parser import BinaryMessageFormatV1
-
 from benthic.auth import SeatTokens, TokenError, bearer, is_operator
 from benthic.config import from_env
 from benthic.events import Notification, notification_decoder
 from benthic.feed import encode_message, encode_notification
 from benthic.keys import GameKeys, partition_of
+from faststream.redis.parser import BinaryMessageFormatV1
 
 
 def test_seat_tokens_verify_and_rotate() -> None:

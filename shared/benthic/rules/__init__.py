@@ -7,8 +7,8 @@ A game type is registered once its package exists, so each engine lands on its o
 from __future__ import annotations
 
 import importlib
-import os
 import importlib.util
+import os
 from functools import cache
 
 from benthic.rules.core import (

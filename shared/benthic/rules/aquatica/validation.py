@@ -29,7 +29,15 @@ from benthic.rules.aquatica.commands import (
     ScoutDiscard,
     TakeBackCard,
 )
-from benthic.rules.aquatica.effects import ACQUISITION_MODES, Choice, Empty, Gain, OpponentsRaise, Raise, Recruit
+from benthic.rules.aquatica.effects import (
+    ACQUISITION_MODES,
+    Choice,
+    Empty,
+    Gain,
+    OpponentsRaise,
+    Raise,
+    Recruit,
+)
 from benthic.rules.aquatica.prompts import NO_CLAIM_PROMPTS, OPPONENT_PROMPTS, prompt_kind
 from benthic.rules.aquatica.queries import (
     CAT,
@@ -203,7 +211,7 @@ def validate_exploit_depth(s: State, seat: int, c: ExploitDepth, kind: str) -> N
     if not isinstance(depth, Gain):
         fail("not_a_payment_source", f"§5.4 exploit_depth pay check 6: the top Depth of {bl.location_id} is an effect")
     if not gain_matches(depth, payment.resource, payment.target_type):
-        fail("depth_kind_mismatch", f"§5.4 exploit_depth pay check 7 (R30): wrong resource or Location type")
+        fail("depth_kind_mismatch", "§5.4 exploit_depth pay check 7 (R30): wrong resource or Location type")
     if bl.location_id in s.resource_depth_used and not chain_exempt(s, bl, payment.depths_used):
         fail("location_resource_depth_used", f"§5.4 exploit_depth pay check 8 (§6.15): {bl.location_id} "
              "already gave a resource Depth in this Main action")

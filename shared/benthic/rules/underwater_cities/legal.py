@@ -16,9 +16,9 @@ from .prompts import prompt_of
 from .state import GameState
 from .usability import (
     action_cards,
-    card_aware_state,
     build_options,
     build_upgrade_options,
+    card_aware_state,
     convertible_cities,
     eligible_slots,
     gain_distinct_types,
