@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import multiprocessing
 import os
@@ -34,6 +35,8 @@ async def _python_writer(url: str, games: list[str], seconds: float, writers: in
     versions = {g: await store.version(g) for g in games}
     appended = conflicts = 0
     deadline = time.perf_counter() + seconds
+    ids = itertools.count()
+    prefix = uuid.uuid4().hex[:8]
 
     async def writer(mine: list[str]) -> None:
         nonlocal appended, conflicts
@@ -42,7 +45,7 @@ async def _python_writer(url: str, games: list[str], seconds: float, writers: in
             game = mine[i % len(mine)]
             i += 1
             try:
-                commit = await store.append(game, "bench", versions[game], [EVENT], command_id=uuid.uuid4().hex,
+                commit = await store.append(game, "bench", versions[game], [EVENT], command_id=f"{prefix}-{next(ids)}",
                                             seat=1, now_ms=int(time.time() * 1000))
                 versions[game] = commit.last_version
                 appended += 1

@@ -15,6 +15,7 @@ import msgspec
 from benthic.events import Envelope, Notification
 from benthic.gamestate import Folded, StateLoader, fold_envelopes
 from benthic.keys import GameKeys
+from benthic.pipelining import ScriptBatcher
 from benthic.rules import Engine, UnknownGameType, get_engine
 from benthic.store import EventStore, GameMeta, parse_meta
 from benthic.telemetry import PROJECTED_EVENTS, PROJECTION_LAG, log
@@ -87,7 +88,7 @@ class Projector:
         self.redis = redis
         self.store = store
         self.loader = loader
-        self._write = redis.register_script(_WRITE)
+        self._write = ScriptBatcher(redis, _WRITE)
 
     async def handle(self, notes: list[Notification]) -> None:
         games: dict[str, str] = {}
@@ -208,12 +209,8 @@ class Projector:
             args.append(len(entries) // 2)
             args.extend(entries)
         await self._write(
-            keys=[
-                keys.read_model,
-                *(keys.lobby(meta.game_type, s) for s in STATUSES),
-                *(keys.history(v) for v in viewers),
-            ],
-            args=args,
+            [keys.read_model, *(keys.lobby(meta.game_type, s) for s in STATUSES), *(keys.history(v) for v in viewers)],
+            args,
         )
 
 

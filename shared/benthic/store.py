@@ -17,6 +17,7 @@ from redis.asyncio import Redis
 from benthic.events import ENGINE, Envelope, Notification
 from benthic.feed import DATA_FIELD, encode_notification
 from benthic.keys import GameKeys
+from benthic.pipelining import ScriptBatcher
 
 _APPEND = """
 -- KEYS: 1 events, 2 meta, 3 commands, 4 feed
@@ -148,7 +149,7 @@ class EventStore:
         self.redis = redis
         self.partitions = partitions
         self.feed_maxlen = feed_maxlen
-        self._append = redis.register_script(_APPEND)
+        self._append = ScriptBatcher(redis, _APPEND)
         self._join = redis.register_script(_JOIN)
 
     def keys(self, game_id: str) -> GameKeys:
@@ -198,9 +199,7 @@ class EventStore:
             args.extend((event.type, event.data, event.kind))
         for field, value in meta.items():
             args.extend((field, value))
-        status, versions, current = await self._append(
-            keys=[keys.events, keys.meta, keys.commands, keys.feed], args=args
-        )
+        status, versions, current = await self._append([keys.events, keys.meta, keys.commands, keys.feed], args)
         status = status.decode() if isinstance(status, bytes) else status
         if status == "conflict":
             raise VersionConflict(expected_version, int(current))
