@@ -20,6 +20,7 @@ test: venv
 
 # Benchmarks (not part of `make test`): JSON results in bench/results/.
 bench: venv
+	$(PY) -m pip install -q -e '.[test,bench]'
 	$(PY) -m bench.run
 
 bench-engines: venv

@@ -14,12 +14,14 @@ import json
 import random
 import statistics
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
 from benthic.bots_http import HttpGame, start_bot_game
-from benthic.client import BenthicClient
+from benthic.client import ApiFailure
 from benthic.localplatform import SERVICES, LocalPlatform
 from benthic.rules import game_types, get_engine
 
@@ -68,16 +70,78 @@ def _peak_rss_mb(pid: int) -> float:
     return 0.0
 
 
-async def _load(platform: LocalPlatform, concurrent: int, seconds: float, types: list[str]) -> dict[str, Any]:
-    client = BenthicClient(platform.command_url, platform.read_url, timeout=60)
-    latencies: list[float] = []
+class LoadClient:
+    """The three calls the bots make, on aiohttp + msgspec: the load generator shares the machine with the
+    services, and httpx's connection pool alone would cost it most of a core at a few hundred games."""
+
+    def __init__(self, command_url: str) -> None:
+        import aiohttp
+
+        self.command_url = command_url
+        self.session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=0), timeout=aiohttp.ClientTimeout(total=60)
+        )
+        self._json = msgspec.json.Encoder()
+
+    async def _call(self, method: str, path: str, token: str | None, body: Any = None) -> Any:
+        headers = {"content-type": "application/json"}
+        if token:
+            headers["authorization"] = f"Bearer {token}"
+        data = self._json.encode(body) if body is not None else None
+        async with self.session.request(method, f"{self.command_url}{path}", data=data, headers=headers) as reply:
+            raw = await reply.read()
+        if reply.status >= 400:
+            error = msgspec.json.decode(raw)
+            raise ApiFailure(reply.status, error.get("code", "http_error"), error.get("message", ""))
+        return msgspec.json.decode(raw)
+
+    async def create_game(self, game_type: str, seats: list[Any], options: Any = None, seed: Any = None) -> Any:
+        return await self._call("POST", "/games", None, {"game_type": game_type, "seats": seats,
+                                                          "options": options or {}})
+
+    async def legal(self, game_id: str, token: str) -> Any:
+        return await self._call("GET", f"/games/{game_id}/legal", token)
+
+    async def play(self, game_id: str, token: str, command: Any, command_id: str | None = None,
+                   expected_version: int | None = None, include_legal: bool = False) -> Any:
+        body = {"command_id": command_id or uuid.uuid4().hex, "command": command,
+                "expected_version": expected_version}
+        path = f"/games/{game_id}/commands" + ("?include=legal" if include_legal else "")
+        return await self._call("POST", path, token, body)
+
+    async def aclose(self) -> None:
+        await self.session.close()
+
+
+async def _load(
+    platform: LocalPlatform, concurrent: int, seconds: float, types: list[str], rate: float = 0.0,
+    warmup: float = 10.0,
+) -> dict[str, Any]:
+    """``rate`` > 0: every game plays at ``rate / concurrent`` commands per second (players think); 0: each
+    game sends its next command as soon as the last is answered (a closed loop: the maximum throughput).
+    The first ``warmup`` seconds (creating every game at once, cold caches) are not measured; games that end
+    are replaced by new ones, whose creation is measured like everything else."""
+    client: Any = LoadClient(platform.command_url)
+    latencies: list[tuple[float, float]] = []
     finished = 0
     errors: list[str] = []
-    deadline = time.monotonic() + seconds
+    started = time.monotonic()
+    window_start = started + warmup
+    deadline = window_start + seconds
 
     async def lane(index: int) -> None:
         nonlocal finished
         rng = random.Random(index)
+        interval = concurrent / rate if rate > 0 else 0.0
+        next_at = time.monotonic() + rng.random() * interval
+
+        async def pace() -> None:
+            nonlocal next_at
+            delay = next_at - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            next_at = max(next_at + interval, time.monotonic() - interval)
+
         while time.monotonic() < deadline:
             game_type = types[index % len(types)]
             engine = get_engine(game_type)
@@ -87,7 +151,7 @@ async def _load(platform: LocalPlatform, concurrent: int, seconds: float, types:
             try:
                 while time.monotonic() < deadline:
                     before = game.commands
-                    await game.play(pause_after=game.commands + 20)
+                    await game.play(pause_after=game.commands + 20, pacer=pace if interval else None)
                     if game.commands - before < 20:  # the game ended
                         finished += 1
                         break
@@ -96,18 +160,33 @@ async def _load(platform: LocalPlatform, concurrent: int, seconds: float, types:
             latencies.extend(game.latencies)
             game.latencies.clear()
 
-    started = time.monotonic()
-    await asyncio.gather(*(lane(i) for i in range(concurrent)))
-    elapsed = time.monotonic() - started
+    async def snapshot_at(moment: float) -> dict[float, float]:
+        await asyncio.sleep(max(0.0, moment - time.monotonic()))
+        async with httpx.AsyncClient() as http:
+            return _histogram((await http.get(f"{platform.read_url}/metrics")).text, "benthic_projection_lag_seconds")
+
+    lag_before = asyncio.create_task(snapshot_at(window_start))
+    lanes = asyncio.gather(*(lane(i) for i in range(concurrent)))
+    lag_after = await snapshot_at(deadline)
+    await lanes
+    window = {b: lag_after.get(b, 0.0) - (await lag_before).get(b, 0.0) for b in lag_after}
     await client.aclose()
+    measured = [seconds_taken for at, seconds_taken in latencies if window_start <= at <= deadline]
+    p50, p99 = _histogram_quantile(0.5, window), _histogram_quantile(0.99, window)
     return {
-        "elapsed_s": round(elapsed, 1),
-        "accepted_commands": len(latencies),
-        "accepted_commands_per_s": round(len(latencies) / elapsed, 1),
+        "warmup_s": warmup,
+        "measured_s": seconds,
+        "accepted_commands": len(measured),
+        "accepted_commands_per_s": round(len(measured) / seconds, 1),
         "command_latency_ms": {
-            "p50": round(_quantile(latencies, 0.5) * 1000, 2),
-            "p99": round(_quantile(latencies, 0.99) * 1000, 2),
-            "mean": round(statistics.fmean(latencies) * 1000, 2) if latencies else 0.0,
+            "p50": round(_quantile(measured, 0.5) * 1000, 2),
+            "p99": round(_quantile(measured, 0.99) * 1000, 2),
+            "mean": round(statistics.fmean(measured) * 1000, 2) if measured else 0.0,
+        },
+        "projection_lag_ms": {
+            "p50": round(p50 * 1000, 1) if p50 is not None else None,
+            "p99": round(p99 * 1000, 1) if p99 is not None else None,
+            "events": window.get(float("inf"), 0),
         },
         "games_finished": finished,
         "errors": errors[:10],
@@ -115,25 +194,24 @@ async def _load(platform: LocalPlatform, concurrent: int, seconds: float, types:
     }
 
 
-def run(concurrent: int, seconds: float, types: list[str]) -> dict[str, Any]:
-    with LocalPlatform(env={"BENTHIC_LOG_LEVEL": "warning"}) as platform:
-        metrics_url = f"{platform.read_url}/metrics"
-        before = _histogram(httpx.get(metrics_url).text, "benthic_projection_lag_seconds")
-        load = asyncio.run(_load(platform, concurrent, seconds, types))
-        time.sleep(2)  # let the projection drain what is in flight
-        after = _histogram(httpx.get(metrics_url).text, "benthic_projection_lag_seconds")
-        window = {b: after.get(b, 0.0) - before.get(b, 0.0) for b in after}
-        p50, p99 = _histogram_quantile(0.5, window), _histogram_quantile(0.99, window)
+def _env_overrides() -> dict[str, str]:
+    """BENTHIC_* settings of this process (e.g. BENTHIC_PROJECTION_PAUSE_MS) passed on to the services."""
+    import os
+
+    return {k: v for k, v in os.environ.items() if k.startswith("BENTHIC_") and k != "BENTHIC_BENCH_QUICK"}
+
+
+def run(concurrent: int, seconds: float, types: list[str], rate: float, nice: bool = False) -> dict[str, Any]:
+    niceness = {"projection": 5, "scoring": 10} if nice else {}
+    with LocalPlatform(env={"BENTHIC_LOG_LEVEL": "warning", **_env_overrides()}, niceness=niceness) as platform:
+        load = asyncio.run(_load(platform, concurrent, seconds, types, rate))
         rss = {s: _peak_rss_mb(platform.processes[s].pid) for s in SERVICES}
     return {
         "concurrent_games": concurrent,
+        "target_commands_per_s": rate or "max (closed loop)",
+        "consumers_niced": nice,
         "game_types": types,
         **load,
-        "projection_lag_ms": {
-            "p50": round(p50 * 1000, 1) if p50 is not None else None,
-            "p99": round(p99 * 1000, 1) if p99 is not None else None,
-            "events": window.get(float("inf"), 0),
-        },
         "peak_rss_mb": rss,
         "targets": {"accepted_commands_per_s": ">= 500", "command_latency_p99_ms": "<= 50",
                     "projection_lag_p99_ms": "<= 250"},
@@ -145,9 +223,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--game-types", default=",".join(game_types()))
+    parser.add_argument("--rates", default="500,0", help="aggregate commands/s per run; 0 = closed loop (max)")
+    parser.add_argument("--nice", action="store_true", help="run the projection and scoring at a lower priority")
     args = parser.parse_args()
     types = [t for t in args.game_types.split(",") if t]
-    print(json.dumps({"e2e_bench": run(args.games, args.seconds, types)}, indent=2))
+    runs = [run(args.games, args.seconds, types, float(rate), args.nice) for rate in args.rates.split(",")]
+    print(json.dumps({"e2e_bench": runs}, indent=2))
 
 
 if __name__ == "__main__":

@@ -193,12 +193,12 @@ class CommandService:
 
     # --- commands -----------------------------------------------------------------------------
     async def legal(self, game_id: str, claim: SeatClaim) -> LegalCommands:
-        meta = await self._meta(game_id)
+        engine = get_engine(await self._game_type(game_id))
         _authorize(claim, game_id)
-        engine = get_engine(meta.game_type)
+        running = await self._is_running(game_id)
         folded = await self.loader.load(game_id, engine)
         prompt = engine.prompt(folded.state)
-        commands = engine.legal_commands(folded.state, claim.seat) if meta.status != "open" else []
+        commands = engine.legal_commands(folded.state, claim.seat) if running else []
         return LegalCommands(
             game_id,
             claim.seat,
@@ -220,11 +220,9 @@ class CommandService:
             raise ApiError(400, error.code, error.message) from None
         name = engine.command_name(command)
         timer = Timer()
-        if game_id not in self._running:
-            if (await self._meta(game_id)).status == "open":
-                COMMANDS.labels(engine.game_type, name, "rejected", "seats_open").inc()
-                raise ApiError(409, "seats_open", "the game starts when every seat is taken")
-            self._mark_running(game_id)
+        if not await self._is_running(game_id):
+            COMMANDS.labels(engine.game_type, name, "rejected", "seats_open").inc()
+            raise ApiError(409, "seats_open", "the game starts when every seat is taken")
         lock = self._locks.get(game_id)
         if lock is None:
             lock = self._locks[game_id] = asyncio.Lock()
@@ -257,7 +255,6 @@ class CommandService:
         if fresh:
             folded = await self.loader.load(game_id, engine)
         assert folded is not None
-        bound = log().bind(game_id=game_id, command_id=request.command_id, version=folded.version)
         for _attempt in range(self.conflict_retries + 1):
             if request.expected_version is not None and request.expected_version != folded.version:
                 if not fresh:
@@ -281,7 +278,8 @@ class CommandService:
                 if (done := await self.store.committed(game_id, request.command_id)) is not None:
                     return await self._replayed(engine, game_id, seat, name, request.command_id, done)
                 COMMANDS.labels(engine.game_type, name, "rejected", violation.code).inc()
-                bound.info("command_rejected", code=violation.code)
+                log().info("command_rejected", game_id=game_id, command_id=request.command_id,
+                           version=folded.version, code=violation.code)
                 raise ApiError(422, violation.code, violation.message) from None
             after = engine.fold(folded.state, events)
             try:
@@ -304,7 +302,8 @@ class CommandService:
             self.loader.remember(game_id, engine, folded.version, Folded(commit.last_version, after))
             COMMANDS.labels(engine.game_type, name, "accepted", "").inc()
             EVENTS_APPENDED.labels(engine.game_type).inc(len(events))
-            bound.debug("command_accepted", version=commit.last_version, events=len(events))
+            log().debug("command_accepted", game_id=game_id, command_id=request.command_id,
+                        version=commit.last_version, events=len(events))
             prompt = engine.prompt(after) if include_legal else None
             return CommandAccepted(
                 game_id,
@@ -338,6 +337,15 @@ class CommandService:
         if len(self._types) > 100_000:
             self._types.clear()
         return meta
+
+    async def _is_running(self, game_id: str) -> bool:
+        """Every seat is taken (the status never goes back to open, so only "open" is read again)."""
+        if game_id in self._running:
+            return True
+        if (await self._meta(game_id)).status == "open":
+            return False
+        self._mark_running(game_id)
+        return True
 
     def _mark_running(self, game_id: str) -> None:
         if len(self._running) > 100_000:

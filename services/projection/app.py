@@ -220,7 +220,7 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
         reads = ReadModels(redis, settings.partitions)
         hub = UpdateHub(redis, settings.partitions)
         projector = Projector(redis, store, loader)
-        consumer = FeedConsumer(settings, GROUP, projector.handle)
+        consumer = FeedConsumer(settings, GROUP, projector.handle, pause_s=settings.projection_pause_ms / 1000)
         app.state.update(redis=redis, reads=reads, hub=hub, consumer=consumer, projector=projector,
                          tokens=SeatTokens(settings.token_keys))
         await hub.start()

@@ -8,7 +8,9 @@ projected version on.
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections import OrderedDict
 from typing import Any
 
 import msgspec
@@ -17,7 +19,7 @@ from benthic.gamestate import Folded, StateLoader, fold_envelopes
 from benthic.keys import GameKeys
 from benthic.pipelining import ScriptBatcher
 from benthic.rules import Engine, UnknownGameType, get_engine
-from benthic.store import EventStore, GameMeta, parse_meta
+from benthic.store import EventStore, GameMeta, parse_entry, parse_meta
 from benthic.telemetry import PROJECTED_EVENTS, PROJECTION_LAG, log
 from redis.asyncio import Redis
 
@@ -84,43 +86,57 @@ class Summary(msgspec.Struct, frozen=True):
 
 
 class Projector:
-    def __init__(self, redis: Redis, store: EventStore, loader: StateLoader) -> None:
+    def __init__(self, redis: Redis, store: EventStore, loader: StateLoader, meta_cache_size: int = 5000) -> None:
         self.redis = redis
         self.store = store
         self.loader = loader
+        self.meta_cache_size = meta_cache_size
+        self._metas: OrderedDict[str, GameMeta] = OrderedDict()  # status and seats change only with a join
         self._write = ScriptBatcher(redis, _WRITE)
 
     async def handle(self, notes: list[Notification]) -> None:
-        games: dict[str, str] = {}
+        games: dict[str, tuple[str, bool]] = {}
         for note in notes:
-            games[note.game_id] = note.game_type
-        failures: list[BaseException] = []
-        for game_id, game_type in games.items():
-            try:
-                await self.project(game_id, game_type)
-            except UnknownGameType:
-                log().error("unknown_game_type", game_id=game_id, game_type=game_type)
-            except Exception as error:  # noqa: BLE001 - finish the others, then fail the batch
-                failures.append(error)
-                log().error("projection_failed", game_id=game_id, error=repr(error))
+            seats_changed = note.kind == "seats" or games.get(note.game_id, ("", False))[1]
+            games[note.game_id] = (note.game_type, seats_changed)
+        outcomes = await asyncio.gather(
+            *(self._project_logged(game_id, game_type, seats) for game_id, (game_type, seats) in games.items())
+        )
+        failures = [o for o in outcomes if isinstance(o, Exception)]
         if failures:
             raise failures[0]
 
-    async def project(self, game_id: str, game_type: str) -> int:
+    async def _project_logged(self, game_id: str, game_type: str, seats_changed: bool) -> Exception | None:
+        try:
+            await self.project(game_id, game_type, seats_changed)
+        except UnknownGameType:
+            log().error("unknown_game_type", game_id=game_id, game_type=game_type)
+        except Exception as error:  # noqa: BLE001 - finish the others, then fail the batch
+            log().error("projection_failed", game_id=game_id, error=repr(error))
+            return error
+        return None
+
+    async def project(self, game_id: str, game_type: str, seats_changed: bool = True) -> int:
         """Bring the game's read models up to its stream; returns the version written (0: nothing new)."""
         engine = get_engine(game_type)
         keys = GameKeys(game_id, self.store.partitions)
+        meta = None if seats_changed else self._metas.get(game_id)
+        cached = self.loader.cached(game_id)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hmget(keys.read_model, ["version", "seats", "scored"])
-            pipe.hgetall(keys.meta)
-            (projected_raw, seats_raw, scored_raw), meta_raw = await pipe.execute()
-        if not meta_raw:
-            return 0
-        meta = parse_meta(game_id, meta_raw)
+            if meta is None:
+                pipe.hgetall(keys.meta)
+            if cached is not None:
+                pipe.xrange(keys.events, f"{cached.version + 1}-0", "+")
+            replies = await pipe.execute()
+        projected_raw, seats_raw, scored_raw = replies[0]
+        if meta is None:
+            if not replies[1]:
+                return 0
+            meta = self._remember_meta(parse_meta(game_id, replies[1]))
         projected = int(projected_raw or 0)
-        cached = self.loader.cached(game_id)
         if cached is not None and cached.version == projected:
-            tail = await self.store.load(game_id, after=projected)
+            tail = [parse_entry(entry_id, fields) for entry_id, fields in replies[-1]]
             folded = fold_envelopes(engine, cached, tail) if tail else cached
         else:
             folded = await self.loader.load(game_id, engine)
@@ -137,6 +153,13 @@ class Projector:
                 PROJECTION_LAG.labels(game_type).observe(max(0.0, now - envelope.ts_ms / 1000))
         PROJECTED_EVENTS.labels(game_type).inc(len(tail))
         return folded.version
+
+    def _remember_meta(self, meta: GameMeta) -> GameMeta:
+        self._metas[meta.game_id] = meta
+        self._metas.move_to_end(meta.game_id)
+        while len(self._metas) > self.meta_cache_size:
+            self._metas.popitem(last=False)
+        return meta
 
     async def _write_models(
         self,
@@ -155,6 +178,7 @@ class Projector:
         prompt_json = msgspec.to_builtins(prompt) if prompt else None
         over = engine.is_over(state)
         status = "finished" if over else meta.status
+        updated_ms = max([meta.updated_ms, meta.created_ms, *(e.ts_ms for e in tail)])
         summary = Summary(
             game_id=meta.game_id,
             game_type=meta.game_type,
@@ -165,7 +189,7 @@ class Projector:
                 for i, s in enumerate(meta.seats)
             ],
             created_ms=meta.created_ms,
-            updated_ms=meta.updated_ms,
+            updated_ms=updated_ms,
             prompt=prompt_json,
             scored=scored,
         )
@@ -199,7 +223,7 @@ class Projector:
             folded.version,
             status,
             meta.game_id,
-            meta.updated_ms or meta.created_ms,
+            updated_ms,
             keys.updates,
             len(fields) // 2,
             len(viewers),

@@ -29,7 +29,7 @@ def create_app(settings: Settings) -> Litestar:
         store = EventStore(redis, settings.partitions, settings.feed_maxlen)
         loader = StateLoader(store, min(settings.state_cache_games, 500), snapshot_every=0)
         scorer = Scorer(redis, store, loader)
-        consumer = FeedConsumer(settings, GROUP, scorer.handle)
+        consumer = FeedConsumer(settings, GROUP, scorer.handle, pause_s=settings.scoring_pause_ms / 1000)
         app.state.update(redis=redis, consumer=consumer, scorer=scorer)
         await consumer.start()
         zero_series(SERVICE, game_types())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from benthic.client import ApiFailure, BenthicClient
@@ -20,13 +20,14 @@ class HttpGame:
         self.rng = rng
         self.commands = 0
         self.version = 0
-        self.latencies: list[float] = []
+        self.latencies: list[tuple[float, float]] = []  # (monotonic time answered, seconds)
 
     async def play(
         self,
         max_commands: int = 100_000,
         on_progress: Callable[[HttpGame, dict[str, Any]], None] | None = None,
         pause_after: int | None = None,
+        pacer: Callable[[], Awaitable[None]] | None = None,
     ) -> int:
         """Play to the end (or until ``pause_after`` commands in all); returns the game's version."""
         seat = next(iter(self.tokens))
@@ -44,6 +45,8 @@ class HttpGame:
                 legal = None
                 continue
             command = self.rng.choice(legal["commands"])
+            if pacer is not None:
+                await pacer()  # a player's thinking time
             started = time.perf_counter()
             try:
                 answer = await self.client.play(
@@ -54,7 +57,7 @@ class HttpGame:
                     legal = None  # another seat moved first (simultaneous prompt): read again
                     continue
                 raise
-            self.latencies.append(time.perf_counter() - started)
+            self.latencies.append((time.monotonic(), time.perf_counter() - started))
             self.version = answer["last_version"]
             self.commands += 1
             if on_progress is not None:

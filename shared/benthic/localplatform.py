@@ -26,6 +26,7 @@ class LocalPlatform:
         log_dir: str | None = None,
         ports: dict[str, int] | None = None,
         quiet: bool = True,
+        niceness: dict[str, int] | None = None,
     ) -> None:
         self._redis: PrivateRedis | None = None
         self.redis_url = redis_url
@@ -40,6 +41,8 @@ class LocalPlatform:
             **(env or {}),
         }
         self.quiet = quiet
+        # On a shared machine the command path is the latency-critical one; consumers can run nicer.
+        self.niceness = niceness or {}
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
 
     def url(self, service: str) -> str:
@@ -75,6 +78,7 @@ class LocalPlatform:
             env={**self.env, **(env or {})},
             stdout=log,
             stderr=subprocess.STDOUT if self.quiet else None,
+            preexec_fn=(lambda n=self.niceness[service]: os.nice(n)) if self.niceness.get(service) else None,  # noqa: PLW1509
         )
         self.processes[service] = process
         return process
