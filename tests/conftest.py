@@ -31,9 +31,34 @@ def redis_url() -> Iterator[str]:
 
 @pytest.fixture
 async def redis(redis_url: str) -> AsyncIterator["Redis"]:  # noqa: F821
-    from benthic.bus import redis_client
+    from benthic.redisconn import redis_client
 
     client = redis_client(redis_url)
+    await client.flushdb()
+    yield client
+    await client.aclose()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_url() -> Iterator[str]:
+    """A private three-master Redis Cluster (REDIS_CLUSTER_URL if set)."""
+    url = os.environ.get("REDIS_CLUSTER_URL")
+    if url:
+        yield url
+        return
+    if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
+        pytest.fail("the cluster tests need redis-server and redis-cli on PATH (or REDIS_CLUSTER_URL)")
+    from benthic.devredis import PrivateRedisCluster
+
+    with PrivateRedisCluster() as cluster:
+        yield cluster.url
+
+
+@pytest.fixture
+async def redis_cluster(redis_cluster_url: str) -> AsyncIterator["RedisCluster"]:  # noqa: F821
+    from benthic.redisconn import redis_client
+
+    client = redis_client(redis_cluster_url, cluster=True)
     await client.flushdb()
     yield client
     await client.aclose()

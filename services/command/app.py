@@ -9,17 +9,16 @@ from typing import Any
 
 import msgspec
 from benthic.auth import SeatClaim, SeatTokens, TokenError, bearer, is_operator
-from benthic.bus import redis_client
 from benthic.config import Settings
 from benthic.gamestate import StateLoader
 from benthic.http import EXCEPTION_HANDLERS, ApiError, health_routes
+from benthic.redisconn import memory, redis_client
 from benthic.rules import game_types, get_engine
 from benthic.store import EventStore
 from benthic.telemetry import REDIS_MEMORY_MAX, REDIS_MEMORY_USED, log, red_middleware, zero_series
 from litestar import Litestar, Request, get, post
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
-from redis.asyncio import Redis
 
 from services.command.service import (
     CommandAccepted,
@@ -108,19 +107,19 @@ def list_game_types() -> list[dict[str, Any]]:
     ]
 
 
-async def _redis_metrics(redis: Redis, interval: float) -> None:
+async def _redis_metrics(redis: Any, interval: float) -> None:
     while True:
         with contextlib.suppress(Exception):
-            info = await redis.info("memory")
-            REDIS_MEMORY_USED.set(info.get("used_memory", 0))
-            REDIS_MEMORY_MAX.set(info.get("maxmemory", 0))
+            used, limit = await memory(redis)
+            REDIS_MEMORY_USED.set(used)
+            REDIS_MEMORY_MAX.set(limit)
         await asyncio.sleep(interval)
 
 
 def create_app(settings: Settings) -> Litestar:
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        redis = redis_client(settings.redis_url, 256)
+        redis = redis_client(settings.redis_url, 256, settings.redis_cluster)
         store = EventStore(redis, settings.partitions, settings.feed_maxlen)
         loader = StateLoader(store, settings.state_cache_games, settings.snapshot_every)
         tokens = SeatTokens(settings.token_keys)

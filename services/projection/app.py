@@ -9,10 +9,11 @@ from typing import Any
 
 import msgspec
 from benthic.auth import SeatTokens, TokenError, bearer
-from benthic.bus import FeedConsumer, redis_client
+from benthic.bus import FeedConsumer
 from benthic.config import Settings
 from benthic.gamestate import StateLoader
 from benthic.http import EXCEPTION_HANDLERS, ApiError, health_routes
+from benthic.redisconn import redis_client
 from benthic.rules import game_types
 from benthic.store import EventStore
 from benthic.telemetry import GAMES, LIVE_CLIENTS, log, red_middleware, zero_series
@@ -214,7 +215,7 @@ async def _games_gauge(reads: ReadModels, interval: float) -> None:
 def create_app(settings: Settings, consume: bool = True) -> Litestar:
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        redis = redis_client(settings.redis_url, 256)
+        redis = redis_client(settings.redis_url, 256, settings.redis_cluster)
         store = EventStore(redis, settings.partitions, settings.feed_maxlen)
         loader = StateLoader(store, settings.state_cache_games, snapshot_every=0)
         reads = ReadModels(redis, settings.partitions)

@@ -6,10 +6,11 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from benthic.bus import FeedConsumer, redis_client
+from benthic.bus import FeedConsumer
 from benthic.config import Settings
 from benthic.gamestate import StateLoader
 from benthic.http import EXCEPTION_HANDLERS, health_routes
+from benthic.redisconn import redis_client
 from benthic.rules import game_types
 from benthic.store import EventStore
 from benthic.telemetry import log, red_middleware, zero_series
@@ -25,7 +26,7 @@ GROUP = "scoring"
 def create_app(settings: Settings) -> Litestar:
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        redis = redis_client(settings.redis_url, 64)
+        redis = redis_client(settings.redis_url, 64, settings.redis_cluster)
         store = EventStore(redis, settings.partitions, settings.feed_maxlen)
         loader = StateLoader(store, min(settings.state_cache_games, 500), snapshot_every=0)
         scorer = Scorer(redis, store, loader)

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 from faststream import AckPolicy
-from faststream.redis import RedisBroker, StreamSub
+from faststream.redis import StreamSub
 from faststream.redis.parser import BinaryMessageFormatV1
 from redis.asyncio import Redis
 from redis.exceptions import ResponseError
@@ -25,6 +25,7 @@ from benthic.config import Settings
 from benthic.events import Notification, notification_decoder
 from benthic.feed import DATA_FIELD
 from benthic.keys import feed_key
+from benthic.redisconn import broker, redis_client
 from benthic.telemetry import (
     CONSUMER_CLAIMED,
     CONSUMER_GROUP_RECREATED,
@@ -68,26 +69,20 @@ def parse_notification(body: Any) -> Notification:
     return msgspec.convert(body, Notification)
 
 
-def redis_client(url: str, max_connections: int = 64) -> Redis:
-    """A client whose calls cannot hang forever on a broken connection."""
-    return Redis.from_url(
-        url, max_connections=max_connections, socket_timeout=30, socket_connect_timeout=5, health_check_interval=30
-    )
-
-
 class FeedConsumer:
     """One consumer group over every partition feed.  It owns its Redis connections."""
 
     def __init__(self, settings: Settings, group: str, handler: Handler, pause_s: float = 0.0) -> None:
         self.settings = settings
         self.pause_s = pause_s  # a rest after each batch lets the next one grow (fewer, larger reads)
-        self.redis = redis_client(settings.redis_url, 32)
+        self.redis = redis_client(settings.redis_url, 32, settings.redis_cluster)
         self.group = group
         self.handler = handler
         self.consumer = f"{group}-{settings.consumer_name}"
         # apply_types=False: our handler takes the decoded batch as is; no dependency injection per batch.
-        self.broker = RedisBroker(
-            settings.redis_url, logger=None, graceful_timeout=settings.drain_timeout_s, apply_types=False
+        self.broker = broker(
+            settings.redis_url, settings.redis_cluster, logger=None, graceful_timeout=settings.drain_timeout_s,
+            apply_types=False,
         )
         self._subscribers: dict[int, Any] = {}
         self._tasks: list[asyncio.Task[None]] = []

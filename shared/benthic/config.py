@@ -11,6 +11,7 @@ import msgspec
 
 class Settings(msgspec.Struct, frozen=True):
     redis_url: str = "redis://127.0.0.1:6379/0"
+    redis_cluster: bool = False  # REDIS_URL names a node of a Redis Cluster
     partitions: int = 16
     # HMAC keys for seat tokens, "kid:secret,kid:secret": the first signs, all verify (rotation).
     token_keys: tuple[tuple[str, bytes], ...] = ()

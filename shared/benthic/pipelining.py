@@ -69,5 +69,7 @@ class ScriptBatcher:
     async def _execute(self, batch: list[tuple[Sequence[Any], Sequence[Any], asyncio.Future[Any]]]) -> list[Any]:
         async with self.redis.pipeline(transaction=False) as pipe:
             for keys, args, _ in batch:
-                pipe.evalsha(self._sha, len(keys), *keys, *args)
+                # execute_command, not evalsha: redis-py's cluster pipeline blocks its evalsha helper, but
+                # routes a raw EVALSHA by its keys (which always share one slot here).
+                pipe.execute_command("EVALSHA", self._sha, len(keys), *keys, *args)
             return await pipe.execute(raise_on_error=False)  # type: ignore[no-any-return]

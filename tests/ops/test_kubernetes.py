@@ -38,7 +38,7 @@ CUSTOM_KINDS = {
 }
 CLUSTER_SCOPED = {"Namespace"}
 # Settings the manifests set that the services do not read yet (the lead adds them; then drop them here).
-PENDING_SETTINGS = {"BENTHIC_REDIS_CLUSTER"}
+PENDING_SETTINGS: set[str] = set()
 UVICORN_GRACEFUL_S = 20  # benthic.serve: uvicorn's timeout_graceful_shutdown
 
 

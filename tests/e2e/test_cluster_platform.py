@@ -1,0 +1,51 @@
+"""The three services as processes on a three-master Redis Cluster (BENTHIC_REDIS_CLUSTER=1)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+
+import pytest
+
+from benthic.bots_http import HttpGame, start_bot_game
+from benthic.client import BenthicClient
+from benthic.localplatform import LocalPlatform
+from benthic.rules import game_types, get_engine
+
+GAMES = game_types()
+pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
+
+
+async def test_bot_games_over_http_on_a_redis_cluster(redis_cluster_url: str) -> None:
+    env = {"BENTHIC_REDIS_CLUSTER": "1", "BENTHIC_CLAIM_IDLE_MS": "1500", "BENTHIC_CLAIM_INTERVAL_S": "0.5"}
+    with LocalPlatform(redis_url=redis_cluster_url, env=env) as platform:
+        client = BenthicClient(platform.command_url, platform.read_url)
+        try:
+            games = []
+            for game_type in GAMES:
+                game_id, tokens = await start_bot_game(client, game_type, get_engine(game_type).max_seats, "cluster")
+                games.append(HttpGame(client, game_id, tokens, random.Random(game_id)))
+            first = None
+            while first is None:
+                try:
+                    first = await client.view(games[0].game_id)
+                except Exception:  # noqa: BLE001 - not projected yet
+                    await asyncio.sleep(0.1)
+            waiting = asyncio.create_task(client.view(games[0].game_id, after_version=first["version"], wait=20))
+            versions = await asyncio.gather(*(g.play() for g in games))
+            assert (await waiting)["version"] > first["version"]  # a long-poll woken through the cluster pub/sub
+            deadline = time.monotonic() + 60
+            for game, version in zip(games, versions, strict=True):
+                while True:
+                    summary = await client.summary(game.game_id)
+                    if summary.get("scored") and summary["version"] == version + 1:
+                        break
+                    assert time.monotonic() < deadline, f"{game.game_id} not scored on the cluster"
+                    await asyncio.sleep(0.2)
+                board = await client.leaderboard(get_engine(summary["game_type"]).game_type, 50)
+                assert {s["player_id"] for s in summary["seats"]} <= {p["player_id"] for p in board["players"]}
+            metrics = (await client.http.get(f"{platform.command_url}/metrics")).text
+            assert "benthic_redis_memory_used_bytes" in metrics
+        finally:
+            await client.aclose()
