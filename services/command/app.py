@@ -16,7 +16,7 @@ from benthic.redisconn import memory, redis_client
 from benthic.rules import game_types, get_engine
 from benthic.store import EventStore
 from benthic.telemetry import REDIS_MEMORY_MAX, REDIS_MEMORY_USED, log, red_middleware, zero_series
-from litestar import Litestar, Request, get, post
+from litestar import Litestar, Request, Response, get, post
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 
@@ -84,18 +84,20 @@ async def legal_commands(request: Request[Any, Any, Any], game_id: str) -> Legal
 
 
 @get("/games/{game_id:str}/ops/state", summary="Operator: the unredacted state", tags=["operator"])
-async def operator_state(request: Request[Any, Any, Any], game_id: str) -> dict[str, Any]:
+async def operator_state(request: Request[Any, Any, Any], game_id: str, format: str = "json") -> Response[Any]:
+    """The whole state, secrets included: JSON for people, `?format=msgpack` for programs (the engine's own
+    encoding, decodable with `engine.decode_state`; the house bots of the demo use it)."""
     if not _operator(request):
         raise ApiError(401, "operator_only", "this endpoint needs the operator token")
     service = _service(request)
-    meta = await service._meta(game_id)  # noqa: SLF001 - same module family
+    meta = await service.meta(game_id)
     engine = get_engine(meta.game_type)
     folded = await service.loader.load(game_id, engine)
-    return {
-        "meta": msgspec.to_builtins(meta),
-        "version": folded.version,
-        "state": msgspec.to_builtins(folded.state),
-    }
+    headers = {"X-Benthic-Version": str(folded.version), "X-Benthic-Engine-Version": engine.version}
+    if format == "msgpack":
+        return Response(engine.encode_state(folded.state), media_type="application/msgpack", headers=headers)
+    body = {"meta": msgspec.to_builtins(meta), "version": folded.version, "state": msgspec.to_builtins(folded.state)}
+    return Response(body, headers=headers)
 
 
 @get("/game-types", summary="Registered game types", tags=["lobby"], sync_to_thread=False)

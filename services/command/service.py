@@ -173,7 +173,7 @@ class CommandService:
 
     async def join(self, game_id: str, request: JoinGame) -> Joined:
         _check_id(request.player_id, "player_id")
-        meta = await self._meta(game_id)
+        meta = await self.meta(game_id)
         info = SeatInfo(request.player_id, request.name or request.player_id)
         candidates = [request.seat] if request.seat is not None else [i for i, s in enumerate(meta.seats) if s is None]
         if not candidates:
@@ -329,7 +329,7 @@ class CommandService:
         ]
         return CommandAccepted(game_id, command_id, seat, commit.first_version, commit.last_version, True, events)
 
-    async def _meta(self, game_id: str) -> GameMeta:
+    async def meta(self, game_id: str) -> GameMeta:
         meta = await self.store.meta(game_id)
         if meta is None:
             raise ApiError(404, "game_not_found", f"no game {game_id!r}")
@@ -342,7 +342,7 @@ class CommandService:
         """Every seat is taken (the status never goes back to open, so only "open" is read again)."""
         if game_id in self._running:
             return True
-        if (await self._meta(game_id)).status == "open":
+        if (await self.meta(game_id)).status == "open":
             return False
         self._mark_running(game_id)
         return True
@@ -354,7 +354,7 @@ class CommandService:
 
     async def _game_type(self, game_id: str) -> str:
         game_type = self._types.get(game_id)
-        return game_type if game_type is not None else (await self._meta(game_id)).game_type
+        return game_type if game_type is not None else (await self.meta(game_id)).game_type
 
 
 def _authorize(claim: SeatClaim, game_id: str) -> None:

@@ -8,16 +8,51 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from benthic.client import ApiFailure, BenthicClient
+from benthic.rules import Engine
+from benthic.rules.bots import GreedyBot
+
+
+Chooser = Callable[[str, int, list[Any], random.Random], Awaitable[Any]]
+
+
+def random_chooser() -> Chooser:
+    """A uniformly random legal command: what any client could do."""
+
+    async def choose(game_id: str, seat: int, legal: list[Any], rng: random.Random) -> Any:
+        return rng.choice(legal)
+
+    return choose
+
+
+def house_greedy_chooser(client: BenthicClient, engine: Engine) -> Chooser:
+    """The engine's greedy bot, hosted by the house: it reads the true state through the operator endpoint
+    (so it needs the operator token) and posts its choice with the seat's token like any client."""
+    bot = GreedyBot()
+
+    async def choose(game_id: str, seat: int, legal: list[Any], rng: random.Random) -> Any:
+        _version, raw = await client.operator_state(game_id)
+        command = engine.command_to_builtins(bot.choose(engine, engine.decode_state(raw), seat, rng))
+        return command if command in legal else rng.choice(legal)  # the state moved on meanwhile
+
+    return choose
 
 
 class HttpGame:
-    """One game played by random-legal bots over HTTP."""
+    """One game played by bots over HTTP (random-legal unless another chooser is given)."""
 
-    def __init__(self, client: BenthicClient, game_id: str, tokens: dict[int, str], rng: random.Random) -> None:
+    def __init__(
+        self,
+        client: BenthicClient,
+        game_id: str,
+        tokens: dict[int, str],
+        rng: random.Random,
+        chooser: Chooser | None = None,
+    ) -> None:
         self.client = client
         self.game_id = game_id
         self.tokens = tokens
         self.rng = rng
+        self.chooser = chooser or random_chooser()
         self.commands = 0
         self.version = 0
         self.latencies: list[tuple[float, float]] = []  # (monotonic time answered, seconds)
@@ -44,7 +79,7 @@ class HttpGame:
                 seat = self.rng.choice(prompt["seats"])
                 legal = None
                 continue
-            command = self.rng.choice(legal["commands"])
+            command = await self.chooser(self.game_id, seat, legal["commands"], self.rng)
             if pacer is not None:
                 await pacer()  # a player's thinking time
             started = time.perf_counter()

@@ -106,6 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     run = sub.add_parser("run", help="the whole platform locally, and bots playing every game")
     run.add_argument("--exit", action="store_true", help="stop after the demo instead of serving on")
     run.add_argument("--seats", type=int, default=None, help="players per demo game (default: each game's max)")
+    run.add_argument("--bots", choices=["greedy", "random"], default="greedy", help="how the demo bots choose")
 
     create = sub.add_parser("create", help="create a game")
     create.add_argument("game_type")
@@ -157,7 +158,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.cmd == "run":
         from benthic.localrun import main as run_local
 
-        run_local(exit_after_demo=args.exit, seats=args.seats)
+        run_local(exit_after_demo=args.exit, seats=args.seats, bots=args.bots)
         return
     handlers = {"create": _create, "join": _join, "show": _show, "history": _history, "legal": _legal,
                 "play": _play, "watch": _watch, "lobby": _lobby, "leaderboard": _leaderboard}

@@ -101,6 +101,16 @@ class BenthicClient:
             )
         )
 
+    async def operator_state(self, game_id: str) -> tuple[int, bytes]:
+        """(version, the engine's msgpack encoding of the state): operator token only."""
+        response = await self.http.get(
+            f"{self.command_url}/games/{game_id}/ops/state", params={"format": "msgpack"},
+            headers=_auth(self.operator_token),
+        )
+        if response.status_code >= 400:
+            _check(response)
+        return int(response.headers["x-benthic-version"]), response.content
+
     async def game_types(self) -> list[dict[str, Any]]:
         return _check(await self.http.get(f"{self.command_url}/game-types"))
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benthic.bots_http import HttpGame, start_bot_game
+from benthic.bots_http import HttpGame, house_greedy_chooser, random_chooser, start_bot_game
 from benthic.client import BenthicClient
 from benthic.localplatform import SERVICES, LocalPlatform
 from benthic.rules import game_types, get_engine
@@ -29,15 +29,16 @@ def say(text: str) -> None:
     print(text, flush=True)
 
 
-async def demo(platform: LocalPlatform, seats: int | None) -> None:
-    client = BenthicClient(platform.command_url, platform.read_url)
+async def demo(platform: LocalPlatform, seats: int | None, bots: str = "greedy") -> None:
+    client = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token)
     read = platform.read_url
     games: list[tuple[str, str, HttpGame]] = []
     for game_type in game_types():
         engine = get_engine(game_type)
         count = max(engine.min_seats, min(seats or engine.max_seats, engine.max_seats))
         game_id, tokens = await start_bot_game(client, game_type, count)
-        games.append((game_type, game_id, HttpGame(client, game_id, tokens, random.Random(game_id))))
+        chooser = house_greedy_chooser(client, engine) if bots == "greedy" else random_chooser()
+        games.append((game_type, game_id, HttpGame(client, game_id, tokens, random.Random(game_id), chooser)))
         say(f"  {game_type:<18} {game_id}  {count} bots   watch: {read}/games/{game_id}/live")
         say(f"  {'':<18} {'':<19} spectator view: {read}/games/{game_id}/view  history: {read}/games/{game_id}/history")
     say("")
@@ -96,7 +97,7 @@ def _interrupt(*_: object) -> None:
     raise KeyboardInterrupt
 
 
-def main(exit_after_demo: bool = False, seats: int | None = None) -> None:
+def main(exit_after_demo: bool = False, seats: int | None = None, bots: str = "greedy") -> None:
     import os
 
     ports = {s: p if _port_free(p) else None for s, p in DEFAULT_PORTS.items()}
@@ -119,9 +120,11 @@ def main(exit_after_demo: bool = False, seats: int | None = None) -> None:
     say("  metrics         " + "  ".join(f"{platform.url(s)}/metrics" for s in SERVICES))
     say(f"  logs            {platform.log_dir}/")
     say(f"  operator token  {platform.operator_token}\n")
-    say("Bots are playing one game of every game type over HTTP:")
+    say("Bots are playing one game of every game type over HTTP "
+        + ("(greedy house bots: they read the true state with the operator token):" if bots == "greedy"
+           else "(random legal moves):"))
     try:
-        asyncio.run(demo(platform, seats))
+        asyncio.run(demo(platform, seats, bots))
         if not exit_after_demo:
             say("\nThe platform keeps running; Ctrl-C stops everything.")
             signal.signal(signal.SIGTERM, _interrupt)

@@ -328,3 +328,19 @@ async def test_read_api_etag_long_poll_sse_and_openapi(platform: LocalPlatform, 
     for service in ("command", "projection", "scoring"):
         assert (await client.http.get(f"{platform.url(service)}/healthz")).status_code == 200
         assert (await client.http.get(f"{platform.url(service)}/readyz")).json()["ok"] is True
+
+
+async def test_operator_state_and_house_greedy_bots(platform: LocalPlatform, client: BenthicClient) -> None:
+    from benthic.bots_http import house_greedy_chooser
+
+    game_type = GAMES[0]
+    engine = get_engine(game_type)
+    game_id, tokens = await start_bot_game(client, game_type, engine.max_seats, name="house")
+    response = await client.http.get(f"{platform.command_url}/games/{game_id}/ops/state")
+    assert (response.status_code, response.json()["code"]) == (401, "operator_only")
+    version, raw = await client.operator_state(game_id)
+    state = engine.decode_state(raw)
+    assert engine.prompt(state) is not None and version >= state.version
+    game = HttpGame(client, game_id, tokens, random.Random(2), house_greedy_chooser(client, engine))
+    await game.play(pause_after=30)
+    assert game.commands == 30

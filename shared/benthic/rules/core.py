@@ -230,7 +230,8 @@ class Engine:
         return self._json.encode(command)
 
     def command_to_builtins(self, command: Any) -> dict[str, Any]:
-        return msgspec.to_builtins(command)
+        """The command's JSON form as Python values (arrays as lists), as a client posts it."""
+        return msgspec.json.decode(self._json.encode(command))  # type: ignore[no-any-return]
 
     def encode_event(self, event: Any) -> bytes:
         return self._json.encode(event)
