@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import msgspec
 import pytest
 from benthic.rules import GameConfig, RuleViolation, game_types, get_engine
 from benthic.rules.bots import GreedyBot, play_out
@@ -79,3 +80,27 @@ def test_greedy_bots_finish_a_game(game: str, seats: int) -> None:
     state, _, commands = play_out(engine, events, {s: greedy for s in range(seats)}, random.Random(3))
     assert engine.is_over(state)
     assert 0 < commands <= engine.playout_bound
+
+
+def _option_names(engine) -> set[str]:  # type: ignore[no-untyped-def]
+    """The option names a game records in its setup events (under options / config / flags / rules)."""
+    names: set[str] = set()
+    for event in engine.start(GameConfig(seats=engine.max_seats, seed=1))[:3]:
+        data = msgspec.to_builtins(event)
+        for field in ("options", "config", "flags", "rules"):
+            if isinstance(data.get(field), dict):
+                names |= set(data[field])
+    return names
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_start_rejects_any_bad_option_value_with_a_rule_violation(game: str) -> None:
+    engine = get_engine(game)
+    names = _option_names(engine)
+    assert names, "the setup events should record the options in force"
+    for name in sorted(names):
+        for value in (None, -1, 7, "x", [], {}, [1, 2], {"a": 1}, 1.5, True):
+            try:
+                engine.start(GameConfig(seats=engine.max_seats, seed=1, options={name: value}))
+            except RuleViolation:
+                pass

@@ -41,7 +41,7 @@ def resolve_options(options: dict[str, Any], seats: int) -> Rules:
         raise RuleViolation("invalid_flag", f"§9.1: unknown option(s) {unknown}; known: {sorted(OPTION_NAMES)}")
     data = catalog().rulesets
     printing = options.get("printing", data.default_preset)
-    if printing not in data.presets:
+    if not isinstance(printing, str) or printing not in data.presets:
         raise RuleViolation("invalid_flag", f"§9.1: printing must be one of {sorted(data.presets)}, not {printing!r}")
     merged: dict[str, Any] = msgspec.to_builtins(data.defaults)
     merged.update(msgspec.to_builtins(data.presets[printing]))
