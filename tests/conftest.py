@@ -30,7 +30,7 @@ def redis_url() -> Iterator[str]:
 
 
 @pytest.fixture
-async def redis(redis_url: str) -> AsyncIterator["Redis"]:  # noqa: F821
+async def redis(redis_url: str) -> AsyncIterator[Redis]:  # noqa: F821
     from benthic.redisconn import redis_client
 
     client = redis_client(redis_url)
@@ -55,7 +55,7 @@ def redis_cluster_url() -> Iterator[str]:
 
 
 @pytest.fixture
-async def redis_cluster(redis_cluster_url: str) -> AsyncIterator["RedisCluster"]:  # noqa: F821
+async def redis_cluster(redis_cluster_url: str) -> AsyncIterator[RedisCluster]:  # noqa: F821
     from benthic.redisconn import redis_client
 
     client = redis_client(redis_cluster_url, cluster=True)

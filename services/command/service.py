@@ -112,6 +112,11 @@ def _check_id(value: str, what: str) -> None:
         raise ApiError(400, "invalid_request", f"{what} must be 1-128 characters of [A-Za-z0-9_.:-]")
 
 
+def _check_name(value: str, what: str) -> None:
+    if len(value) > 64 or not value.isprintable():
+        raise ApiError(400, "invalid_request", f"{what} must be at most 64 printable characters")
+
+
 class CommandService:
     def __init__(self, store: EventStore, loader: StateLoader, tokens: SeatTokens, conflict_retries: int) -> None:
         self.store = store
@@ -136,6 +141,7 @@ class CommandService:
         for i, seat in enumerate(request.seats):
             if seat is not None:
                 _check_id(seat.player_id, f"seats[{i}].player_id")
+                _check_name(seat.name, f"seats[{i}].name")
                 if any(s is not None and s.player_id == seat.player_id for s in seats):
                     raise ApiError(422, "duplicate_player", f"player {seat.player_id!r} holds two seats")
             seats.append(SeatInfo(seat.player_id, seat.name or seat.player_id) if seat else None)
@@ -173,6 +179,7 @@ class CommandService:
 
     async def join(self, game_id: str, request: JoinGame) -> Joined:
         _check_id(request.player_id, "player_id")
+        _check_name(request.name, "name")
         meta = await self.meta(game_id)
         info = SeatInfo(request.player_id, request.name or request.player_id)
         candidates = [request.seat] if request.seat is not None else [i for i, s in enumerate(meta.seats) if s is None]
@@ -377,4 +384,4 @@ def _join_error(refused: JoinRefused, seat: int) -> ApiError:
     return ApiError(409, refused.reason, refused.reason)
 
 
-__all__ = ["CommandService", "CommandRequest", "CreateGame", "GameNotFound", "JoinGame"]
+__all__ = ["CommandRequest", "CommandService", "CreateGame", "GameNotFound", "JoinGame"]

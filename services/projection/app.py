@@ -146,7 +146,7 @@ async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | Non
                             return
                     try:
                         await asyncio.wait_for(event.wait(), 15)
-                    except asyncio.TimeoutError:
+                    except TimeoutError:
                         yield ServerSentEventMessage(comment="keep-alive")
                     event.clear()
         finally:

@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from openskill.models import PlackettLuce
-
 from benthic.keys import RatingKeys
+from openskill.models import PlackettLuce
 
 _MODEL = PlackettLuce()
 

@@ -11,7 +11,6 @@ from benthic.client import ApiFailure, BenthicClient
 from benthic.rules import Engine
 from benthic.rules.bots import GreedyBot
 
-
 Chooser = Callable[[str, int, list[Any], random.Random], Awaitable[Any]]
 
 

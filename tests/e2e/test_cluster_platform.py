@@ -7,7 +7,6 @@ import random
 import time
 
 import pytest
-
 from benthic.bots_http import HttpGame, start_bot_game
 from benthic.client import BenthicClient
 from benthic.localplatform import LocalPlatform

@@ -221,6 +221,13 @@ async def test_every_bad_input_gets_its_status_and_code_and_changes_nothing(
     await expect(await http.post(f"{platform.command_url}/games",
                                  json={"game_type": game_type, "seats": [None] * engine.max_seats, "seed": 3}),
                  403, "seed_requires_operator")
+    await expect(await http.post(f"{platform.command_url}/games",
+                                 json={"game_type": game_type, "seats": [{"player_id": "p", "name": "n" * 65}]}),
+                 400, "invalid_request")
+    await expect(await http.post(f"{platform.command_url}/games/nope/join", json={"player_id": "p"}),
+                 404, "game_not_found")
+    await expect(await http.post(f"{platform.command_url}/games/{game_id}/join", json={"player_id": "late"}),
+                 409, "no_open_seat")
     await expect(await http.get(f"{platform.read_url}/games/{game_id}/seats/{acting}/view"), 401, "missing_token")
     other_seat = (acting + 1) % engine.max_seats
     await expect(await http.get(f"{platform.read_url}/games/{game_id}/seats/{other_seat}/view", headers=auth),

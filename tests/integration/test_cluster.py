@@ -8,12 +8,12 @@ import time
 import uuid
 
 import pytest
-
 from benthic.bus import FeedConsumer
 from benthic.gamestate import StateLoader
 from benthic.keys import GameKeys, RatingKeys, feed_key
 from benthic.rules import game_types
 from benthic.store import EventStore, NewEvent, SeatInfo, VersionConflict
+
 from services.projection.projector import Projector
 from services.projection.reads import ReadModels
 from services.scoring.scorer import Scorer
