@@ -102,19 +102,20 @@ class UpdateHub:
         self.partitions = partitions
         self._waiters: dict[str, set[asyncio.Event]] = defaultdict(set)
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._listen())
 
     async def stop(self) -> None:
+        self._stopping = True
         if self._task:
             self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+            await asyncio.wait([self._task], timeout=5)  # never hang on a cancellation a client swallowed
 
     async def _listen(self) -> None:
         channels = [updates_channel(p) for p in range(self.partitions)]
-        while True:
+        while not self._stopping:
             pubsub = self.redis.pubsub()
             try:
                 await pubsub.subscribe(*channels)

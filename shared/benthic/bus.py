@@ -86,6 +86,7 @@ class FeedConsumer:
         )
         self._subscribers: dict[int, Any] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        self._stopping = False
         self.started = False
 
     async def start(self) -> None:
@@ -115,11 +116,14 @@ class FeedConsumer:
         log().info("consumer_started", group=self.group, consumer=self.consumer, partitions=len(self._subscribers))
 
     async def stop(self) -> None:
+        self._stopping = True
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        # A cancellation can be swallowed inside a client library; the loops also watch _stopping, and we
+        # never wait for them forever.
+        _done, stuck = await asyncio.wait(self._tasks, timeout=5) if self._tasks else (set(), set())
+        for task in stuck:
+            log().warning("consumer_task_not_stopping", group=self.group, task=task.get_name())
         await self.broker.stop()
         await self.redis.aclose()
         self.started = False
@@ -140,7 +144,7 @@ class FeedConsumer:
 
     async def _watch_groups(self) -> None:
         """Recreate a deleted group and restart the subscriber NOGROUP stopped (data loss in Redis)."""
-        while True:
+        while not self._stopping:
             await asyncio.sleep(0.5)
             for partition, subscriber in self._subscribers.items():
                 if subscriber.running or any(not task.done() for task in subscriber.tasks):
@@ -156,7 +160,7 @@ class FeedConsumer:
                 log().warning("subscriber_restarted", group=self.group, partition=partition, group_recreated=created)
 
     async def _claim_loop(self) -> None:
-        while True:
+        while not self._stopping:
             await asyncio.sleep(self.settings.claim_interval_s)
             for partition in range(self.settings.partitions):
                 try:
@@ -224,7 +228,7 @@ class FeedConsumer:
                 await self.redis.xgroup_delconsumer(stream, self.group, name)
 
     async def _metrics_loop(self) -> None:
-        while True:
+        while not self._stopping:
             with contextlib.suppress(Exception):
                 lag, pending, oldest = await self.backlog()
                 CONSUMER_LAG.labels(self.group).set(lag)

@@ -25,13 +25,16 @@ class ScriptBatcher:
         self._sha: str | None = None
         self._pending: list[tuple[Sequence[Any], Sequence[Any], asyncio.Future[Any]]] = []
         self._in_flight = 0
+        self._flushers: set[asyncio.Task[None]] = set()  # strong references: the loop keeps only weak ones
 
     async def __call__(self, keys: Sequence[Any], args: Sequence[Any]) -> Any:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending.append((keys, args, future))
         if self._in_flight < self.max_in_flight:
             self._in_flight += 1
-            asyncio.get_running_loop().create_task(self._flush())
+            task = asyncio.get_running_loop().create_task(self._flush())
+            self._flushers.add(task)
+            task.add_done_callback(self._flushers.discard)
         return await future
 
     async def _flush(self) -> None:
