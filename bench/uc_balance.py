@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from benthic.rules.bots import GreedyBot
 
 GAME = "underwater_cities"
 CARDS_JSON = (Path(__file__).resolve().parents[1] / "shared" / "benthic" / "rules" / GAME / "content" / "cards.json")
@@ -96,7 +97,7 @@ def aggregate(games: list[dict[str, Any]], seats: int, min_samples: int,
 # --------------------------------------------------------------------------------------------------------------
 # playing games (engine contract only)
 # --------------------------------------------------------------------------------------------------------------
-class VUGreedyBot:
+class VUGreedyBot(GreedyBot):
     """Supplementary bot (``--bot vu_greedy``): the generic greedy one-step look-ahead, rating a state by
     ``engine.heuristic`` (the final score if the game ended now) plus what the public view says the seat
     still has to come: resources while they can be spent, pieces that will produce, claimed cards valued by
@@ -104,6 +105,7 @@ class VUGreedyBot:
     (``legal_commands``, ``decide``, ``fold``, ``heuristic``, ``prompt``, ``view``)."""
 
     name = "vu_greedy"
+    tie_tolerance = 1e-9
 
     def __init__(self, catalogue_records: list[dict[str, Any]]) -> None:
         from benthic.rules.underwater_cities import card_values as cv
@@ -225,20 +227,6 @@ class VUGreedyBot:
         bonus += self._pending(view, seat, era, rounds_left, prods_left)
         return base + bonus
 
-    def choose(self, engine: Any, state: Any, seat: int, rng: random.Random) -> Any:
-        legal = engine.legal_commands(state, seat)
-        if not legal:
-            raise LookupError(f"seat {seat} has no legal command")
-        best: list[Any] = []
-        best_value = float("-inf")
-        for command in legal:
-            value = self.value(engine, engine.fold(state, engine.decide(state, seat, command)), seat)
-            if value > best_value + 1e-9:
-                best, best_value = [command], value
-            elif abs(value - best_value) <= 1e-9:
-                best.append(command)
-        return rng.choice(best)
-
 
 def load_catalogue() -> dict[str, dict[str, Any]]:
     doc = json.loads(CARDS_JSON.read_text(encoding="utf-8"))
@@ -275,7 +263,7 @@ def claims_from_events(events: list[Any], catalogue: dict[str, dict[str, Any]]) 
 
 def play_game(seed: int, seats: int, catalogue: dict[str, dict[str, Any]], bot: str = "greedy") -> dict[str, Any]:
     from benthic.rules import GameConfig, get_engine
-    from benthic.rules.bots import GreedyBot, RandomBot, play_out
+    from benthic.rules.bots import RandomBot, play_out
 
     engine = get_engine(GAME)
     t0 = time.perf_counter()

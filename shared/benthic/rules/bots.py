@@ -26,6 +26,11 @@ class GreedyBot:
     the outcome of its own move one step early: a bot for demos, load and balance runs, not rated play."""
 
     name = "greedy"
+    tie_tolerance = 0.0  # values this close count as equal (a subclass summing floats may want some)
+
+    def value(self, engine: Engine, state: Any, seat: int) -> float:
+        """How good ``state`` is for ``seat``; a subclass may rate states its own way."""
+        return engine.heuristic(state, seat)
 
     def choose(self, engine: Engine, state: Any, seat: int, rng: random.Random) -> Any:
         legal = engine.legal_commands(state, seat)
@@ -34,10 +39,10 @@ class GreedyBot:
         best: list[Any] = []
         best_value = float("-inf")
         for command in legal:
-            value = engine.heuristic(engine.fold(state, engine.decide(state, seat, command)), seat)
-            if value > best_value:
+            value = self.value(engine, engine.fold(state, engine.decide(state, seat, command)), seat)
+            if value > best_value + self.tie_tolerance:
                 best, best_value = [command], value
-            elif value == best_value:
+            elif abs(value - best_value) <= self.tie_tolerance:
                 best.append(command)
         return rng.choice(best)
 
