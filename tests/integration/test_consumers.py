@@ -14,6 +14,8 @@ from benthic.rules import game_types
 from benthic.store import EventStore
 
 from services.projection.projector import Projector
+from services.projection.readmodel import unpack_view
+from services.projection.reads import ReadModels
 from services.scoring.scorer import Scorer
 from tests.platform_helpers import StoreGame, settings_for_tests
 
@@ -75,14 +77,15 @@ async def test_dead_consumer_pending_entries_are_claimed_and_views_converge(redi
         await survivor.stop()
     for game in games:
         keys = GameKeys(game.game_id, settings.partitions)
-        public = msgspec.json.decode(await redis.hget(keys.read_model, "view:pub"))
+        public = msgspec.json.decode(unpack_view(await redis.hget(keys.read_model, "view:pub")))
         assert public["version"] == game.version
         assert public["view"] == msgspec.json.decode(msgspec.json.encode(game.engine.view(game.state, None)))
         for seat in range(game.seats):
-            view = msgspec.json.decode(await redis.hget(keys.read_model, f"view:{seat}"))
+            view = msgspec.json.decode(unpack_view(await redis.hget(keys.read_model, f"view:{seat}")))
             assert view["view"] == msgspec.json.decode(msgspec.json.encode(game.engine.view(game.state, seat)))
-        history = await redis.zrange(keys.history(None), 0, -1, withscores=True)
-        versions = [int(score) for _, score in history]
+        found = await ReadModels(redis, EventStore(redis, settings.partitions)).history(game.game_id, None, 0, 10_000)
+        assert found is not None
+        versions = [msgspec.json.decode(entry)["version"] for entry in found[1]]
         assert versions == sorted(set(versions)), "history has duplicates"
         assert versions[-1] <= game.version
 
@@ -134,7 +137,9 @@ async def test_notifications_out_of_order_or_lost_are_repaired_from_the_stream(r
     # Project only from a late notification: everything before it must be read from the game stream.
     assert await projector.project(game.game_id, game_type) == game.version
     assert await projector.project(game.game_id, game_type) == 0  # a duplicate is a no-op
-    versions = [int(s) for _, s in await redis.zrange(GameKeys(game.game_id, 16).history(0), 0, -1, withscores=True)]
+    found = await ReadModels(redis, store).history(game.game_id, 0, 0, 10_000)
+    assert found is not None and found[0] == game.version
+    versions = [msgspec.json.decode(entry)["version"] for entry in found[1]]
     assert versions == sorted(set(versions))
 
 
