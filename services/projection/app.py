@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -74,8 +75,6 @@ async def _view_response(
     if latest is None:
         raise _not_found(game_id)
     if after_version is not None and latest[0] <= after_version and wait > 0:
-        if hub.full:
-            raise _at_capacity()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + min(wait, request.app.state.settings.long_poll_max_s)
         try:
@@ -143,33 +142,36 @@ def _sse_frame(version: int, body: bytes) -> bytes:
 
 async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | None) -> Stream:
     hub = _hub(request)
-    if hub.full:
-        raise _at_capacity()
     first = await hub.current(game_id, viewer)
     if first is None:
         raise _not_found(game_id)
+    try:
+        client = hub.open(game_id, viewer, stream=True)
+    except LiveCapacityReached:
+        raise _at_capacity() from None
 
     async def stream() -> AsyncIterator[bytes]:
         try:
-            async with hub.watch(game_id, viewer, stream=True) as client:
-                version, body = await hub.current(game_id, viewer) or first
-                yield _sse_frame(version, body)
-                while FINISHED_MARK not in body:
-                    try:
-                        latest = await client.next(KEEP_ALIVE_S)
-                    except TimeoutError:
-                        yield b": keep-alive\n\n"
-                        continue
-                    if latest is None:  # fell too far behind: closed; the client reconnects
-                        return
-                    if latest[0] > version:
-                        version, body = latest
-                        yield _sse_frame(version, body)
-        except LiveCapacityReached:
-            yield b": too many live clients on this server; reconnect later\nretry: 2000\n\n"
+            version, body = await hub.current(game_id, viewer) or first
+            yield _sse_frame(version, body)
+            while FINISHED_MARK not in body:
+                try:
+                    latest = await client.next(KEEP_ALIVE_S)
+                except TimeoutError:
+                    yield b": keep-alive\n\n"
+                    continue
+                if latest is None:  # fell too far behind: closed; the client reconnects
+                    return
+                if latest[0] > version:
+                    version, body = latest
+                    yield _sse_frame(version, body)
+        finally:
+            hub.release(client)
 
+    frames = stream()
+    weakref.finalize(frames, hub.release, client)  # a stream that never starts still frees its place
     return Stream(
-        stream(), media_type="text/event-stream",
+        frames, media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "X-Benthic-Version": str(first[0])},
     )
 

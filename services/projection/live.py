@@ -30,11 +30,12 @@ class LiveCapacityReached(Exception):
 class LiveClient:
     """One SSE stream or long-poll waiter: the views of one (game, viewer) it has not consumed yet."""
 
-    __slots__ = ("game_id", "viewer", "_queue", "dropped")
+    __slots__ = ("_queue", "dropped", "game_id", "stream", "viewer")
 
-    def __init__(self, game_id: str, viewer: int | None, buffer: int) -> None:
+    def __init__(self, game_id: str, viewer: int | None, buffer: int, stream: bool = False) -> None:
         self.game_id = game_id
         self.viewer = viewer
+        self.stream = stream
         self._queue: asyncio.Queue[Latest | None] = asyncio.Queue(buffer)
         self.dropped = False
 
@@ -86,9 +87,9 @@ class LiveHub:
 
     async def stop(self) -> None:
         self._stopping = True
-        for watchers in self._watchers.values():
-            for clients in watchers.values():
-                for client in clients:
+        for watchers in list(self._watchers.values()):
+            for clients in list(watchers.values()):
+                for client in list(clients):
                     client.close()
         tasks = [t for t in (self._task, *self._refreshing.values()) if t is not None]
         for task in tasks:
@@ -101,27 +102,38 @@ class LiveHub:
     def full(self) -> bool:
         return self.clients >= self.max_clients
 
-    @contextlib.asynccontextmanager
-    async def watch(self, game_id: str, viewer: int | None, stream: bool = False) -> AsyncIterator[LiveClient]:
-        """Register a client of (game, viewer) for as long as the block runs (``stream``: an SSE stream, else a
-        long-poll waiter).  Raises LiveCapacityReached."""
+    def open(self, game_id: str, viewer: int | None, stream: bool = False) -> LiveClient:
+        """Register a client of (game, viewer) (``stream``: an SSE stream, else a long-poll waiter); release it
+        with ``release``.  Raises LiveCapacityReached: the check and the registration are one step."""
         if self.full:
             raise LiveCapacityReached()
-        client = LiveClient(game_id, viewer, self.buffer)
+        client = LiveClient(game_id, viewer, self.buffer, stream)
         self._watchers[game_id][viewer].add(client)
         self._count(1, stream)
+        return client
+
+    def release(self, client: LiveClient) -> None:
+        """Forget a client (idempotent)."""
+        watchers = self._watchers.get(client.game_id)
+        if watchers is None or client not in watchers.get(client.viewer, ()):
+            return
+        client.close()
+        self._count(-1, client.stream)
+        watchers[client.viewer].discard(client)
+        if not watchers[client.viewer]:
+            del watchers[client.viewer]
+            self._latest.pop((client.game_id, client.viewer), None)
+        if not watchers:
+            del self._watchers[client.game_id]
+
+    @contextlib.asynccontextmanager
+    async def watch(self, game_id: str, viewer: int | None) -> AsyncIterator[LiveClient]:
+        """A long-poll waiter for as long as the block runs.  Raises LiveCapacityReached."""
+        client = self.open(game_id, viewer)
         try:
             yield client
         finally:
-            self._count(-1, stream)
-            watchers = self._watchers.get(game_id)
-            if watchers is not None:
-                watchers[viewer].discard(client)
-                if not watchers[viewer]:
-                    del watchers[viewer]
-                    self._latest.pop((game_id, viewer), None)
-                if not watchers:
-                    del self._watchers[game_id]
+            self.release(client)
 
     def _count(self, change: int, stream: bool) -> None:
         self.clients += change

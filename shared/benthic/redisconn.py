@@ -18,8 +18,8 @@ from faststream.redis import RedisBroker, RedisClusterBroker
 from redis.asyncio import BlockingConnectionPool, Redis, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ConstantBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ClusterDownError, TryAgainError
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 _TIMEOUTS: dict[str, Any] = {"socket_timeout": 10, "socket_connect_timeout": 1}

@@ -7,7 +7,7 @@ import time
 
 import msgspec
 import pytest
-from benthic.bus import FeedConsumer, ensure_group
+from benthic.bus import FeedConsumer, ensure_group, trim_consumed
 from benthic.gamestate import StateLoader
 from benthic.keys import GameKeys, RatingKeys, feed_key
 from benthic.rules import game_types
@@ -197,3 +197,18 @@ async def test_scoring_consumer_killed_mid_batch_still_scores_once(redis, redis_
     assert len(scored) == 1
     record = await redis.hgetall(RatingKeys(game_type).player(f"player-0-{game.game_id}"))
     assert int(record[b"games"]) == 1
+
+
+async def test_feed_keeps_only_what_some_group_has_not_consumed(redis) -> None:
+    stream = feed_key(0)
+    for group in ("fast", "slow"):
+        await redis.xgroup_create(stream, group, id="0", mkstream=True)
+    ids = [await redis.xadd(stream, {"n": i}) for i in range(500)]
+    assert await trim_consumed(redis, stream) == 0  # nobody has read anything: everything stays
+    [[_, fast]] = await redis.xreadgroup("fast", "c", {stream: ">"}, count=500)
+    await redis.xack(stream, "fast", *(entry_id for entry_id, _ in fast))
+    [[_, slow]] = await redis.xreadgroup("slow", "c", {stream: ">"}, count=300)
+    await redis.xack(stream, "slow", *(entry_id for entry_id, _ in slow[:250]))  # 250..299 still pending
+    assert await trim_consumed(redis, stream) >= 200  # whole stream nodes below the oldest pending entry
+    kept = [entry_id for entry_id, _ in await redis.xrange(stream)]
+    assert kept[-250:] == ids[250:]  # the pending and the undelivered entries all stay
