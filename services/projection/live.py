@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 
 from benthic.keys import updates_channel
 from benthic.telemetry import LIVE_CLIENTS, LIVE_CLIENTS_DROPPED, LIVE_STREAMS, log
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 
 from services.projection.reads import ReadModels
 
@@ -222,8 +222,11 @@ class LiveHub:
     async def _listen(self) -> None:
         channels = [updates_channel(p) for p in range(self.partitions)]
         while not self._stopping:
-            pubsub = self.redis.pubsub()
+            pubsub = None
             try:
+                if isinstance(self.redis, RedisCluster):
+                    await self.redis.initialize()  # its pubsub needs the slot map a first command would load
+                pubsub = self.redis.pubsub()
                 await pubsub.subscribe(*channels)
                 self.subscribed.set()
                 self._wake_all()  # versions published while we were not subscribed
@@ -239,6 +242,7 @@ class LiveHub:
                 log().warning("updates_subscription_lost", error=repr(error))
                 await asyncio.sleep(0.2)
             finally:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()
+                if pubsub is not None:
+                    with contextlib.suppress(Exception):
+                        await pubsub.aclose()
 
