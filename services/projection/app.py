@@ -244,7 +244,7 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
         loader = StateLoader(store, settings.state_cache_games, snapshot_every=0)
         reads = ReadModels(redis, store)
         hub = LiveHub(updates, reads, settings.partitions, settings.live_streams_max, settings.live_buffer)
-        projector = Projector(redis, store, loader)
+        projector = Projector(redis, store, loader, meta_cache_size=settings.state_cache_games)
         consumer = FeedConsumer(settings, GROUP, projector.handle, pause_s=settings.projection_pause_ms / 1000)
         app.state.update(redis=redis, reads=reads, hub=hub, consumer=consumer, projector=projector, probe=probe,
                          tokens=SeatTokens(settings.token_keys))
