@@ -27,8 +27,6 @@ DASHBOARDS = sorted((DEPLOY / "grafana/dashboards").glob("*.json"))
 OVERLAYS = ("base", "overlays/dev", "overlays/prod", "overlays/prod-cluster")
 SERVICES = {"command": 8001, "projection": 8002, "scoring": 8003}
 INSTALL_HINT = "install it with scripts/install-ops-tools.sh"
-# Debian's kubectl 1.20 (kustomize v2), unpacked aside by scripts/install-ops-tools.sh.
-OLD_KUBECTL = Path(os.environ.get("BENTHIC_OLD_KUBECTL", "/opt/benthic-ops/kubectl-1.20/usr/bin/kubectl"))
 # Grafana's variables, as the live test substitutes them: a 1 s scrape interval makes 1m a fair rate window.
 GRAFANA_VARIABLES = {"$__rate_interval": "1m", "$__interval": "15s", "$__range": "5m", "$game_type": ".+"}
 
@@ -70,31 +68,36 @@ def run(args: list[str], cwd: Path = ROOT, timeout: float = 120) -> subprocess.C
 # ---------------------------------------------------------------------------------------------- kustomize
 
 
-def kubectls() -> list[tuple[str, str]]:
-    """(label, path) of every kubectl with kustomize: the one on PATH and Debian's 1.20 (kustomize v2)."""
-    found = []
-    on_path = shutil.which("kubectl")
-    if on_path:
-        found.append(("kubectl on PATH", on_path))
-    if OLD_KUBECTL.exists() and (not on_path or Path(on_path).resolve() != OLD_KUBECTL.resolve()):
-        found.append(("kubectl 1.20 (kustomize v2)", str(OLD_KUBECTL)))
-    return found
+def kubectl() -> str:
+    """The kubectl on PATH, whose embedded kustomize must be v5 or newer (current syntax, its warnings)."""
+    path = shutil.which("kubectl")
+    if path is None:
+        missing("kubectl (with kustomize v5)")
+    return path  # type: ignore[return-value]
 
 
 @cache
-def _render(kubectl: str, overlay: str) -> str:
-    result = run([kubectl, "kustomize", str(K8S / overlay)])
-    assert result.returncode == 0, f"{kubectl} kustomize {overlay} failed:\n{result.stderr}"
-    return result.stdout
+def kustomize_version(path: str) -> tuple[int, ...]:
+    result = run([path, "version", "--client"])
+    match = re.search(r"Kustomize Version: v(\d+)\.(\d+)\.(\d+)", result.stdout)
+    assert match, f"{path} version --client names no kustomize:\n{result.stdout}{result.stderr}"
+    return tuple(int(part) for part in match.groups())
 
 
-def render(overlay: str, kubectl: str | None = None) -> list[dict[str, Any]]:
-    if kubectl is None:
-        available = kubectls()
-        if not available:
-            missing("kubectl (with kustomize)")
-        kubectl = available[0][1]
-    return [doc for doc in yaml.safe_load_all(_render(kubectl, overlay)) if doc]
+@cache
+def _render(path: str, overlay: str) -> tuple[str, str]:
+    result = run([path, "kustomize", str(K8S / overlay)])
+    assert result.returncode == 0, f"{path} kustomize {overlay} failed:\n{result.stderr}"
+    return result.stdout, result.stderr
+
+
+def rendered(overlay: str) -> tuple[str, str]:
+    """The rendered YAML of an overlay and what kustomize printed on stderr (its warnings)."""
+    return _render(kubectl(), overlay)
+
+
+def render(overlay: str) -> list[dict[str, Any]]:
+    return [doc for doc in yaml.safe_load_all(rendered(overlay)[0]) if doc]
 
 
 def by_kind(objects: list[dict[str, Any]], kind: str) -> dict[str, dict[str, Any]]:
