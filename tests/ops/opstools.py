@@ -271,28 +271,78 @@ def setting_names() -> set[str]:
     return {f"BENTHIC_{f.name.upper()}" for f in msgspec.structs.fields(Settings)} | {"REDIS_URL"}
 
 
+# Metrics of round 2 that the dashboards and alerts use and that the services do not define yet on this branch,
+# as /work/notes/new-services.md fixes them: name (a counter without `_total`) -> (type, label names).  The
+# services' authors define them; then a test says to drop each from here.  Empty it when they have all landed.
+PENDING_METRICS: dict[str, tuple[str, frozenset[str]]] = {
+    # archiver
+    "benthic_games_archived": ("counter", frozenset({"game_type"})),
+    "benthic_archive_failures": ("counter", frozenset({"step"})),
+    "benthic_archive_lag_seconds": ("gauge", frozenset()),
+    "benthic_archive_due_games": ("gauge", frozenset()),
+    "benthic_archive_size_bytes": ("gauge", frozenset()),
+    "benthic_archive_purged": ("counter", frozenset()),
+    "benthic_redis_memory_by_kind_bytes": ("gauge", frozenset({"kind"})),
+    # projection (issue 10)
+    "benthic_live_streams": ("gauge", frozenset()),
+    "benthic_live_streams_refused": ("counter", frozenset()),
+    "benthic_live_clients_dropped": ("counter", frozenset()),
+    # bots (issue 12)
+    "benthic_bot_moves": ("counter", frozenset({"game_type", "bot"})),
+    "benthic_bot_think_seconds": ("histogram", frozenset({"game_type", "bot"})),
+    "benthic_bot_move_lag_seconds": ("histogram", frozenset({"game_type"})),
+    "benthic_bot_failures": ("counter", frozenset({"game_type"})),
+    "benthic_clock_expiries": ("counter", frozenset({"game_type", "policy"})),
+    "benthic_clock_overdue_seconds": ("gauge", frozenset()),
+    "benthic_takeovers": ("counter", frozenset({"game_type"})),
+    "benthic_seat_reclaims": ("counter", frozenset({"game_type"})),
+    "benthic_resignations": ("counter", frozenset({"game_type"})),
+    "benthic_games_aborted": ("counter", frozenset({"game_type"})),
+}
+
+
+def samples(kind: str, name: str, labels: set[str]) -> dict[str, set[str]]:
+    """The sample names (and their label names) a metric of this type exposes."""
+    if kind == "counter":
+        return {f"{name}_total": labels}
+    if kind == "histogram":
+        return {f"{name}_bucket": labels | {"le"}, f"{name}_sum": labels, f"{name}_count": labels}
+    if kind == "info":
+        return {f"{name}_info": labels | {"version", "services"}}
+    return {name: labels}
+
+
 @cache
-def defined_metrics() -> dict[str, set[str]]:
-    """Sample names the services can expose (from benthic.telemetry), each with its label names, plus `up`."""
-    from benthic import telemetry
+def service_metrics() -> dict[str, set[str]]:
+    """Sample names the services define, each with its label names: every metric that benthic's and the
+    services' modules register with prometheus_client once imported."""
+    import importlib
+    import pkgutil
+
+    import benthic
+    from prometheus_client import REGISTRY
     from prometheus_client.metrics import MetricWrapperBase
 
+    import services
+
+    for package in (benthic, services):
+        for found in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            importlib.import_module(found.name)
+    names: dict[str, set[str]] = {}
+    for collector in list(REGISTRY._collector_to_names):
+        if isinstance(collector, MetricWrapperBase):
+            names.update(samples(collector._type, collector._name, set(collector._labelnames)))
+    return names
+
+
+@cache
+def defined_metrics() -> dict[str, set[str]]:
+    """Sample names the dashboards and alerts may use: what the services define, the pending metrics of round
+    2 (PENDING_METRICS), and `up`."""
     names: dict[str, set[str]] = {"up": set()}
-    for value in vars(telemetry).values():
-        if not isinstance(value, MetricWrapperBase):
-            continue
-        labels = set(value._labelnames)
-        kind, name = value._type, value._name
-        if kind == "counter":
-            names[f"{name}_total"] = labels
-        elif kind == "histogram":
-            names[f"{name}_bucket"] = labels | {"le"}
-            names[f"{name}_sum"] = labels
-            names[f"{name}_count"] = labels
-        elif kind == "info":
-            names[f"{name}_info"] = labels | {"version", "services"}
-        else:
-            names[name] = labels
+    for name, (kind, labels) in PENDING_METRICS.items():
+        names.update(samples(kind, name, set(labels)))
+    names.update(service_metrics())
     return names
 
 
