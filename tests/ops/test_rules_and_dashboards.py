@@ -30,6 +30,7 @@ from tests.ops.opstools import (
     samples,
     selectors,
     service_metrics,
+    substitute,
     tool,
 )
 
@@ -184,6 +185,44 @@ def test_overview_covers_what_operators_asked_for() -> None:
     ):
         assert metric in text, metric
     assert 'outcome=\\"rejected\\"' in text and "by (code)" in text, "rule violations by code"
+
+
+# Rows of the overview and the metrics each must show (issue 10: capacity; issue 12: the game lifecycle).
+OVERVIEW_ROWS = {
+    "Capacity": {
+        "benthic_redis_memory_by_kind_bytes",
+        "benthic_games",
+        "benthic_games_archived_total",
+        "benthic_archive_lag_seconds",
+        "benthic_archive_failures_total",
+        "benthic_live_streams",
+    },
+    "Game lifecycle": {
+        "benthic_bot_moves_total",
+        "benthic_bot_think_seconds_bucket",
+        "benthic_bot_move_lag_seconds_bucket",
+        "benthic_clock_expiries_total",
+        "benthic_takeovers_total",
+        "benthic_resignations_total",
+        "benthic_games_aborted_total",
+    },
+}
+
+
+def test_overview_has_a_capacity_row_and_a_lifecycle_row() -> None:
+    board = json.loads((DEPLOY / "grafana/dashboards/benthic-overview.json").read_text())
+    rows: dict[str, set[str]] = {}
+    current = None
+    for panel in sorted(board["panels"], key=lambda p: (p["gridPos"]["y"], p["gridPos"]["x"])):
+        if panel["type"] == "row":
+            current = rows.setdefault(panel["title"], set())
+            continue
+        assert current is not None, f"{panel['title']} is above every row"
+        for target in panel["targets"]:
+            current.update(s.metric for s in selectors(substitute(target["expr"])))
+    for title, metrics in OVERVIEW_ROWS.items():
+        assert title in rows, f"no row {title!r}"
+        assert metrics <= rows[title], f"row {title!r} lacks {metrics - rows[title]}"
 
 
 def test_kubernetes_copies_are_in_sync() -> None:
