@@ -182,6 +182,7 @@ def all_expressions() -> list[Expression]:
 class Selector:
     metric: str
     labels: set[str] = field(default_factory=set)
+    equals: dict[str, str] = field(default_factory=dict)  # the label="value" matchers
 
 
 def _nodes(promql: Any, node: Any) -> Iterator[Any]:
@@ -198,8 +199,9 @@ def selectors(expr: str) -> list[Selector]:
         if isinstance(node, promql.MatrixSelector):
             node = node.vector_selector
         if isinstance(node, promql.VectorSelector):
-            labels = {m.name for m in node.matchers.matchers} - {"__name__"}
-            found.append(Selector(node.name, labels))
+            matchers = [m for m in node.matchers.matchers if m.name != "__name__"]
+            equals = {m.name: m.value for m in matchers if m.op == promql.MatchOp.Equal}
+            found.append(Selector(node.name, {m.name for m in matchers}, equals))
     return found
 
 
