@@ -410,6 +410,19 @@ def _ingress_backend(objects: list[dict[str, Any]], path: str) -> str:
     return "404"
 
 
+# Routes of round 2 that this branch's apps do not declare yet (issue 11's identity endpoints).
+ROUND2_ROUTES = {
+    "/games/g-123/token": "benthic-command",
+    "/games/g-123/ops/audit": "benthic-command",
+    "/games/g-123/ops/revoke": "benthic-command",
+    "/players/me/seats": "benthic-command",
+    "/players/p-1/ops/revoke": "benthic-command",
+    "/.well-known/jwks.json": "benthic-command",
+    "/players/me/seats/extra": "benthic-projection",
+    "/games/g-123/seats/1/view": "benthic-projection",
+}
+
+
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_ingress_sends_writes_to_command_and_reads_to_projection(overlay: str) -> None:
     objects = render(overlay)
@@ -424,6 +437,8 @@ def test_ingress_sends_writes_to_command_and_reads_to_projection(overlay: str) -
         assert (
             _ingress_backend(objects, "/games/commands") == "benthic-projection"
         )  # a game called "commands"
+    for path, backend in ROUND2_ROUTES.items():
+        assert _ingress_backend(objects, path) == backend, f"{overlay}: {path}"
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -680,17 +695,41 @@ ROUND2_DEFAULTS = {
     "BENTHIC_LIVE_STREAMS_MAX": 10000,
     "BENTHIC_REDIS_POOL": 64,
     "BENTHIC_REDIS_POOL_TIMEOUT_S": 2,
+    # identity (issue 11)
+    "BENTHIC_SEAT_TOKEN_TTL_S": 3600,
+    "BENTHIC_LIMIT_CREATE_PER_PLAYER": "10/minute",
+    "BENTHIC_LIMIT_CREATE_PER_IP": "60/minute",
+    "BENTHIC_LIMIT_JOIN_PER_PLAYER": "30/minute",
+    "BENTHIC_LIMIT_JOIN_PER_IP": "120/minute",
+    "BENTHIC_LIMIT_COMMAND_PER_PLAYER": "30/second",
+    "BENTHIC_LIMIT_COMMAND_PER_IP": "300/second",
+    "BENTHIC_LIMIT_TOKEN_PER_PLAYER": "60/minute",
+    "BENTHIC_LIMIT_TOKEN_PER_IP": "300/minute",
+    "BENTHIC_MAX_OPEN_GAMES_PER_PLAYER": 20,
 }
+
+
+def _same(value: object, default: int | str) -> bool:
+    return float(value) == default if isinstance(default, int) else value == default  # type: ignore[arg-type]
 
 
 def test_config_map_carries_the_new_settings_at_their_defaults() -> None:
     config = _config(render("base"))
     defaults = Settings()
     for name, default in ROUND2_DEFAULTS.items():
-        assert float(config[name]) == default, name
+        assert _same(config[name], default), name
         field = name.removeprefix("BENTHIC_").lower()
         if hasattr(defaults, field):  # once the service's author has added it: the same default
-            assert float(getattr(defaults, field)) == default, f"{name}: benthic.config's default differs"
+            assert _same(getattr(defaults, field), default), f"{name}: benthic.config's default differs"
+
+
+@pytest.mark.parametrize("overlay", ["overlays/prod", "overlays/prod-cluster"])
+def test_prod_names_an_identity_provider(overlay: str) -> None:
+    """Outside dev the services refuse to start without a JWKS, an issuer and an audience (issue 11)."""
+    config = _config(render(overlay))
+    assert urlsplit(config["BENTHIC_JWKS_URL"]).scheme == "https"
+    assert config["BENTHIC_JWT_ISSUER"] and config["BENTHIC_JWT_AUDIENCE"]
+    assert _config(render("overlays/dev"))["BENTHIC_JWKS_URL"] == "", "dev uses the development issuer"
 
 
 def test_base_secret_is_a_template_that_fails_closed() -> None:
