@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 from functools import cache
+from pathlib import Path
 
 import msgspec
 
@@ -61,8 +62,28 @@ def _token_keys(raw: str) -> tuple[tuple[str, bytes], ...]:
     return tuple(keys)
 
 
+def _read_setting_files(env: dict[str, str]) -> dict[str, str]:
+    """Settings from files (a mounted Secret): for every setting NAME (``REDIS_URL``, ``BENTHIC_*``), a
+    ``NAME_FILE`` names a file whose text, less one trailing newline, is the value.  Setting both NAME and
+    NAME_FILE is an error; so is a file that cannot be read.  A NAME_FILE that is itself a setting's name is
+    that setting, not a pointer."""
+    names = {f"BENTHIC_{field.name.upper()}" for field in msgspec.structs.fields(Settings)} | {"REDIS_URL"}
+    for name in sorted(names):
+        pointer = f"{name}_FILE"
+        if pointer in names or pointer not in env:
+            continue
+        if name in env:
+            raise SystemExit(f"{name} and {pointer} are both set: set one of them")
+        try:
+            text = Path(env[pointer]).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise SystemExit(f"{pointer}: cannot read {env[pointer]!r}: {error}") from None
+        env[name] = text[:-2] if text.endswith("\r\n") else text.removesuffix("\n")
+    return env
+
+
 def from_env(env: dict[str, str] | None = None) -> Settings:
-    env = dict(os.environ if env is None else env)
+    env = _read_setting_files(dict(os.environ if env is None else env))
     defaults = Settings()
 
     def get(name: str, default: object) -> object:
