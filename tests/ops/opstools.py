@@ -36,9 +36,6 @@ PENDING_SETTINGS: set[str] = {
     "BENTHIC_ARCHIVE_RETENTION_DAYS",
     "BENTHIC_ARCHIVE_BATCH",
     "BENTHIC_ARCHIVE_POOL",
-    "BENTHIC_LIVE_STREAMS_MAX",
-    "BENTHIC_REDIS_POOL",
-    "BENTHIC_REDIS_POOL_TIMEOUT_S",
     # identity (issue 11; names as on its branch)
     "BENTHIC_JWT_ISSUER",
     "BENTHIC_JWT_AUDIENCE",
@@ -300,10 +297,6 @@ PENDING_METRICS: dict[str, tuple[str, frozenset[str]]] = {
     "benthic_archive_size_bytes": ("gauge", frozenset()),
     "benthic_archive_purged": ("counter", frozenset()),
     "benthic_redis_memory_by_kind_bytes": ("gauge", frozenset({"kind"})),
-    # projection (issue 10)
-    "benthic_live_streams": ("gauge", frozenset()),
-    "benthic_live_streams_refused": ("counter", frozenset()),
-    "benthic_live_clients_dropped": ("counter", frozenset()),
     # bots (issue 12)
     "benthic_bot_moves": ("counter", frozenset({"game_type", "bot"})),
     "benthic_bot_think_seconds": ("histogram", frozenset({"game_type", "bot"})),

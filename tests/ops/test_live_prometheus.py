@@ -69,7 +69,6 @@ NOT_EXPORTED_YET: dict[str, tuple[str, ...]] = {
         "benthic_resignations_",
         "benthic_games_aborted_",
     ),
-    "projection (issue 10 live streams)": ("benthic_live_streams", "benthic_live_clients_dropped_"),
 }
 PREFIXES = tuple(prefix for prefixes in NOT_EXPORTED_YET.values() for prefix in prefixes)
 
