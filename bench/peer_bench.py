@@ -110,6 +110,19 @@ class CpuWindow:
         return {name: after[name] - self._before[name] for name in self.pids}
 
 
+def idle_cpu_ms_per_s(pids: dict[str, int], seconds: float) -> dict[str, float]:
+    """CPU each server process spends per second with no load (polling loops, timers): a share of every
+    window's CPU that does not grow with the moves, so it weighs more per move when throughput is low."""
+    if seconds <= 0:
+        return {}
+    window = CpuWindow(pids)
+    window.start()
+    time.sleep(seconds)
+    cpu = window.stop()
+    elapsed = window.stopped - window.started
+    return {name: round(spent * 1000 / elapsed, 2) for name, spent in cpu.items()}
+
+
 def _per_move_ms(cpu: dict[str, float], moves: int) -> dict[str, float | None]:
     return {name: round(seconds * 1000 / moves, 3) if moves else None for name, seconds in cpu.items()}
 
@@ -179,7 +192,9 @@ def _stop(process: subprocess.Popen[Any]) -> None:
             process.wait()
 
 
-def run_boardgameio(node: str, games: int, moves: int, warmup: float, seconds: float, log_dir: Path) -> dict[str, Any]:
+def run_boardgameio(
+    node: str, games: int, moves: int, warmup: float, seconds: float, idle: float, log_dir: Path
+) -> dict[str, Any]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "NODE_ENV": "production"}  # boardgame.io logs every move outside production
@@ -189,6 +204,7 @@ def run_boardgameio(node: str, games: int, moves: int, warmup: float, seconds: f
     load: subprocess.Popen[str] | None = None
     try:
         _wait_http(f"{url}/games", server, 30.0, server_log)
+        idle_cpu = idle_cpu_ms_per_s({"server": server.pid}, idle)
         load_log = log_dir / "boardgameio-load.log"
         with open(load_log, "ab") as log:
             load = subprocess.Popen(
@@ -228,6 +244,7 @@ def run_boardgameio(node: str, games: int, moves: int, warmup: float, seconds: f
         "server_cpu_s": {"server": round(cpu["server"], 3)},
         "server_cpu_ms_per_move": {"server": _per_move_ms(cpu, moves_done)["server"],
                                    "total": _per_move_ms(cpu, moves_done)["server"]},
+        "idle_server_cpu_ms_per_s": idle_cpu,
         "load_client_cpu_s": round(cpu["load_client"], 3),
         "load_client_cpu_ms_per_move": _per_move_ms(cpu, moves_done)["load_client"],
     }
@@ -333,7 +350,7 @@ async def _benthic_load(
     }
 
 
-def run_benthic(games: int, moves: int, warmup: float, seconds: float, log_dir: Path) -> dict[str, Any]:
+def run_benthic(games: int, moves: int, warmup: float, seconds: float, idle: float, log_dir: Path) -> dict[str, Any]:
     overrides = _env_overrides()
     extra = [s for s in overrides.get("BENTHIC_EXTRA_ENGINES", "").split(",") if s and s != COUNTER_ENGINE]
     pythonpath = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
@@ -347,7 +364,9 @@ def run_benthic(games: int, moves: int, warmup: float, seconds: float, log_dir: 
         types = httpx.get(f"{platform.command_url}/game-types").json()
         if "counter" not in {t["game_type"] for t in types}:
             raise RuntimeError("the command service did not register the counter engine (BENTHIC_EXTRA_ENGINES)")
-        return asyncio.run(_benthic_load(platform, games, moves, warmup, seconds))
+        idle_cpu = idle_cpu_ms_per_s(platform.pids(), idle)
+        result = asyncio.run(_benthic_load(platform, games, moves, warmup, seconds))
+    return {**result, "idle_server_cpu_ms_per_s": idle_cpu}
 
 
 # --- report ---------------------------------------------------------------------------------------
@@ -387,16 +406,22 @@ def table(report: dict[str, Any]) -> str:
              (("boardgame.io client", peer), ("Benthic client", benthic)) if "load_client_cpu_ms_per_move" in side]
     if loads:
         lines.append("load generators' CPU ms/move (not server CPU): " + ", ".join(loads))
+    idle = [f"{label} " + ", ".join(f"{k} {v:g}" for k, v in side["idle_server_cpu_ms_per_s"].items())
+            for label, side in (("boardgame.io:", peer), ("Benthic:", benthic)) if side.get("idle_server_cpu_ms_per_s")]
+    if idle:
+        lines.append("idle server CPU ms/s (before the load): " + "; ".join(idle))
     return "\n".join(lines)
 
 
-def run(games: int, moves: int, warmup: float, seconds: float, only: str | None = None) -> dict[str, Any]:
+def run(
+    games: int, moves: int, warmup: float, seconds: float, idle: float = 5.0, only: str | None = None
+) -> dict[str, Any]:
     # A fresh directory per run: server logs, and the private Redis' AOF (a reused one would load old games).
     log_dir = Path(tempfile.mkdtemp(prefix="benthic-peer-"))
     report: dict[str, Any] = {
         "game": "counter (2 seats alternate; one increment per turn)",
         "concurrent_games": games, "moves_per_game": moves, "warmup_s": warmup, "window_s": seconds,
-        "closed_loop": True,
+        "closed_loop": True, "idle_s": idle,
         "note": "the machine may be shared: absolute figures are indicative, compare the ratio of one run",
     }
     peer: dict[str, Any] = {"skipped": "not run (--only benthic)"}
@@ -404,7 +429,7 @@ def run(games: int, moves: int, warmup: float, seconds: float, only: str | None 
         try:
             node = ensure_peer_installed()
             print("== peer: boardgame.io", file=sys.stderr, flush=True)
-            peer = run_boardgameio(node, games, moves, warmup, seconds, log_dir)
+            peer = run_boardgameio(node, games, moves, warmup, seconds, idle, log_dir)
         except PeerUnavailable as unavailable:
             peer = {"skipped": str(unavailable)}
             print(str(unavailable), file=sys.stderr, flush=True)
@@ -414,7 +439,7 @@ def run(games: int, moves: int, warmup: float, seconds: float, only: str | None 
     if only in (None, "benthic"):
         print("== peer: Benthic", file=sys.stderr, flush=True)
         try:
-            benthic = run_benthic(games, moves, warmup, seconds, log_dir)
+            benthic = run_benthic(games, moves, warmup, seconds, idle, log_dir)
         except Exception as error:  # noqa: BLE001 - report what ran
             benthic = {"error": repr(error)[:500]}
     report["boardgame_io"] = peer
@@ -434,9 +459,10 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=100, help="moves per game (then a new game starts)")
     parser.add_argument("--warmup", type=float, default=10.0, help="seconds of load before the window")
     parser.add_argument("--seconds", type=float, default=20.0, help="the measured window")
+    parser.add_argument("--idle", type=float, default=5.0, help="seconds of idle CPU measured before the load")
     parser.add_argument("--only", choices=("benthic", "boardgameio"), help="run one side")
     args = parser.parse_args()
-    report = run(args.games, args.moves, args.warmup, args.seconds, args.only)
+    report = run(args.games, args.moves, args.warmup, args.seconds, args.idle, args.only)
     text = json.dumps({"peer_bench": report}, indent=2)
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     (RESULTS_DIR / f"peer-{time.strftime('%Y%m%d-%H%M%S')}.json").write_text(text)
