@@ -8,18 +8,20 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
-from benthic.auth import SeatTokens, TokenError, bearer
+from benthic.auth import SeatGate, SeatTokens, bearer
 from benthic.bus import FeedConsumer
 from benthic.config import Settings
 from benthic.gamestate import StateLoader
-from benthic.http import EXCEPTION_HANDLERS, ApiError, health_routes
+from benthic.http import EXCEPTION_HANDLERS, SEAT_TOKEN, ApiError, health_routes, security_schemes
 from benthic.redisconn import redis_client
+from benthic.revocation import Revocations
 from benthic.rules import game_types
 from benthic.store import EventStore
 from benthic.telemetry import GAMES, LIVE_CLIENTS, log, red_middleware, zero_series
 from litestar import Litestar, Request, Response, get
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components
 from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
@@ -34,19 +36,15 @@ def _reads(request: Request[Any, Any, Any]) -> ReadModels:
     return request.app.state.reads  # type: ignore[no-any-return]
 
 
-def _viewer(request: Request[Any, Any, Any], game_id: str, seat: int | None) -> int | None:
-    """The viewer a request may act as: a spectator, or the seat its token proves."""
+async def _viewer(request: Request[Any, Any, Any], game_id: str, seat: int | None) -> int | None:
+    """The viewer a request may act as: a spectator, or the seat its token proves (the same check as the
+    command service's: signature, expiry, revocation, then game and seat).  ``?token=`` serves clients that
+    cannot set headers (EventSource)."""
     if seat is None:
         return None
     token = bearer(request.headers.get("authorization")) or request.query_params.get("token")
-    if token is None:
-        raise ApiError(401, "missing_token", "a seat's view needs its seat token (`Authorization: Bearer`)")
-    try:
-        claim = request.app.state.tokens.verify(token)
-    except TokenError as error:
-        raise ApiError(401, "invalid_token", str(error)) from None
-    if claim.game_id != game_id or claim.seat != seat:
-        raise ApiError(403, "wrong_seat", "this token belongs to another game or seat")
+    gate: SeatGate = request.app.state.gate
+    await gate.check(token, game_id, seat)
     return seat
 
 
@@ -95,11 +93,12 @@ async def public_view(
     return await _view_response(request, game_id, None, after_version, wait)
 
 
-@get("/games/{game_id:str}/seats/{seat:int}/view", summary="A seat's view (needs its token)", tags=["read"])
+@get("/games/{game_id:str}/seats/{seat:int}/view", summary="A seat's view (needs its token)", tags=["read"],
+     security=[{SEAT_TOKEN: []}])
 async def seat_view(
     request: Request[Any, Any, Any], game_id: str, seat: int, after_version: int | None = None, wait: float = 0
 ) -> Response[bytes]:
-    return await _view_response(request, game_id, _viewer(request, game_id, seat), after_version, wait)
+    return await _view_response(request, game_id, await _viewer(request, game_id, seat), after_version, wait)
 
 
 async def _history(request: Request[Any, Any, Any], game_id: str, viewer: int | None, after: int, limit: int) -> Response[bytes]:
@@ -118,11 +117,12 @@ async def public_history(request: Request[Any, Any, Any], game_id: str, after: i
     return await _history(request, game_id, None, after, limit)
 
 
-@get("/games/{game_id:str}/seats/{seat:int}/history", summary="Event history as a seat sees it", tags=["read"])
+@get("/games/{game_id:str}/seats/{seat:int}/history", summary="Event history as a seat sees it", tags=["read"],
+     security=[{SEAT_TOKEN: []}])
 async def seat_history(
     request: Request[Any, Any, Any], game_id: str, seat: int, after: int = 0, limit: int = 500
 ) -> Response[bytes]:
-    return await _history(request, game_id, _viewer(request, game_id, seat), after, limit)
+    return await _history(request, game_id, await _viewer(request, game_id, seat), after, limit)
 
 
 async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | None) -> ServerSentEvent:
@@ -160,9 +160,10 @@ async def public_live(request: Request[Any, Any, Any], game_id: str) -> ServerSe
     return await _live(request, game_id, None)
 
 
-@get("/games/{game_id:str}/seats/{seat:int}/live", summary="Server-sent events: a seat's view", tags=["live"])
+@get("/games/{game_id:str}/seats/{seat:int}/live", summary="Server-sent events: a seat's view", tags=["live"],
+     security=[{SEAT_TOKEN: []}])
 async def seat_live(request: Request[Any, Any, Any], game_id: str, seat: int) -> ServerSentEvent:
-    return await _live(request, game_id, _viewer(request, game_id, seat))
+    return await _live(request, game_id, await _viewer(request, game_id, seat))
 
 
 @get("/games/{game_id:str}", summary="A game's lobby card", tags=["lobby"])
@@ -222,8 +223,11 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
         hub = UpdateHub(redis, settings.partitions)
         projector = Projector(redis, store, loader)
         consumer = FeedConsumer(settings, GROUP, projector.handle, pause_s=settings.projection_pause_ms / 1000)
+        revocations = Revocations(redis, settings.seat_token_ttl_s)
+        gate = SeatGate(SeatTokens(settings.token_keys, settings.seat_token_ttl_s), revocations)
         app.state.update(redis=redis, reads=reads, hub=hub, consumer=consumer, projector=projector,
-                         tokens=SeatTokens(settings.token_keys))
+                         revocations=revocations, gate=gate)
+        await revocations.start()
         await hub.start()
         if consume:
             await consumer.start()
@@ -237,12 +241,14 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
             if consume:
                 await consumer.stop()
             await hub.stop()
+            await revocations.stop()
             await redis.aclose()
 
     async def ready() -> dict[str, Any]:
         await app.state.redis.ping()
         healthy = app.state.consumer.healthy or not consume
-        return {"ok": healthy, "consumer": healthy}
+        fresh = app.state.revocations.synced_within(10.0)
+        return {"ok": healthy and fresh, "consumer": healthy, "revocations": fresh}
 
     app = Litestar(
         route_handlers=[public_view, seat_view, public_history, seat_history, public_live, seat_live, game_summary,
@@ -251,7 +257,9 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[red_middleware(SERVICE)],
         state=State({"settings": settings}),
-        openapi_config=OpenAPIConfig(title="Benthic read API", version="1"),
+        openapi_config=OpenAPIConfig(
+            title="Benthic read API", version="1", components=Components(security_schemes=security_schemes(SEAT_TOKEN))
+        ),
         logging_config=None,
         debug=False,
     )

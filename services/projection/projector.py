@@ -83,6 +83,7 @@ class Summary(msgspec.Struct, frozen=True):
     updated_ms: int
     prompt: dict[str, Any] | None = None
     scored: bool = False
+    rated: bool = False  # only rated games change ratings and leaderboards
 
 
 class Projector:
@@ -185,13 +186,14 @@ class Projector:
             status=status,
             version=folded.version,
             seats=[
-                None if s is None else {"seat": i, "player_id": s.player_id, "name": s.name}
+                None if s is None else {"seat": i, "player_id": s.player_id, "name": s.name, "kind": s.kind}
                 for i, s in enumerate(meta.seats)
             ],
             created_ms=meta.created_ms,
             updated_ms=updated_ms,
             prompt=prompt_json,
             scored=scored,
+            rated=meta.rated,
         )
         fields: list[Any] = [
             "summary", _json.encode(summary), "seats", seats_json, "game_type", meta.game_type,

@@ -10,7 +10,7 @@ from litestar import Request, Response, get
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
-from benthic.telemetry import log, metrics_payload
+from benthic.telemetry import AUTH_REFUSALS, log, metrics_payload
 
 
 class ErrorBody(msgspec.Struct, frozen=True):
@@ -22,20 +22,32 @@ class ErrorBody(msgspec.Struct, frozen=True):
 class ApiError(Exception):
     """An error answer: HTTP status plus a stable ``code`` and a human ``message``."""
 
-    def __init__(self, status: int, code: str, message: str, details: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        details: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(f"{status} {code}: {message}")
         self.status = status
         self.code = code
         self.message = message
         self.details = details
+        self.headers = headers
 
 
-def _error(status: int, code: str, message: str, details: dict[str, Any] | None = None) -> Response[ErrorBody]:
-    return Response(ErrorBody(code, message, details), status_code=status)
+def _error(
+    status: int, code: str, message: str, details: dict[str, Any] | None = None, headers: dict[str, str] | None = None
+) -> Response[ErrorBody]:
+    return Response(ErrorBody(code, message, details), status_code=status, headers=headers)
 
 
 def _api_error(_: Request[Any, Any, Any], exc: ApiError) -> Response[ErrorBody]:
-    return _error(exc.status, exc.code, exc.message, exc.details)
+    if exc.status in (401, 403):
+        AUTH_REFUSALS.labels(exc.code).inc()
+    return _error(exc.status, exc.code, exc.message, exc.details, exc.headers)
 
 
 _HTTP_CODES = {
@@ -104,3 +116,43 @@ def decode_body(raw: bytes, kind: type[Any], what: str) -> Any:
         if isinstance(exc, msgspec.ValidationError):
             raise ApiError(400, "invalid_request", f"{what}: {exc}") from None
         raise ApiError(400, "invalid_json", f"the body is not valid JSON: {exc}") from None
+
+
+# --- OpenAPI: how callers authenticate ---------------------------------------------------------------------------
+
+PLAYER_JWT = "playerJwt"
+SEAT_TOKEN = "seatToken"
+OPERATOR = "operator"
+
+
+def security_schemes(*names: str) -> dict[str, Any]:
+    """The bearer credentials of the APIs (``names``: those a service uses; none: all), for
+    ``OpenAPIConfig(components=Components(security_schemes=...))``."""
+    from litestar.openapi.spec import SecurityScheme
+
+    schemes = {
+        PLAYER_JWT: SecurityScheme(
+            type="http",
+            scheme="bearer",
+            bearer_format="JWT",
+            description=(
+                "A JWT of the platform's identity provider (RS256, ES256 or EdDSA; issuer and audience as "
+                "configured; `sub` is the player id). Scope `benthic:matchmaker` makes it a trusted backend, "
+                "`benthic:operator` an operator. In dev mode `benthic dev-token PLAYER` mints one."
+            ),
+        ),
+        SEAT_TOKEN: SecurityScheme(
+            type="http",
+            scheme="bearer",
+            description=(
+                "A seat token (HMAC; names the game, the seat and the player; expires). Issued on create/join "
+                "and by `POST /games/{id}/token` or `GET /players/me/seats` with the player's JWT."
+            ),
+        ),
+        OPERATOR: SecurityScheme(
+            type="http",
+            scheme="bearer",
+            description="The operator token (BENTHIC_OPERATOR_TOKEN), or a JWT with scope `benthic:operator`.",
+        ),
+    }
+    return {name: scheme for name, scheme in schemes.items() if not names or name in names}

@@ -22,7 +22,8 @@ from benthic.pipelining import ScriptBatcher
 _APPEND = """
 -- KEYS: 1 events, 2 meta, 3 commands, 4 feed
 -- ARGV: 1 expected version, 2 command id, 3 seat, 4 now (ms), 5 feed message, 6 feed maxlen, 7 ended,
---       8 event count n, 9 meta pair count m, then n x (type, data, kind), then m x (field, value)
+--       8 event count n, 9 meta pair count m, then n x (type, data, kind), then m x (field, value),
+--       then the audit pair (actor, actor kind), empty for none
 local expected = tonumber(ARGV[1])
 if expected ~= 0 and redis.call('EXISTS', KEYS[2]) == 0 then
   return {'missing', '', '0'}
@@ -37,11 +38,18 @@ if current ~= expected then
 end
 local n = tonumber(ARGV[8])
 local m = tonumber(ARGV[9])
+-- audit: who acted (player id or backend id) and with which credential kind, on every event of the commit
+local actor = ARGV[10 + n * 3 + m * 2] or ''
+local actor_kind = ARGV[11 + n * 3 + m * 2] or ''
 for i = 0, n - 1 do
   local at = 9 + i * 3
   local fields = {'type', ARGV[at + 1], 'data', ARGV[at + 2], 'kind', ARGV[at + 3], 'ts', ARGV[4]}
   if ARGV[2] ~= '' then fields[#fields + 1] = 'cmd'; fields[#fields + 1] = ARGV[2] end
   if ARGV[3] ~= '' then fields[#fields + 1] = 'seat'; fields[#fields + 1] = ARGV[3] end
+  if actor ~= '' then
+    fields[#fields + 1] = 'actor'; fields[#fields + 1] = actor
+    fields[#fields + 1] = 'actor_kind'; fields[#fields + 1] = actor_kind
+  end
   redis.call('XADD', KEYS[1], (current + i + 1) .. '-0', unpack(fields))
 end
 local last = current + n
@@ -62,7 +70,8 @@ return {'ok', range, tostring(last)}
 """
 
 _JOIN = """
--- KEYS: 1 meta, 2 feed.  ARGV: 1 seat, 2 player id, 3 seat record (JSON), 4 now, 5 feed message, 6 maxlen
+-- KEYS: 1 meta, 2 feed.  ARGV: 1 seat, 2 player id, 3 seat record (JSON), 4 now, 5 feed message, 6 maxlen,
+--       7 '1' when the seat's holder keeps the game rated (an authenticated player), '0' otherwise
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing'} end
 local seats = tonumber(redis.call('HGET', KEYS[1], 'seats'))
 local seat = tonumber(ARGV[1])
@@ -72,6 +81,7 @@ for i = 0, seats - 1 do
 end
 if redis.call('HSETNX', KEYS[1], 'player:' .. seat, ARGV[2]) == 0 then return {'seat_taken'} end
 redis.call('HSET', KEYS[1], 'seat:' .. seat, ARGV[3], 'updated_ms', ARGV[4])
+if ARGV[7] == '0' then redis.call('HSET', KEYS[1], 'rated', '0') end
 local filled = 0
 for i = 0, seats - 1 do
   if redis.call('HEXISTS', KEYS[1], 'player:' .. i) == 1 then filled = filled + 1 end
@@ -113,6 +123,7 @@ class Commit(msgspec.Struct, frozen=True):
 class SeatInfo(msgspec.Struct, frozen=True):
     player_id: str
     name: str = ""
+    kind: str = "player"  # who plays the seat: "player" (an authenticated player); bots later
 
 
 class GameMeta(msgspec.Struct, frozen=True):
@@ -125,6 +136,7 @@ class GameMeta(msgspec.Struct, frozen=True):
     created_ms: int
     updated_ms: int
     seeded: bool = False
+    rated: bool = False  # decided at creation and when seats are taken; scoring rates only rated games
 
 
 class Snapshot(msgspec.Struct, frozen=True):
@@ -137,6 +149,14 @@ class NewEvent(msgspec.Struct, frozen=True):
     type: str
     data: bytes
     kind: str = ENGINE
+
+
+class Actor(msgspec.Struct, frozen=True):
+    """Who made a commit, for the audit metadata of its events: a player id (or a backend's client id) and the
+    kind of credential it acted with (player, matchmaker, operator, bot)."""
+
+    id: str
+    kind: str
 
 
 _seat_encoder = msgspec.json.Encoder()
@@ -167,6 +187,7 @@ class EventStore:
         now_ms: int,
         ended: bool = False,
         meta: dict[str, str] | None = None,
+        actor: Actor | None = None,
     ) -> Commit:
         """Append ``events`` after ``expected_version``.  Raises VersionConflict, GameNotFound; returns the
         first commit of ``command_id`` (``duplicate=True``) when that command was already appended."""
@@ -199,6 +220,7 @@ class EventStore:
             args.extend((event.type, event.data, event.kind))
         for field, value in meta.items():
             args.extend((field, value))
+        args.extend((actor.id, actor.kind) if actor is not None else ("", ""))  # audit, after everything else
         status, versions, current = await self._append([keys.events, keys.meta, keys.commands, keys.feed], args)
         status = status.decode() if isinstance(status, bytes) else status
         if status == "conflict":
@@ -219,6 +241,8 @@ class EventStore:
         engine_version: str,
         seeded: bool,
         now_ms: int,
+        rated: bool = False,
+        actor: Actor | None = None,
     ) -> Commit:
         meta: dict[str, str] = {
             "game_type": game_type,
@@ -228,24 +252,29 @@ class EventStore:
             "engine_version": engine_version,
             "seeded": "1" if seeded else "0",
             "status": "running" if all(seats) else "open",
+            "rated": "1" if rated else "0",
         }
         for i, info in enumerate(seats):
             if info is not None:
                 meta[f"player:{i}"] = info.player_id
                 meta[f"seat:{i}"] = _seat_encoder.encode(info).decode()
         return await self.append(
-            game_id, game_type, 0, events, command_id=f"create:{game_id}", now_ms=now_ms, meta=meta
+            game_id, game_type, 0, events, command_id=f"create:{game_id}", now_ms=now_ms, meta=meta, actor=actor
         )
 
-    async def join(self, game_id: str, game_type: str, seat: int, info: SeatInfo, now_ms: int) -> str:
-        """Take an open seat; returns the game's status after it.  Raises GameNotFound, JoinRefused."""
+    async def join(
+        self, game_id: str, game_type: str, seat: int, info: SeatInfo, now_ms: int, keeps_rated: bool = True
+    ) -> str:
+        """Take an open seat; returns the game's status after it.  ``keeps_rated`` False makes the game unrated.
+        Raises GameNotFound, JoinRefused."""
         keys = self.keys(game_id)
         notification = encode_notification(
             Notification(game_id=game_id, game_type=game_type, kind="seats", ts_ms=now_ms)
         )
         result = await self._join(
             keys=[keys.meta, keys.feed],
-            args=[seat, info.player_id, _seat_encoder.encode(info), now_ms, notification, self.feed_maxlen],
+            args=[seat, info.player_id, _seat_encoder.encode(info), now_ms, notification, self.feed_maxlen,
+                  "1" if keeps_rated else "0"],
         )
         result = [r.decode() if isinstance(r, bytes) else r for r in result]
         if result[0] == "missing":
@@ -306,6 +335,8 @@ def parse_entry(entry_id: bytes, fields: dict[bytes, bytes]) -> Envelope:
         command_id=fields.get(b"cmd", b"").decode(),
         seat=int(seat) if seat is not None else None,
         ts_ms=int(fields.get(b"ts", 0)),
+        actor=fields.get(b"actor", b"").decode(),
+        actor_kind=fields.get(b"actor_kind", b"").decode(),
     )
 
 
@@ -326,11 +357,13 @@ def parse_meta(game_id: str, raw: dict[bytes, bytes]) -> GameMeta:
         created_ms=int(fields.get("created_ms", b"0")),
         updated_ms=int(fields.get("updated_ms", b"0")),
         seeded=fields.get("seeded") == b"1",
+        rated=fields.get("rated") == b"1",
     )
 
 
 __all__ = [
     "DATA_FIELD",
+    "Actor",
     "Commit",
     "EventStore",
     "GameMeta",

@@ -86,6 +86,14 @@ RATINGS_UPDATED = Counter("benthic_ratings_updated_total", "Games applied to rat
 REDIS_MEMORY_USED = Gauge("benthic_redis_memory_used_bytes", "Redis used_memory")
 REDIS_MEMORY_MAX = Gauge("benthic_redis_memory_max_bytes", "Redis maxmemory (0: no limit)")
 LIVE_CLIENTS = Gauge("benthic_live_clients", "Clients waiting on long-poll or SSE")
+RATE_LIMITED = Counter(
+    "benthic_rate_limited_total", "Requests refused by a rate limit (429)", ["action", "scope"]
+)
+AUTH_REFUSALS = Counter(
+    "benthic_auth_refusals_total", "Requests refused for their credential (401/403) by error code", ["code"]
+)
+SEAT_TOKENS_ISSUED = Counter("benthic_seat_tokens_issued_total", "Seat tokens issued", ["reason"])
+TOKENS_REVOKED = Counter("benthic_token_revocations_total", "Operator revocations of seat tokens", ["scope"])
 
 
 def zero_series(service: str, game_types: tuple[str, ...], groups: tuple[str, ...] = ()) -> None:
