@@ -310,7 +310,7 @@ def create_app(settings: Settings) -> Litestar:
         zero_series(SERVICE, game_types())
         if dev_issuer is not None:
             log().warning("insecure_dev_issuer", message=INSECURE_WARNING, keys=settings.dev_issuer_dir,
-                          jwks=f"http://{settings.host}:{settings.command_port}/.well-known/jwks.json")
+                          jwks="/.well-known/jwks.json")
         log().info("service_started", port=settings.command_port, game_types=list(game_types()),
                    identity="dev-issuer" if dev_issuer else settings.jwks_url or settings.jwks_file)
         try:

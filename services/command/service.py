@@ -275,7 +275,8 @@ class CommandService:
 
     async def player_seats(self, player: Credential) -> PlayerSeats:
         """Fresh tokens for every seat the caller holds in an unfinished game."""
-        grants = [self._grant(meta, player.subject, "reconnect") for meta in await self.players.unfinished(player.subject)]
+        games = await self.players.unfinished(player.subject)
+        grants = [self._grant(meta, player.subject, "reconnect") for meta in games]
         return PlayerSeats(player.subject, [g for g in grants if g is not None])
 
     def _grant(self, meta: GameMeta, player_id: str, reason: str) -> SeatToken | None:

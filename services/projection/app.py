@@ -36,15 +36,18 @@ def _reads(request: Request[Any, Any, Any]) -> ReadModels:
     return request.app.state.reads  # type: ignore[no-any-return]
 
 
+def _seat_token(request: Request[Any, Any, Any]) -> str | None:
+    """``Authorization: Bearer``, or ``?token=`` for clients that cannot set headers (EventSource)."""
+    return bearer(request.headers.get("authorization")) or request.query_params.get("token")
+
+
 async def _viewer(request: Request[Any, Any, Any], game_id: str, seat: int | None) -> int | None:
     """The viewer a request may act as: a spectator, or the seat its token proves (the same check as the
-    command service's: signature, expiry, revocation, then game and seat).  ``?token=`` serves clients that
-    cannot set headers (EventSource)."""
+    command service's: signature, expiry, revocation, then game and seat)."""
     if seat is None:
         return None
-    token = bearer(request.headers.get("authorization")) or request.query_params.get("token")
     gate: SeatGate = request.app.state.gate
-    await gate.check(token, game_id, seat)
+    await gate.check(_seat_token(request), game_id, seat)
     return seat
 
 
@@ -126,7 +129,11 @@ async def seat_history(
 
 
 async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | None) -> ServerSentEvent:
+    """The view on every change.  A seat's stream ends (event ``closed`` with the error's code) as soon as its
+    token expires or is revoked: the client refreshes it and reconnects."""
     reads = _reads(request)
+    gate: SeatGate = request.app.state.gate
+    token = _seat_token(request) if viewer is not None else None
     field = _field("view", viewer)
     if await reads.field(game_id, field) is None:
         raise ApiError(404, "game_not_found", f"no game {game_id!r} (or not projected yet)")
@@ -138,6 +145,13 @@ async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | Non
         try:
             with hub.subscription(game_id) as event:
                 while True:
+                    if viewer is not None:
+                        try:
+                            await gate.check(token, game_id, viewer)
+                        except ApiError as error:
+                            body = msgspec.json.encode({"code": error.code, "message": error.message}).decode()
+                            yield ServerSentEventMessage(data=body, event="closed")
+                            return
                     found = await reads.field(game_id, field)
                     if found and found[0] > sent and found[1] is not None:
                         sent = found[0]

@@ -94,7 +94,9 @@ class SeatTokens:
         try:
             claim = _decoder.decode(_unb64(payload))
         except (msgspec.DecodeError, ValueError):
-            raise TokenError("malformed seat token payload (tokens issued before expiry existed: get a new one)") from None
+            raise TokenError(
+                "malformed seat token payload (tokens issued before expiry existed: get a new one)"
+            ) from None
         if claim.expires_ms <= (now_ms() if at_ms is None else at_ms):
             raise TokenError("the seat token has expired: get a new one with your JWT", "token_expired")
         return claim

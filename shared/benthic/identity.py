@@ -23,6 +23,8 @@ import msgspec
 from jwt import PyJWK, PyJWKClient, PyJWKSet
 from jwt.exceptions import PyJWKClientConnectionError, PyJWKClientError, PyJWKSetError, PyJWTError
 
+from benthic.telemetry import log
+
 # Credential kinds: who acted, as recorded in every event's audit metadata and in the logs.
 PLAYER = "player"
 MATCHMAKER = "matchmaker"
@@ -84,14 +86,27 @@ class JwksUrl:
         self.client = PyJWKClient(
             url, cache_jwk_set=True, lifespan=max(cache_s, 0.001), timeout=timeout_s, cooldown_duration=cooldown_s
         )
+        self._last_good: dict[str, PyJWK] = {}  # keys seen in a fetched set: used while the provider is down
 
     async def key(self, kid: str) -> PyJWK:
         try:
-            return await asyncio.to_thread(self.client.get_signing_key, kid)
+            key = await asyncio.to_thread(self.client.get_signing_key, kid)
         except PyJWKClientConnectionError as error:
-            raise IdentityError("identity_provider_unavailable", f"the JWKS could not be fetched: {error}", 503) from None
+            known = self._last_good.get(kid)
+            if known is not None:
+                log().warning("jwks_unreachable_using_cached_key", kid=kid, error=str(error))
+                return known
+            raise IdentityError(
+                "identity_provider_unavailable", f"the JWKS could not be fetched: {error}", 503
+            ) from None
         except (PyJWKClientError, PyJWKSetError) as error:
-            raise IdentityError("invalid_token", f"no signing key {kid!r} in the identity provider's JWKS ({error})") from None
+            self._last_good.pop(kid, None)  # retired (the provider answered without it)
+            raise IdentityError(
+                "invalid_token", f"no signing key {kid!r} in the identity provider's JWKS ({error})"
+            ) from None
+        if len(self._last_good) < 64:
+            self._last_good[kid] = key
+        return key
 
 
 class JwksFile:
@@ -157,7 +172,8 @@ class JwtVerifier:
             raise IdentityError("invalid_token", "the bearer token is not a well-formed JWT") from None
         alg = header.get("alg")
         if alg not in ALGORITHMS:
-            raise IdentityError("invalid_token", f"JWT algorithm {alg!r} is not accepted (only {', '.join(ALGORITHMS)})")
+            accepted = ", ".join(ALGORITHMS)
+            raise IdentityError("invalid_token", f"JWT algorithm {alg!r} is not accepted (only {accepted})")
         kid = header.get("kid")
         if not isinstance(kid, str) or not kid:
             raise IdentityError("invalid_token", "the JWT names no signing key (kid)")
@@ -173,7 +189,9 @@ class JwtVerifier:
                 options={"require": ["exp", "sub", "iss", "aud"], "enforce_minimum_key_length": True},
             )
         except jwt.ExpiredSignatureError:
-            raise IdentityError("token_expired", "the JWT has expired: get a new one from the identity provider") from None
+            raise IdentityError(
+                "token_expired", "the JWT has expired: get a new one from the identity provider"
+            ) from None
         except jwt.ImmatureSignatureError as error:
             raise IdentityError("invalid_token", f"the JWT is not valid yet ({error})") from None
         except jwt.InvalidIssuerError:

@@ -280,6 +280,9 @@ async def test_revocation_takes_effect_on_every_replica(platform: LocalPlatform,
     for api in (client, other):
         await _eventually(lambda a=api: a.view(game_id), "projected")
         assert (await api.view(game_id, 0, tokens[alice]))["seat"] == 0
+    opened = asyncio.Event()
+    live = asyncio.create_task(_live_events(other, game_id, 1, tokens[bob], opened))
+    await asyncio.wait_for(opened.wait(), 60)  # the stream is open and sent the view
     revoked = await client.revoke_game(game_id)
     assert revoked["scope"] == "game" and revoked["target"] == game_id
     for api in (client, other):  # both command replicas and both projection replicas
@@ -291,12 +294,36 @@ async def test_revocation_takes_effect_on_every_replica(platform: LocalPlatform,
     fresh = (await other.seat_token(game_id, alice))["token"]
     for api in (client, other):
         assert (await api.legal(game_id, fresh))["seat"] == 0, "a token issued after the revocation works"
+    legal = await client.legal(game_id, fresh)
+    acting = legal["prompt"]["seats"][0]
+    mover = fresh if acting == 0 else (await client.seat_token(game_id, bob))["token"]
+    await client.play(game_id, mover, (await client.legal(game_id, mover))["commands"][0])  # wakes the stream
+    events = await asyncio.wait_for(live, 60)
+    assert events[0][0] == "view" and events[-1][0] == "closed"
+    assert json.loads(events[-1][1])["code"] == "token_revoked", "an open live stream ends on revocation"
     await other.revoke_player(bob)
     for api in (client, other):
         await _eventually(lambda a=api: _refused_with(a.legal(second_game, second_tokens[bob]), "token_revoked"),
                           "every token of the player is refused")
         assert (await api.legal(game_id, fresh))["seat"] == 0
     await _refused(client.revoke_game("no-such-game"), 404, "game_not_found")
+
+
+async def _live_events(
+    client: BenthicClient, game_id: str, seat: int, token: str, opened: asyncio.Event
+) -> list[tuple[str, str]]:
+    """The (event, data) pairs of a seat's live stream (``?token=``, as EventSource sends it) until it ends."""
+    events: list[tuple[str, str]] = []
+    url = f"{client.read_url}/games/{game_id}/seats/{seat}/live"
+    async with client.http.stream("GET", url, params={"token": token}, timeout=90) as stream:
+        name = ""
+        async for line in stream.aiter_lines():
+            if line.startswith("event:"):
+                name = line.partition(":")[2].strip()
+            elif line.startswith("data:"):
+                events.append((name, line.partition(":")[2].strip()))
+                opened.set()
+    return events
 
 
 async def _refused_with(call: Any, code: str) -> bool:

@@ -371,7 +371,9 @@ async def test_operator_state_and_house_greedy_bots(platform: LocalPlatform, cli
     assert game.commands == 30
 
 
-async def test_an_unrated_game_leaves_the_leaderboards_unchanged(platform: LocalPlatform, client: BenthicClient) -> None:
+async def test_an_unrated_game_leaves_the_leaderboards_unchanged(
+    platform: LocalPlatform, client: BenthicClient
+) -> None:
     game_type = "nautilus" if "nautilus" in GAMES else GAMES[0]
     seats = max(2, get_engine(game_type).min_seats)
     tag = uuid.uuid4().hex[:6]
