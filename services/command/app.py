@@ -19,6 +19,7 @@ from benthic.http import (
     PLAYER_JWT,
     SEAT_TOKEN,
     ApiError,
+    error_responses,
     health_routes,
     security_schemes,
 )
@@ -105,7 +106,7 @@ def _acting(actor: str, kind: str) -> Any:
 
 
 @post("/games", status_code=201, summary="Create a game", tags=["lobby"],
-      security=[{PLAYER_JWT: []}, {OPERATOR: []}])
+      security=[{PLAYER_JWT: []}, {OPERATOR: []}], responses=error_responses(401, 403, 409, 422, 429, 503))
 async def create_game(request: Request[Any, Any, Any], data: CreateGame) -> Response[GameCreated]:
     """A **player** creates a game for themselves: their own seat (`{}` or `{"player_id": <their sub>}`) and
     open seats (`null`); the answer holds their seat token.  A **trusted backend** (JWT with scope
@@ -121,7 +122,7 @@ async def create_game(request: Request[Any, Any, Any], data: CreateGame) -> Resp
 
 
 @post("/games/{game_id:str}/join", status_code=200, summary="Take an open seat", tags=["lobby"],
-      security=[{PLAYER_JWT: []}])
+      security=[{PLAYER_JWT: []}], responses=error_responses(401, 403, 404, 409, 422, 429, 503))
 async def join_game(request: Request[Any, Any, Any], game_id: str, data: JoinGame) -> Response[Joined]:
     """The caller (a player's JWT) takes an open seat (`seat`, or the first open one) as themselves."""
     credential = await _credential(request, PLAYER)
@@ -131,7 +132,7 @@ async def join_game(request: Request[Any, Any, Any], game_id: str, data: JoinGam
 
 
 @post("/games/{game_id:str}/token", status_code=200, summary="A fresh seat token for your seat", tags=["lobby"],
-      security=[{PLAYER_JWT: []}])
+      security=[{PLAYER_JWT: []}], responses=error_responses(401, 403, 404, 429, 503))
 async def seat_token(request: Request[Any, Any, Any], game_id: str) -> Response[SeatToken]:
     """Refresh an expiring or revoked seat token, or fetch it on another device: the caller's JWT proves who
     they are, the answer is a new token for the seat they hold in this game."""
@@ -142,7 +143,7 @@ async def seat_token(request: Request[Any, Any, Any], game_id: str) -> Response[
 
 
 @get("/players/me/seats", summary="Your seats in unfinished games, with fresh tokens", tags=["lobby"],
-     security=[{PLAYER_JWT: []}])
+     security=[{PLAYER_JWT: []}], responses=error_responses(401, 403, 429, 503))
 async def my_seats(request: Request[Any, Any, Any]) -> Response[PlayerSeats]:
     """Reconnect: every unfinished game the caller holds a seat in, each with a fresh seat token."""
     credential = await _credential(request, PLAYER)
@@ -157,7 +158,7 @@ async def _seat_claim(request: Request[Any, Any, Any]) -> SeatClaim:
 
 
 @post("/games/{game_id:str}/commands", status_code=200, summary="Play a command", tags=["play"],
-      security=[{SEAT_TOKEN: []}])
+      security=[{SEAT_TOKEN: []}], responses=error_responses(401, 403, 404, 409, 422, 429, 503))
 async def post_command(
     request: Request[Any, Any, Any], game_id: str, data: CommandRequest, include: str | None = None
 ) -> CommandAccepted:
@@ -173,14 +174,14 @@ async def post_command(
 
 
 @get("/games/{game_id:str}/legal", summary="The caller's legal commands", tags=["play"],
-     security=[{SEAT_TOKEN: []}])
+     security=[{SEAT_TOKEN: []}], responses=error_responses(401, 403, 404, 503))
 async def legal_commands(request: Request[Any, Any, Any], game_id: str) -> LegalCommands:
     claim = await _seat_claim(request)
     return await _service(request).legal(game_id, claim)
 
 
 @get("/games/{game_id:str}/ops/state", summary="Operator: the unredacted state", tags=["operator"],
-     security=[{OPERATOR: []}])
+     security=[{OPERATOR: []}], responses=error_responses(401, 403, 404))
 async def operator_state(request: Request[Any, Any, Any], game_id: str, format: str = "json") -> Response[Any]:
     """The whole state, secrets included: JSON for people, `?format=msgpack` for programs (the engine's own
     encoding, decodable with `engine.decode_state`; the house bots of the demo use it)."""
@@ -197,7 +198,7 @@ async def operator_state(request: Request[Any, Any, Any], game_id: str, format: 
 
 
 @get("/games/{game_id:str}/ops/audit", summary="Operator: who made each entry of the game's stream", tags=["operator"],
-     security=[{OPERATOR: []}])
+     security=[{OPERATOR: []}], responses=error_responses(401, 403, 404))
 async def operator_audit(request: Request[Any, Any, Any], game_id: str) -> dict[str, Any]:
     """Every stream entry's audit metadata: version, type, kind (engine `e` / platform `p`), time, command id,
     seat, and the acting player (or backend) with its credential kind."""
@@ -231,7 +232,7 @@ async def _revoke(request: Request[Any, Any, Any], operator: Credential, scope: 
 
 
 @post("/games/{game_id:str}/ops/revoke", status_code=200, summary="Operator: revoke every seat token of a game",
-      tags=["operator"], security=[{OPERATOR: []}])
+      tags=["operator"], security=[{OPERATOR: []}], responses=error_responses(401, 403, 404))
 async def revoke_game(request: Request[Any, Any, Any], game_id: str) -> Revoked:
     """Every seat token of the game issued until now is refused from now on, on every replica (within a second);
     its players get new ones with their JWTs."""
@@ -241,7 +242,8 @@ async def revoke_game(request: Request[Any, Any, Any], game_id: str) -> Revoked:
 
 
 @post("/players/{player_id:str}/ops/revoke", status_code=200,
-      summary="Operator: revoke every seat token of a player", tags=["operator"], security=[{OPERATOR: []}])
+      summary="Operator: revoke every seat token of a player", tags=["operator"], security=[{OPERATOR: []}],
+      responses=error_responses(401, 403))
 async def revoke_player(request: Request[Any, Any, Any], player_id: str) -> Revoked:
     """Every seat token of the player, in every game, issued until now is refused from now on (to lock a
     player out for good, also disable them at the identity provider)."""
@@ -277,7 +279,8 @@ async def _redis_metrics(redis: Any, interval: float) -> None:
 
 
 def build_identity(settings: Settings) -> tuple[JwtVerifier, DevIssuer | None]:
-    """The configured identity provider's verifier, or (dev only) the development issuer's."""
+    """The configured identity provider's verifier, or (dev only) the development issuer's (its keys are
+    created on first use)."""
     check_identity(settings)
     keys = key_source(settings.jwks_url, settings.jwks_file, settings.jwks_cache_s, settings.jwks_cooldown_s)
     if keys is not None:
@@ -289,10 +292,12 @@ def build_identity(settings: Settings) -> tuple[JwtVerifier, DevIssuer | None]:
 
 
 def create_app(settings: Settings) -> Litestar:
-    identity, dev_issuer = build_identity(settings)
+    check_identity(settings)
+    dev_mode = not (settings.jwks_url or settings.jwks_file)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        identity, dev_issuer = build_identity(settings)
         redis = redis_client(settings.redis_url, 256, settings.redis_cluster)
         store = EventStore(redis, settings.partitions, settings.feed_maxlen)
         loader = StateLoader(store, settings.state_cache_games, settings.snapshot_every)
@@ -329,7 +334,7 @@ def create_app(settings: Settings) -> Litestar:
     routes: list[Any] = [create_game, join_game, seat_token, my_seats, post_command, legal_commands, operator_state,
                          operator_audit, revoke_game, revoke_player, list_game_types,
                          *health_routes(lambda: ready())]
-    if dev_issuer is not None:
+    if dev_mode:
         routes.append(dev_jwks)
     app = Litestar(
         route_handlers=routes,

@@ -12,7 +12,14 @@ from benthic.auth import SeatGate, SeatTokens, bearer
 from benthic.bus import FeedConsumer
 from benthic.config import Settings
 from benthic.gamestate import StateLoader
-from benthic.http import EXCEPTION_HANDLERS, SEAT_TOKEN, ApiError, health_routes, security_schemes
+from benthic.http import (
+    EXCEPTION_HANDLERS,
+    SEAT_TOKEN,
+    ApiError,
+    error_responses,
+    health_routes,
+    security_schemes,
+)
 from benthic.redisconn import redis_client
 from benthic.revocation import Revocations
 from benthic.rules import game_types
@@ -97,7 +104,7 @@ async def public_view(
 
 
 @get("/games/{game_id:str}/seats/{seat:int}/view", summary="A seat's view (needs its token)", tags=["read"],
-     security=[{SEAT_TOKEN: []}])
+     security=[{SEAT_TOKEN: []}], responses=error_responses(401, 403, 404, 503))
 async def seat_view(
     request: Request[Any, Any, Any], game_id: str, seat: int, after_version: int | None = None, wait: float = 0
 ) -> Response[bytes]:
@@ -121,7 +128,7 @@ async def public_history(request: Request[Any, Any, Any], game_id: str, after: i
 
 
 @get("/games/{game_id:str}/seats/{seat:int}/history", summary="Event history as a seat sees it", tags=["read"],
-     security=[{SEAT_TOKEN: []}])
+     security=[{SEAT_TOKEN: []}], responses=error_responses(401, 403, 404, 503))
 async def seat_history(
     request: Request[Any, Any, Any], game_id: str, seat: int, after: int = 0, limit: int = 500
 ) -> Response[bytes]:
@@ -175,7 +182,7 @@ async def public_live(request: Request[Any, Any, Any], game_id: str) -> ServerSe
 
 
 @get("/games/{game_id:str}/seats/{seat:int}/live", summary="Server-sent events: a seat's view", tags=["live"],
-     security=[{SEAT_TOKEN: []}])
+     security=[{SEAT_TOKEN: []}], responses=error_responses(401, 403, 404, 503))
 async def seat_live(request: Request[Any, Any, Any], game_id: str, seat: int) -> ServerSentEvent:
     return await _live(request, game_id, await _viewer(request, game_id, seat))
 

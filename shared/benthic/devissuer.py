@@ -41,7 +41,13 @@ class DevIssuer:
     @classmethod
     def load_or_create(cls, directory: str | Path) -> DevIssuer:
         """The key pair in ``directory``, created on first use (by whichever process comes first)."""
-        folder = Path(directory)
+        try:
+            return cls._load_or_create(Path(directory))
+        except OSError as error:
+            raise SystemExit(f"the development issuer needs a writable BENTHIC_DEV_ISSUER_DIR ({error})") from None
+
+    @classmethod
+    def _load_or_create(cls, folder: Path) -> DevIssuer:
         path = folder / _KEY_FILE
         if not path.exists():
             folder.mkdir(parents=True, exist_ok=True)

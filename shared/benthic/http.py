@@ -156,3 +156,26 @@ def security_schemes(*names: str) -> dict[str, Any]:
         ),
     }
     return {name: scheme for name, scheme in schemes.items() if not names or name in names}
+
+
+def error_responses(*statuses: int) -> dict[int, Any]:
+    """OpenAPI entries of the error answers a route may give (``{code, message, details?}``)."""
+    from litestar.openapi.datastructures import ResponseSpec
+
+    meaning = {
+        401: "Credential missing, invalid, expired or revoked (`missing_token`, `invalid_token`, `token_expired`, "
+             "`token_revoked`, `operator_only`)",
+        403: "Credential not allowed here (`wrong_game`, `wrong_seat`, `player_mismatch`, `player_only`, "
+             "`not_seated`, `operator_only`, `seed_requires_operator`)",
+        404: "No such game (`game_not_found`)",
+        409: "Conflict (`version_conflict`, `seats_open`, `no_open_seat`, `seat_taken`, `already_seated`, "
+             "`too_many_open_games`)",
+        422: "Rule violation or invalid game setup (the code names the rule)",
+        429: "Rate limit (`rate_limited`, with `Retry-After`)",
+        503: "Identity provider or revocation list unreachable (`identity_provider_unavailable`, "
+             "`revocations_unavailable`)",
+    }
+    return {
+        status: ResponseSpec(data_container=ErrorBody, generate_examples=False, description=meaning[status])
+        for status in statuses
+    }
