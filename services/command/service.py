@@ -10,7 +10,7 @@ import weakref
 from typing import Any
 
 import msgspec
-from benthic.auth import SeatClaim, SeatGate, SeatTokens
+from benthic.auth import IssuedToken, SeatClaim, SeatGate, SeatTokens
 from benthic.gamestate import Folded, StateLoader
 from benthic.http import ApiError
 from benthic.identity import PLAYER, Credential
@@ -190,12 +190,13 @@ class CommandService:
         game_id = f"{request.game_type[:2]}_{secrets.token_hex(8)}"
         created_ms = now_ms()
         # The cap binds players creating for themselves; a trusted backend places players as it sees fit.
-        reservations = [
-            await self.players.reserve(s.player_id, game_id, created_ms, capped=not creator.trusted)
-            for s in seats
-            if s is not None
-        ]
+        reservations = []
         try:
+            for seat in seats:
+                if seat is not None:
+                    reservations.append(
+                        await self.players.reserve(seat.player_id, game_id, created_ms, capped=not creator.trusted)
+                    )
             commit = await self.store.create(
                 game_id,
                 engine.game_type,
@@ -287,7 +288,7 @@ class CommandService:
         return SeatToken(meta.game_id, meta.game_type, seat, player_id, meta.status, meta.rated, issued.token,
                          issued.expires_at_ms)
 
-    def _issue(self, game_id: str, seat: int, player_id: str, reason: str) -> Any:
+    def _issue(self, game_id: str, seat: int, player_id: str, reason: str) -> IssuedToken:
         SEAT_TOKENS_ISSUED.labels(reason).inc()
         issued = self.tokens.issue(game_id, seat, player_id)
         log().info("seat_token_issued", game_id=game_id, seat=seat, player_id=player_id, reason=reason,
