@@ -43,8 +43,13 @@ async def test_bot_games_over_http_on_a_redis_cluster(redis_cluster_url: str) ->
                         break
                     assert time.monotonic() < deadline, f"{game.game_id} not scored on the cluster"
                     await asyncio.sleep(0.2)
-                board = await client.leaderboard(get_engine(summary["game_type"]).game_type, 50)
-                assert {s["player_id"] for s in summary["seats"]} <= {p["player_id"] for p in board["players"]}
+                # Ratings apply just after game_scored is appended, so the projection may show it scored first.
+                while True:
+                    board = await client.leaderboard(get_engine(summary["game_type"]).game_type, 50)
+                    if {s["player_id"] for s in summary["seats"]} <= {p["player_id"] for p in board["players"]}:
+                        break
+                    assert time.monotonic() < deadline, f"{game.game_id} not rated on the cluster"
+                    await asyncio.sleep(0.2)
             metrics = (await client.http.get(f"{platform.command_url}/metrics")).text
             assert "benthic_redis_memory_used_bytes" in metrics
         finally:

@@ -167,12 +167,18 @@ async def test_bot_game_over_http_is_projected_scored_rated_and_leaks_nothing(
     assert scores == expected
     views, histories = await _served(client, game_id, tokens, len(envelopes))
     _check_views_and_histories(engine_, envelopes, states, seats, views, histories)
-    board = await client.leaderboard(game_type, 100)
-    rated = {p["player_id"]: p for p in board["players"]}
     players = [s["player_id"] for s in (await client.summary(game_id))["seats"]]
+    rated = await _until(lambda: _on_leaderboard(client, game_type, players), what="ratings applied")
     assert all(rated[p]["games"] == 1 for p in players)
     lobby = await client.lobby(game_type, "finished", limit=500)
     assert game_id in [g["game_id"] for g in lobby["games"]]
+
+
+async def _on_leaderboard(client: BenthicClient, game_type: str, players: list[str]) -> dict[str, Any] | None:
+    """The leaderboard by player once every one of ``players`` is on it (ratings apply just after game_scored
+    is appended, so a game may show as scored a moment before)."""
+    board = {p["player_id"]: p for p in (await client.leaderboard(game_type, 500))["players"]}
+    return board if all(p in board for p in players) else None
 
 
 async def _scored(client: BenthicClient, game_id: str) -> dict[str, Any] | None:
@@ -386,11 +392,14 @@ async def test_an_unrated_game_leaves_the_leaderboards_unchanged(
         assert created["rated"] is (kind == "rated")
         return created["game_id"], players, HttpGame(client, created["game_id"], tokens, random.Random(3))
 
-    games = [await game("rated"), await game("casual", rated=False), await game("seeded", seed=11)]
-    await asyncio.gather(*(g.play() for _, _, g in games))
-    for game_id, _, _ in games:
+    unrated = [await game("casual", rated=False), await game("seeded", seed=11)]
+    await asyncio.gather(*(g.play() for _, _, g in unrated))
+    for game_id, _, _ in unrated:
         await _until(lambda g=game_id: _scored(client, g), what="scored")
-    board = {p["player_id"]: p for p in (await client.leaderboard(game_type, 500))["players"]}
+    # A rated game played after them: once its ratings show, the scorer is long done with the unrated ones.
+    games = [await game("rated"), *unrated]
+    await games[0][2].play()
+    board = await _until(lambda: _on_leaderboard(client, game_type, games[0][1]), what="ratings applied")
     for (game_id, players, _), rated in zip(games, (True, False, False), strict=True):
         summary = await client.summary(game_id)
         assert summary["rated"] is rated and summary["status"] == "finished"
