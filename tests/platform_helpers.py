@@ -52,6 +52,7 @@ class StoreGame:
             engine_version=self.engine.version,
             seeded=True,
             now_ms=1,
+            rated=True,  # as a trusted backend's game of authenticated players
         )
         self.state = self.engine.replay(events)
         self.version = commit.last_version

@@ -10,9 +10,10 @@ import weakref
 from typing import Any
 
 import msgspec
-from benthic.auth import SeatClaim, SeatTokens
+from benthic.auth import IssuedToken, SeatClaim, SeatGate, SeatTokens
 from benthic.gamestate import Folded, StateLoader
 from benthic.http import ApiError
+from benthic.identity import PLAYER, Credential
 from benthic.rules import (
     CommandFormatError,
     Engine,
@@ -22,23 +23,38 @@ from benthic.rules import (
     game_types,
     get_engine,
 )
-from benthic.store import EventStore, GameMeta, GameNotFound, JoinRefused, NewEvent, SeatInfo, VersionConflict
+from benthic.store import (
+    Actor,
+    EventStore,
+    GameMeta,
+    GameNotFound,
+    JoinRefused,
+    NewEvent,
+    SeatInfo,
+    VersionConflict,
+)
 from benthic.telemetry import (
     APPEND_CONFLICTS,
     COMMAND_DURATION,
     COMMANDS,
     EVENTS_APPENDED,
     GAMES_CREATED,
+    SEAT_TOKENS_ISSUED,
     Timer,
     log,
 )
 
+from services.command.players import PlayerGames
+from services.command.seating import (
+    SeatRequest,
+    check_name,
+    display_name,
+    keeps_rated,
+    rated_at_creation,
+    seats_at_creation,
+)
+
 _ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,128}$")
-
-
-class SeatRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    player_id: str
-    name: str = ""
 
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -46,10 +62,11 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     seats: list[SeatRequest | None]
     options: dict[str, Any] = {}
     seed: int | None = None
+    rated: bool = True  # false: a casual game that never changes ratings
 
 
 class JoinGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    player_id: str
+    player_id: str | None = None  # the caller's own id (the JWT's sub); may be left out
     name: str = ""
     seat: int | None = None
 
@@ -64,7 +81,8 @@ class SeatGrant(msgspec.Struct, frozen=True):
     seat: int
     player_id: str | None
     name: str | None
-    token: str | None = None
+    token: str | None = None  # only the creating player's own seat; everyone else gets theirs with their JWT
+    expires_at_ms: int | None = None
 
 
 class GameCreated(msgspec.Struct, frozen=True):
@@ -72,6 +90,7 @@ class GameCreated(msgspec.Struct, frozen=True):
     game_type: str
     version: int
     status: str
+    rated: bool
     seats: list[SeatGrant]
 
 
@@ -79,7 +98,27 @@ class Joined(msgspec.Struct, frozen=True):
     game_id: str
     seat: int
     token: str
+    expires_at_ms: int
     status: str
+    rated: bool
+
+
+class SeatToken(msgspec.Struct, frozen=True):
+    """A fresh seat token for the caller's seat in a game (refresh, or reconnect from another device)."""
+
+    game_id: str
+    game_type: str
+    seat: int
+    player_id: str
+    status: str
+    rated: bool
+    token: str
+    expires_at_ms: int
+
+
+class PlayerSeats(msgspec.Struct, frozen=True):
+    player_id: str
+    seats: list[SeatToken]
 
 
 class CommandAccepted(msgspec.Struct, frozen=True):
@@ -112,23 +151,26 @@ def _check_id(value: str, what: str) -> None:
         raise ApiError(400, "invalid_request", f"{what} must be 1-128 characters of [A-Za-z0-9_.:-]")
 
 
-def _check_name(value: str, what: str) -> None:
-    if len(value) > 64 or not value.isprintable():
-        raise ApiError(400, "invalid_request", f"{what} must be at most 64 printable characters")
-
-
 class CommandService:
-    def __init__(self, store: EventStore, loader: StateLoader, tokens: SeatTokens, conflict_retries: int) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        loader: StateLoader,
+        tokens: SeatTokens,
+        conflict_retries: int,
+        players: PlayerGames,
+    ) -> None:
         self.store = store
         self.loader = loader
         self.tokens = tokens
         self.conflict_retries = conflict_retries
+        self.players = players
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._running: set[str] = set()  # games seen fully seated (status never goes back to open)
         self._types: dict[str, str] = {}  # game id -> game type (never changes)
 
     # --- lobby --------------------------------------------------------------------------------
-    async def create(self, request: CreateGame, seed_allowed: bool) -> GameCreated:
+    async def create(self, request: CreateGame, creator: Credential, seed_allowed: bool) -> GameCreated:
         try:
             engine = get_engine(request.game_type)
         except UnknownGameType:
@@ -137,30 +179,40 @@ class CommandService:
             ) from None
         if request.seed is not None and not seed_allowed:
             raise ApiError(403, "seed_requires_operator", "only an operator may choose a game's seed")
-        seats: list[SeatInfo | None] = []
-        for i, seat in enumerate(request.seats):
-            if seat is not None:
-                _check_id(seat.player_id, f"seats[{i}].player_id")
-                _check_name(seat.name, f"seats[{i}].name")
-                if any(s is not None and s.player_id == seat.player_id for s in seats):
-                    raise ApiError(422, "duplicate_player", f"player {seat.player_id!r} holds two seats")
-            seats.append(SeatInfo(seat.player_id, seat.name or seat.player_id) if seat else None)
-        seed = request.seed if request.seed is not None else secrets.randbits(62)
+        seats = seats_at_creation(request.seats, creator)
+        seeded = request.seed is not None
+        rated = rated_at_creation(request.rated, seeded, creator, seats)
+        seed = request.seed if seeded else secrets.randbits(62)
         try:
             events = engine.start(GameConfig(seats=len(seats), seed=seed, options=request.options))
         except RuleViolation as violation:
             raise ApiError(422, violation.code, violation.message) from None
         game_id = f"{request.game_type[:2]}_{secrets.token_hex(8)}"
-        commit = await self.store.create(
-            game_id,
-            engine.game_type,
-            [NewEvent(engine.event_name(e), engine.encode_event(e)) for e in events],
-            seats=seats,
-            options=request.options,
-            engine_version=engine.version,
-            seeded=request.seed is not None,
-            now_ms=now_ms(),
-        )
+        created_ms = now_ms()
+        # The cap binds players creating for themselves; a trusted backend places players as it sees fit.
+        reservations = []
+        try:
+            for seat in seats:
+                if seat is not None:
+                    reservations.append(
+                        await self.players.reserve(seat.player_id, game_id, created_ms, capped=not creator.trusted)
+                    )
+            commit = await self.store.create(
+                game_id,
+                engine.game_type,
+                [NewEvent(engine.event_name(e), engine.encode_event(e)) for e in events],
+                seats=seats,
+                options=request.options,
+                engine_version=engine.version,
+                seeded=seeded,
+                now_ms=created_ms,
+                rated=rated,
+                actor=Actor(creator.subject, creator.kind),
+            )
+        except BaseException:
+            for reservation in reservations:
+                await reservation.release()
+            raise
         self.loader.remember(game_id, engine, 0, Folded(commit.last_version, engine.replay(events)))
         GAMES_CREATED.labels(engine.game_type).inc()
         EVENTS_APPENDED.labels(engine.game_type).inc(len(events))
@@ -168,40 +220,85 @@ class CommandService:
         if status == "running":
             self._mark_running(game_id)
         self._types[game_id] = engine.game_type
-        log().info("game_created", game_id=game_id, game_type=engine.game_type, seats=len(seats), version=commit.last_version)
-        grants = [
-            SeatGrant(i, s.player_id, s.name, self.tokens.issue(game_id, i, s.player_id))
-            if s
-            else SeatGrant(i, None, None)
-            for i, s in enumerate(seats)
-        ]
-        return GameCreated(game_id, engine.game_type, commit.last_version, status, grants)
+        log().info("game_created", game_id=game_id, game_type=engine.game_type, seats=len(seats),
+                   version=commit.last_version, rated=rated)
+        grants = []
+        for i, s in enumerate(seats):
+            if s is None:
+                grants.append(SeatGrant(i, None, None))
+            elif creator.kind == PLAYER and s.player_id == creator.subject:
+                issued = self._issue(game_id, i, s.player_id, "create")
+                grants.append(SeatGrant(i, s.player_id, s.name, issued.token, issued.expires_at_ms))
+            else:
+                grants.append(SeatGrant(i, s.player_id, s.name))
+        return GameCreated(game_id, engine.game_type, commit.last_version, status, rated, grants)
 
-    async def join(self, game_id: str, request: JoinGame) -> Joined:
-        _check_id(request.player_id, "player_id")
-        _check_name(request.name, "name")
+    async def join(self, game_id: str, request: JoinGame, player: Credential) -> Joined:
+        if request.player_id is not None and request.player_id != player.subject:
+            raise ApiError(403, "player_mismatch",
+                           f"a player joins as themselves ({player.subject!r}), not as {request.player_id!r}")
+        check_name(request.name, "name")
         meta = await self.meta(game_id)
-        info = SeatInfo(request.player_id, request.name or request.player_id)
+        info = SeatInfo(player.subject, display_name(request.name, player, player.subject), PLAYER)
         candidates = [request.seat] if request.seat is not None else [i for i, s in enumerate(meta.seats) if s is None]
         if not candidates:
             raise ApiError(409, "no_open_seat", "every seat of this game is taken")
-        for seat in candidates:
-            try:
-                status = await self.store.join(game_id, meta.game_type, seat, info, now_ms())
-            except JoinRefused as refused:
-                if refused.reason == "seat_taken" and request.seat is None:
-                    continue
-                raise _join_error(refused, seat) from None
-            if status == "running":
-                self._mark_running(game_id)
-            log().info("seat_joined", game_id=game_id, seat=seat, status=status)
-            return Joined(game_id, seat, self.tokens.issue(game_id, seat, request.player_id), status)
+        if request.seat is not None and not 0 <= request.seat < len(meta.seats):
+            raise ApiError(422, "no_such_seat", f"this game has no seat {request.seat}")
+        reservation = await self.players.reserve(player.subject, game_id, now_ms())
+        try:
+            for seat in candidates:
+                try:
+                    status = await self.store.join(game_id, meta.game_type, seat, info, now_ms(), keeps_rated(info))
+                except JoinRefused as refused:
+                    if refused.reason == "seat_taken" and request.seat is None:
+                        continue
+                    raise _join_error(refused, seat) from None
+                if status == "running":
+                    self._mark_running(game_id)
+                rated = meta.rated and keeps_rated(info)
+                log().info("seat_joined", game_id=game_id, seat=seat, status=status)
+                issued = self._issue(game_id, seat, player.subject, "join")
+                return Joined(game_id, seat, issued.token, issued.expires_at_ms, status, rated)
+        except BaseException:
+            await reservation.release()
+            raise
+        await reservation.release()
         raise ApiError(409, "no_open_seat", "every seat of this game is taken")
+
+    async def seat_token(self, game_id: str, player: Credential) -> SeatToken:
+        """A fresh token for the caller's seat (refresh, or reconnect from another device)."""
+        meta = await self.meta(game_id)
+        grant = self._grant(meta, player.subject, "refresh")
+        if grant is None:
+            raise ApiError(403, "not_seated", f"player {player.subject!r} holds no seat in game {game_id!r}")
+        return grant
+
+    async def player_seats(self, player: Credential) -> PlayerSeats:
+        """Fresh tokens for every seat the caller holds in an unfinished game."""
+        games = await self.players.unfinished(player.subject)
+        grants = [self._grant(meta, player.subject, "reconnect") for meta in games]
+        return PlayerSeats(player.subject, [g for g in grants if g is not None])
+
+    def _grant(self, meta: GameMeta, player_id: str, reason: str) -> SeatToken | None:
+        seat = next((i for i, s in enumerate(meta.seats) if s is not None and s.player_id == player_id), None)
+        if seat is None:
+            return None
+        issued = self._issue(meta.game_id, seat, player_id, reason)
+        return SeatToken(meta.game_id, meta.game_type, seat, player_id, meta.status, meta.rated, issued.token,
+                         issued.expires_at_ms)
+
+    def _issue(self, game_id: str, seat: int, player_id: str, reason: str) -> IssuedToken:
+        SEAT_TOKENS_ISSUED.labels(reason).inc()
+        issued = self.tokens.issue(game_id, seat, player_id)
+        log().info("seat_token_issued", game_id=game_id, seat=seat, player_id=player_id, reason=reason,
+                   expires_at_ms=issued.expires_at_ms)
+        return issued
 
     # --- commands -----------------------------------------------------------------------------
     async def legal(self, game_id: str, claim: SeatClaim) -> LegalCommands:
         engine = get_engine(await self._game_type(game_id))
-        _authorize(claim, game_id)
+        SeatGate.authorize(claim, game_id)
         running = await self._is_running(game_id)
         folded = await self.loader.load(game_id, engine)
         prompt = engine.prompt(folded.state)
@@ -219,7 +316,8 @@ class CommandService:
     ) -> CommandAccepted:
         _check_id(request.command_id, "command_id")
         engine = get_engine(await self._game_type(game_id))
-        _authorize(claim, game_id)
+        SeatGate.authorize(claim, game_id)
+        actor = Actor(claim.player_id, PLAYER)
         try:
             command = engine.decode_command(request.command)
         except CommandFormatError as error:
@@ -236,7 +334,7 @@ class CommandService:
         try:
             async with lock:
                 result = await self._decide_and_append(
-                    engine, game_id, claim.seat, command, name, request, include_legal
+                    engine, game_id, claim.seat, command, name, request, include_legal, actor
                 )
         except ApiError:
             raise
@@ -256,6 +354,7 @@ class CommandService:
         name: str,
         request: CommandRequest,
         include_legal: bool,
+        actor: Actor,
     ) -> CommandAccepted:
         folded = self.loader.cached(game_id)
         fresh = folded is None or (request.expected_version is not None and request.expected_version > folded.version)
@@ -304,6 +403,7 @@ class CommandService:
                     seat=seat,
                     now_ms=now_ms(),
                     ended=engine.is_over(after),
+                    actor=actor,
                 )
             except VersionConflict:
                 APPEND_CONFLICTS.labels(engine.game_type).inc()
@@ -312,6 +412,8 @@ class CommandService:
             if commit.duplicate:
                 return await self._replayed(engine, game_id, seat, name, request.command_id, commit)
             self.loader.remember(game_id, engine, folded.version, Folded(commit.last_version, after))
+            if engine.is_over(after):
+                await self._game_over(game_id)
             COMMANDS.labels(engine.game_type, name, "accepted", "").inc()
             EVENTS_APPENDED.labels(engine.game_type).inc(len(events))
             log().debug("command_accepted", game_id=game_id, command_id=request.command_id,
@@ -341,6 +443,13 @@ class CommandService:
         ]
         return CommandAccepted(game_id, command_id, seat, commit.first_version, commit.last_version, True, events)
 
+    async def _game_over(self, game_id: str) -> None:
+        """The players' lists of unfinished games lose this one (a miss is repaired when a list is read)."""
+        try:
+            await self.players.finished(await self.meta(game_id))
+        except Exception as error:  # noqa: BLE001 - the commit stands; the lists prune themselves
+            log().warning("player_games_not_updated", game_id=game_id, error=repr(error))
+
     async def meta(self, game_id: str) -> GameMeta:
         meta = await self.store.meta(game_id)
         if meta is None:
@@ -367,11 +476,6 @@ class CommandService:
     async def _game_type(self, game_id: str) -> str:
         game_type = self._types.get(game_id)
         return game_type if game_type is not None else (await self.meta(game_id)).game_type
-
-
-def _authorize(claim: SeatClaim, game_id: str) -> None:
-    if claim.game_id != game_id:
-        raise ApiError(403, "wrong_game", "this seat token belongs to another game")
 
 
 def _redacted(engine: Engine, event: Any, seat: int, version: int) -> dict[str, Any]:

@@ -2,11 +2,17 @@
 
     benthic serve command|projection|scoring|all
     benthic run                      the whole platform locally + the bot demo (what `make run` does)
-    benthic create nautilus --player alice --player bob [--open 1] [--option key=json]
-    benthic join GAME --player carol
+    benthic dev-token alice [--scope benthic:matchmaker]    a JWT of the development issuer (dev only)
+    benthic create nautilus --player alice --player bob [--open 1] [--option key=json] [--unrated]
+    benthic join GAME --player carol            benthic token GAME --player carol    benthic seats --player carol
     benthic show GAME [--seat N --token T]      benthic history GAME [--seat N --token T]
     benthic legal GAME --token T                benthic play GAME --token T '{"type": "end_turn"}'
     benthic watch GAME [--seat N --token T]     benthic lobby | benthic leaderboard GAME_TYPE
+    benthic revoke --game GAME | --player P     (operator token)
+
+Credentials: `--jwt` (or BENTHIC_JWT) is your identity provider's JWT.  Without one, the CLI mints tokens
+with the development issuer (keys in BENTHIC_DEV_ISSUER_DIR, `.run/dev-issuer` for `make run`): one
+`--player` creates as that player; several create as a matchmaker and fetch each player's seat token.
 """
 
 from __future__ import annotations
@@ -21,8 +27,22 @@ from typing import Any
 from benthic.client import ApiFailure, BenthicClient
 
 
+def _dev_mint(args: argparse.Namespace) -> Any:
+    if os.environ.get("BENTHIC_ENVIRONMENT", "dev") != "dev":
+        return None
+    directory = args.dev_issuer_dir
+
+    def mint(subject: str, scopes: tuple[str, ...] = (), ttl_s: int = 3600) -> str:
+        from benthic.devissuer import DevIssuer
+
+        return DevIssuer.load_or_create(directory).mint(subject, scopes, ttl_s)
+
+    return mint
+
+
 def _client(args: argparse.Namespace) -> BenthicClient:
-    return BenthicClient(args.command_url, args.read_url, operator_token=args.operator_token)
+    return BenthicClient(args.command_url, args.read_url, operator_token=args.operator_token, jwt=args.jwt,
+                         mint=None if args.jwt else _dev_mint(args))
 
 
 def _print(value: Any) -> None:
@@ -39,13 +59,46 @@ async def _create(args: argparse.Namespace) -> None:
             options[key] = json.loads(value)
         except json.JSONDecodeError:
             options[key] = value
+    rated = False if args.unrated else None
     async with _client(args) as client:
-        _print(await client.create_game(args.game_type, seats, options, args.seed))
+        if client.jwt is None and client.mint is not None and len(args.player) == 1 and args.seed is None:
+            jwt = client.mint(args.player[0])  # a player creating a game for themselves
+            created = await client.create_game(args.game_type, seats, options, jwt=jwt, rated=rated)
+        else:
+            created = await client.create_game(args.game_type, seats, options, args.seed, rated=rated)
+        if client.jwt is None and client.mint is not None:
+            for seat in created["seats"]:  # dev: fetch every named player's token with their own JWT
+                if seat["player_id"] and not seat.get("token"):
+                    token = await client.seat_token(created["game_id"], seat["player_id"])
+                    seat.update(token=token["token"], expires_at_ms=token["expires_at_ms"])
+        _print(created)
 
 
 async def _join(args: argparse.Namespace) -> None:
     async with _client(args) as client:
-        _print(await client.join(args.game_id, args.player, args.name or args.player, args.seat))
+        _print(await client.join(args.game_id, args.player, args.name, args.seat))
+
+
+async def _token(args: argparse.Namespace) -> None:
+    async with _client(args) as client:
+        _print(await client.seat_token(args.game_id, args.player))
+
+
+async def _seats(args: argparse.Namespace) -> None:
+    async with _client(args) as client:
+        _print(await client.my_seats(args.player))
+
+
+async def _revoke(args: argparse.Namespace) -> None:
+    async with _client(args) as client:
+        _print(await client.revoke_game(args.game) if args.game else await client.revoke_player(args.player))
+
+
+def _dev_token(args: argparse.Namespace) -> None:
+    mint = _dev_mint(args)
+    if mint is None:
+        raise SystemExit("the development issuer exists only in dev (BENTHIC_ENVIRONMENT=dev)")
+    print(mint(args.player, tuple(args.scope), args.ttl_s))
 
 
 async def _show(args: argparse.Namespace) -> None:
@@ -97,6 +150,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--command-url", default=os.environ.get("BENTHIC_COMMAND_URL", "http://127.0.0.1:8001"))
     parser.add_argument("--read-url", default=os.environ.get("BENTHIC_READ_URL", "http://127.0.0.1:8002"))
     parser.add_argument("--operator-token", default=os.environ.get("BENTHIC_OPERATOR_TOKEN"))
+    parser.add_argument("--jwt", default=os.environ.get("BENTHIC_JWT"), help="your identity provider's JWT")
+    parser.add_argument("--dev-issuer-dir", default=os.environ.get("BENTHIC_DEV_ISSUER_DIR", ".run/dev-issuer"))
     sub = parser.add_subparsers(dest="cmd", required=True)
 
     serve = sub.add_parser("serve", help="run a service (all: the three in one process)")
@@ -108,18 +163,37 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--seats", type=int, default=None, help="players per demo game (default: each game's max)")
     run.add_argument("--bots", choices=["greedy", "random"], default="greedy", help="how the demo bots choose")
 
+    dev_token = sub.add_parser("dev-token", help="mint a JWT with the development issuer (dev only, insecure)")
+    dev_token.add_argument("player", help="the subject: a player id, or a backend's client id")
+    dev_token.add_argument("--scope", action="append", default=[],
+                           help="e.g. benthic:matchmaker or benthic:operator (repeat)")
+    dev_token.add_argument("--ttl-s", type=int, default=3600)
+
     create = sub.add_parser("create", help="create a game")
     create.add_argument("game_type")
     create.add_argument("--player", action="append", default=[], help="a seated player id (repeat)")
     create.add_argument("--open", type=int, default=0, help="open seats after the named ones")
     create.add_argument("--option", action="append", default=[], help="key=json-value")
     create.add_argument("--seed", type=int, default=None, help="operator only")
+    create.add_argument("--unrated", action="store_true", help="a casual game: ratings never change")
 
     join = sub.add_parser("join", help="take an open seat")
     join.add_argument("game_id")
-    join.add_argument("--player", required=True)
+    join.add_argument("--player", default=None, help="who joins (dev: a token is minted for them)")
     join.add_argument("--name", default="")
     join.add_argument("--seat", type=int, default=None)
+
+    token = sub.add_parser("token", help="a fresh seat token for your seat in a game")
+    token.add_argument("game_id")
+    token.add_argument("--player", default=None)
+
+    seats = sub.add_parser("seats", help="your seats in unfinished games, with fresh tokens")
+    seats.add_argument("--player", default=None)
+
+    revoke = sub.add_parser("revoke", help="operator: revoke the seat tokens of a game or a player")
+    target = revoke.add_mutually_exclusive_group(required=True)
+    target.add_argument("--game", default=None)
+    target.add_argument("--player", default=None)
 
     for name, helptext in (("show", "a view of the game"), ("history", "the event history"),
                            ("watch", "follow the game live")):
@@ -160,8 +234,12 @@ def main(argv: list[str] | None = None) -> None:
 
         run_local(exit_after_demo=args.exit, seats=args.seats, bots=args.bots)
         return
-    handlers = {"create": _create, "join": _join, "show": _show, "history": _history, "legal": _legal,
-                "play": _play, "watch": _watch, "lobby": _lobby, "leaderboard": _leaderboard}
+    if args.cmd == "dev-token":
+        _dev_token(args)
+        return
+    handlers = {"create": _create, "join": _join, "token": _token, "seats": _seats, "revoke": _revoke,
+                "show": _show, "history": _history, "legal": _legal, "play": _play, "watch": _watch,
+                "lobby": _lobby, "leaderboard": _leaderboard}
     try:
         asyncio.run(handlers[args.cmd](args))
     except ApiFailure as failure:

@@ -20,8 +20,8 @@ class Envelope(msgspec.Struct, frozen=True):
     command_id: str = ""
     seat: int | None = None
     ts_ms: int = 0
-    actor: str = ""  # who acted (a player id), when known
-    credential: str = ""  # how they proved it (player, matchmaker, operator, bot)
+    actor: str = ""  # audit: who acted (player id, or a backend's client id)
+    actor_kind: str = ""  # audit: with which credential (player, matchmaker, operator, bot)
 
     @property
     def is_engine(self) -> bool:
@@ -35,6 +35,7 @@ class GameScored(msgspec.Struct, frozen=True, tag_field="type", tag="game_scored
     results: list[dict[str, Any]]
     details: dict[str, Any] = {}
     players: list[str] = []
+    rated: bool = False  # only rated games change ratings and leaderboards
 
 
 class Notification(msgspec.Struct, frozen=True, omit_defaults=True):

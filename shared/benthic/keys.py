@@ -82,3 +82,25 @@ class RatingKeys:
     @property
     def leaderboard(self) -> str:  # zset: player id by ordinal rating
         return f"{self.tag}:lb"
+
+
+# --- players and trust -----------------------------------------------------------------------------------------
+
+REVOCATIONS = "benthic:revocations"  # stream: seat-token revocations, read by every replica
+
+
+class PlayerKeys:
+    """The keys of one player; one slot per player."""
+
+    __slots__ = ("player_id", "tag")
+
+    def __init__(self, player_id: str) -> None:
+        self.player_id = player_id
+        self.tag = f"{{pl:{player_id}}}"
+
+    @property
+    def games(self) -> str:  # zset: game id -> created ms, the player's unfinished games (pruned lazily)
+        return f"{self.tag}:games"
+
+
+RATE_LIMIT_PREFIX = "benthic:rl"  # the `limits` library's keys

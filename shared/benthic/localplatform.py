@@ -1,5 +1,9 @@
 """The whole platform on one machine: Redis (private, or ``REDIS_URL``) and the three services as separate
-processes, with fresh token keys.  Used by ``benthic run``, the end-to-end tests and the benchmark."""
+processes, with fresh token keys.  Used by ``benthic run``, the end-to-end tests and the benchmark.
+
+Without an identity provider in ``env`` (``BENTHIC_JWKS_URL``/``BENTHIC_JWKS_FILE``) the services use the
+development issuer, whose keys live in ``dev_issuer_dir``: :meth:`LocalPlatform.mint` makes player and
+backend JWTs with it."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from pathlib import Path
 
 import httpx
 
+from benthic.devissuer import DevIssuer
 from benthic.devredis import PrivateRedis, free_port
 
 SERVICES = ("command", "projection", "scoring")
@@ -38,12 +43,26 @@ class LocalPlatform:
             "BENTHIC_TOKEN_KEYS": f"k1:{secrets.token_urlsafe(32)}",
             "BENTHIC_OPERATOR_TOKEN": self.operator_token,
             "BENTHIC_LOG_FORMAT": "json",
+            "BENTHIC_DEV_ISSUER_DIR": str(self.log_dir / "dev-issuer"),
             **(env or {}),
         }
+        self._dev_issuer: DevIssuer | None = None
         self.quiet = quiet
         # On a shared machine the command path is the latency-critical one; consumers can run nicer.
         self.niceness = niceness or {}
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
+
+    @property
+    def dev_issuer(self) -> DevIssuer:
+        if self.env.get("BENTHIC_JWKS_URL") or self.env.get("BENTHIC_JWKS_FILE"):
+            raise RuntimeError("this platform trusts an identity provider: it mints no development tokens")
+        if self._dev_issuer is None:
+            self._dev_issuer = DevIssuer.load_or_create(self.env["BENTHIC_DEV_ISSUER_DIR"])
+        return self._dev_issuer
+
+    def mint(self, subject: str, scopes: tuple[str, ...] | list[str] = (), ttl_s: int = 3600) -> str:
+        """A JWT of the development issuer (a player, or with scopes a backend or an operator)."""
+        return self.dev_issuer.mint(subject, scopes, ttl_s)
 
     def url(self, service: str) -> str:
         return f"http://127.0.0.1:{self.ports[service]}"
@@ -71,17 +90,29 @@ class LocalPlatform:
             raise
         return self
 
-    def start_service(self, service: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-        log = open(self.log_dir / f"{service}.log", "ab")  # noqa: SIM115 - owned by the child
+    def start_service(
+        self, service: str, env: dict[str, str] | None = None, name: str | None = None
+    ) -> subprocess.Popen[bytes]:
+        """Start ``service`` as process ``name`` (default: the service's own name; another name starts a
+        replica on a port of its own: ``url(name)``)."""
+        name = name or service
+        port = self.ports.setdefault(name, free_port())
+        log = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 - owned by the child
         process = subprocess.Popen(
-            [sys.executable, "-m", "benthic.cli", "serve", service, "--port", str(self.ports[service])],
+            [sys.executable, "-m", "benthic.cli", "serve", service, "--port", str(port)],
             env={**self.env, **(env or {})},
             stdout=log,
             stderr=subprocess.STDOUT if self.quiet else None,
             preexec_fn=(lambda n=self.niceness[service]: os.nice(n)) if self.niceness.get(service) else None,  # noqa: PLW1509
         )
-        self.processes[service] = process
+        self.processes[name] = process
         return process
+
+    def start_replica(self, service: str, name: str, timeout: float = 60.0) -> str:
+        """One more process of ``service`` (same Redis, keys and settings), ready; returns its URL."""
+        self.start_service(service, name=name)
+        self.wait_ready(timeout, (name,))
+        return self.url(name)
 
     def wait_ready(self, timeout: float = 60.0, services: tuple[str, ...] = SERVICES) -> None:
         deadline = time.monotonic() + timeout

@@ -53,6 +53,9 @@ async def serve(services: list[str], settings: Settings, port: int | None = None
             timeout_graceful_shutdown=settings.shutdown_timeout_s,
             timeout_keep_alive=30,
             backlog=4096,
+            # The client address (per-IP rate limits) is X-Forwarded-For's only from these proxies.
+            proxy_headers=True,
+            forwarded_allow_ips=settings.forwarded_allow_ips,
         )
         servers.append(_Server(config))
     loop = asyncio.get_running_loop()

@@ -93,6 +93,14 @@ LIVE_STREAMS_REFUSED = Counter(
 LIVE_CLIENTS_DROPPED = Counter(
     "benthic_live_clients_dropped_total", "Live clients closed because they fell too far behind"
 )
+RATE_LIMITED = Counter(
+    "benthic_rate_limited_total", "Requests refused by a rate limit (429)", ["action", "scope"]
+)
+AUTH_REFUSALS = Counter(
+    "benthic_auth_refusals_total", "Requests refused for their credential (401/403) by error code", ["code"]
+)
+SEAT_TOKENS_ISSUED = Counter("benthic_seat_tokens_issued_total", "Seat tokens issued", ["reason"])
+TOKENS_REVOKED = Counter("benthic_token_revocations_total", "Operator revocations of seat tokens", ["scope"])
 
 
 def zero_series(service: str, game_types: tuple[str, ...], groups: tuple[str, ...] = ()) -> None:

@@ -17,9 +17,10 @@ pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
 
 
 async def test_bot_games_over_http_on_a_redis_cluster(redis_cluster_url: str) -> None:
-    env = {"BENTHIC_REDIS_CLUSTER": "1", "BENTHIC_CLAIM_IDLE_MS": "1500", "BENTHIC_CLAIM_INTERVAL_S": "0.5"}
+    env = {"BENTHIC_REDIS_CLUSTER": "1", "BENTHIC_CLAIM_IDLE_MS": "1500", "BENTHIC_CLAIM_INTERVAL_S": "0.5",
+           "BENTHIC_LIMIT_COMMAND_PER_PLAYER": "1000/second", "BENTHIC_LIMIT_COMMAND_PER_IP": "100000/second"}
     with LocalPlatform(redis_url=redis_cluster_url, env=env) as platform:
-        client = BenthicClient(platform.command_url, platform.read_url)
+        client = BenthicClient(platform.command_url, platform.read_url, mint=platform.mint)
         try:
             games = []
             for game_type in GAMES:
@@ -42,8 +43,13 @@ async def test_bot_games_over_http_on_a_redis_cluster(redis_cluster_url: str) ->
                         break
                     assert time.monotonic() < deadline, f"{game.game_id} not scored on the cluster"
                     await asyncio.sleep(0.2)
-                board = await client.leaderboard(get_engine(summary["game_type"]).game_type, 50)
-                assert {s["player_id"] for s in summary["seats"]} <= {p["player_id"] for p in board["players"]}
+                # Ratings apply just after game_scored is appended, so the projection may show it scored first.
+                while True:
+                    board = await client.leaderboard(get_engine(summary["game_type"]).game_type, 50)
+                    if {s["player_id"] for s in summary["seats"]} <= {p["player_id"] for p in board["players"]}:
+                        break
+                    assert time.monotonic() < deadline, f"{game.game_id} not rated on the cluster"
+                    await asyncio.sleep(0.2)
             metrics = (await client.http.get(f"{platform.command_url}/metrics")).text
             assert "benthic_redis_memory_used_bytes" in metrics
         finally:

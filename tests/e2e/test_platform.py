@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import signal
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -26,6 +29,13 @@ from tests.engine_harness import hidden_from, strings_in
 
 GAMES = game_types()
 pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
+# Bots play as fast as the machine allows, from one address: the limits are tested in test_identity.py.
+GENEROUS_LIMITS = {
+    "BENTHIC_LIMIT_COMMAND_PER_PLAYER": "1000/second",
+    "BENTHIC_LIMIT_COMMAND_PER_IP": "100000/second",
+    "BENTHIC_LIMIT_TOKEN_PER_IP": "100000/minute",
+    "BENTHIC_LIMIT_JOIN_PER_IP": "100000/minute",
+}
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +46,7 @@ def platform(redis_url: str) -> Iterator[LocalPlatform]:
         "BENTHIC_METRICS_INTERVAL_S": "1",
         "BENTHIC_MAX_BODY_BYTES": "16384",
         "BENTHIC_DRAIN_TIMEOUT_S": "2",
+        **GENEROUS_LIMITS,
     }
     with LocalPlatform(redis_url=redis_url, env=env) as running:
         yield running
@@ -43,7 +54,8 @@ def platform(redis_url: str) -> Iterator[LocalPlatform]:
 
 @pytest.fixture
 async def client(platform: LocalPlatform) -> Any:
-    api = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token)
+    api = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
+                        mint=platform.mint)
     yield api
     await api.aclose()
 
@@ -164,12 +176,18 @@ async def test_bot_game_over_http_is_projected_scored_rated_and_leaks_nothing(
     assert scores == expected
     views, histories = await _served(client, game_id, tokens, len(envelopes))
     _check_views_and_histories(engine_, envelopes, states, seats, views, histories)
-    board = await client.leaderboard(game_type, 100)
-    rated = {p["player_id"]: p for p in board["players"]}
     players = [s["player_id"] for s in (await client.summary(game_id))["seats"]]
+    rated = await _until(lambda: _on_leaderboard(client, game_type, players), what="ratings applied")
     assert all(rated[p]["games"] == 1 for p in players)
     lobby = await client.lobby(game_type, "finished", limit=500)
     assert game_id in [g["game_id"] for g in lobby["games"]]
+
+
+async def _on_leaderboard(client: BenthicClient, game_type: str, players: list[str]) -> dict[str, Any] | None:
+    """The leaderboard by player once every one of ``players`` is on it (ratings apply just after game_scored
+    is appended, so a game may show as scored a moment before)."""
+    board = {p["player_id"]: p for p in (await client.leaderboard(game_type, 500))["players"]}
+    return board if all(p in board for p in players) else None
 
 
 async def _scored(client: BenthicClient, game_id: str) -> dict[str, Any] | None:
@@ -222,20 +240,26 @@ async def test_every_bad_input_gets_its_status_and_code_and_changes_nothing(
         idle_auth = {"Authorization": f"Bearer {tokens[idle]}"}
         response = await http.post(url, json={"command_id": "c-idle", "command": command}, headers=idle_auth)
         assert response.status_code == 422 and response.json()["code"], response.text
+    backend = {"Authorization": f"Bearer {platform.mint('mm-bad', ('benthic:matchmaker',))}"}
     await expect(await http.post(f"{platform.command_url}/games", json={"game_type": "chess", "seats": [None]}),
-                 422, "unknown_game_type")
-    await expect(await http.post(f"{platform.command_url}/games",
+                 401, "missing_token")
+    await expect(await http.post(f"{platform.command_url}/games", json={"game_type": "chess", "seats": [None]},
+                                 headers=backend), 422, "unknown_game_type")
+    await expect(await http.post(f"{platform.command_url}/games", headers=backend,
                                  json={"game_type": game_type, "seats": [None] * (engine.max_seats + 1)}),
                  422, "invalid_player_count")
-    await expect(await http.post(f"{platform.command_url}/games",
+    await expect(await http.post(f"{platform.command_url}/games", headers=backend,
                                  json={"game_type": game_type, "seats": [None] * engine.max_seats, "seed": 3}),
                  403, "seed_requires_operator")
-    await expect(await http.post(f"{platform.command_url}/games",
+    await expect(await http.post(f"{platform.command_url}/games", headers=backend,
                                  json={"game_type": game_type, "seats": [{"player_id": "p", "name": "n" * 65}]}),
                  400, "invalid_request")
-    await expect(await http.post(f"{platform.command_url}/games/nope/join", json={"player_id": "p"}),
+    player_p = {"Authorization": f"Bearer {platform.mint('p')}"}
+    await expect(await http.post(f"{platform.command_url}/games/nope/join", json={}), 401, "missing_token")
+    await expect(await http.post(f"{platform.command_url}/games/nope/join", json={}, headers=player_p),
                  404, "game_not_found")
-    await expect(await http.post(f"{platform.command_url}/games/{game_id}/join", json={"player_id": "late"}),
+    await expect(await http.post(f"{platform.command_url}/games/{game_id}/join", json={"player_id": "late"},
+                                 headers={"Authorization": f"Bearer {platform.mint('late')}"}),
                  409, "no_open_seat")
     await expect(await http.get(f"{platform.read_url}/games/{game_id}/seats/{acting}/view"), 401, "missing_token")
     other_seat = (acting + 1) % engine.max_seats
@@ -255,7 +279,7 @@ async def test_open_seats_block_play_until_joined(platform: LocalPlatform, clien
     game_type = GAMES[0]
     engine = get_engine(game_type)
     seats = [{"player_id": "host", "name": "Host"}] + [None] * (engine.max_seats - 1)
-    created = await client.create_game(game_type, seats)
+    created = await client.create_game(game_type, seats, jwt=platform.mint("host"))  # for themselves
     game_id, host_token = created["game_id"], created["seats"][0]["token"]
     assert created["status"] == "open"
     legal = await client.legal(game_id, host_token)
@@ -360,3 +384,63 @@ async def test_operator_state_and_house_greedy_bots(platform: LocalPlatform, cli
     game = HttpGame(client, game_id, tokens, random.Random(2), house_greedy_chooser(client, engine))
     await game.play(pause_after=30)
     assert game.commands == 30
+
+
+async def test_an_unrated_game_leaves_the_leaderboards_unchanged(
+    platform: LocalPlatform, client: BenthicClient
+) -> None:
+    game_type = "nautilus" if "nautilus" in GAMES else GAMES[0]
+    seats = max(2, get_engine(game_type).min_seats)
+    tag = uuid.uuid4().hex[:6]
+
+    async def game(kind: str, **create: Any) -> tuple[str, list[str], HttpGame]:
+        players = [f"{kind}-{tag}-{i}" for i in range(seats)]
+        created = await client.create_game(game_type, [{"player_id": p} for p in players], **create)
+        tokens = {s["seat"]: (await client.seat_token(created["game_id"], s["player_id"]))["token"]
+                  for s in created["seats"]}
+        assert created["rated"] is (kind == "rated")
+        return created["game_id"], players, HttpGame(client, created["game_id"], tokens, random.Random(3))
+
+    unrated = [await game("casual", rated=False), await game("seeded", seed=11)]
+    await asyncio.gather(*(g.play() for _, _, g in unrated))
+    for game_id, _, _ in unrated:
+        await _until(lambda g=game_id: _scored(client, g), what="scored")
+    # A rated game played after them: once its ratings show, the scorer is long done with the unrated ones.
+    games = [await game("rated"), *unrated]
+    await games[0][2].play()
+    board = await _until(lambda: _on_leaderboard(client, game_type, games[0][1]), what="ratings applied")
+    for (game_id, players, _), rated in zip(games, (True, False, False), strict=True):
+        summary = await client.summary(game_id)
+        assert summary["rated"] is rated and summary["status"] == "finished"
+        assert all((p in board) is rated for p in players), (game_id, rated)
+        _, envelopes, _ = await _raw_game(platform, game_id)
+        assert msgspec.json.decode(envelopes[-1].data)["rated"] is rated
+
+
+async def test_dev_mode_the_cli_mints_tokens_and_plays_as_two_commands_do(platform: LocalPlatform,
+                                                                           client: BenthicClient) -> None:
+    jwks = (await client.http.get(f"{platform.command_url}/.well-known/jwks.json")).json()
+    assert [k["kid"] for k in jwks["keys"]] == [platform.dev_issuer.kid] and jwks["keys"][0]["alg"] == "EdDSA"
+    cli = [sys.executable, "-m", "benthic.cli", "--command-url", platform.command_url, "--read-url",
+           platform.read_url, "--dev-issuer-dir", platform.env["BENTHIC_DEV_ISSUER_DIR"]]
+    env = {k: v for k, v in os.environ.items() if k not in ("BENTHIC_JWT", "BENTHIC_ENVIRONMENT")}
+
+    def run(*args: str) -> Any:
+        done = subprocess.run([*cli, *args], env=env, capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    alice, bob = f"alice-{uuid.uuid4().hex[:6]}", f"bob-{uuid.uuid4().hex[:6]}"
+    token = run("dev-token", alice).strip()
+    assert (await client.my_seats(jwt=token))["player_id"] == alice
+    game_type = GAMES[0]
+    created = json.loads(await asyncio.to_thread(run, "create", game_type, "--player", alice, "--open", "1"))
+    assert created["status"] == "open" and created["seats"][0]["token"] and created["rated"]
+    joined = json.loads(await asyncio.to_thread(run, "join", created["game_id"], "--player", bob))
+    assert (joined["seat"], joined["status"]) == (1, "running")
+    seats = json.loads(await asyncio.to_thread(run, "seats", "--player", bob))["seats"]
+    assert [s["game_id"] for s in seats] == [created["game_id"]]
+    legal = json.loads(await asyncio.to_thread(run, "legal", created["game_id"], "--token", seats[0]["token"]))
+    assert legal["seat"] == 1
+    both = json.loads(await asyncio.to_thread(run, "create", game_type, "--player", alice, "--player", bob))
+    assert all(s["token"] for s in both["seats"]), "dev: the CLI fetched every named player's token"

@@ -27,7 +27,7 @@ class CommitHead(msgspec.Struct, frozen=True, array_like=True):
     command_id: str = ""
     seat: int | None = None
     actor: str = ""
-    credential: str = ""
+    actor_kind: str = ""
 
 
 _head_encoder = msgspec.msgpack.Encoder()
@@ -83,7 +83,7 @@ def envelopes(entries: Iterable[tuple[bytes, dict[bytes, bytes]]], head: CommitH
                 seat=head.seat,
                 ts_ms=head.ts_ms,
                 actor=head.actor,
-                credential=head.credential,
+                actor_kind=head.actor_kind,
             )
         )
     return out
