@@ -11,7 +11,7 @@ import msgspec
 from benthic.auth import SeatClaim, SeatTokens, TokenError, bearer, is_operator
 from benthic.config import Settings
 from benthic.gamestate import StateLoader
-from benthic.http import EXCEPTION_HANDLERS, ApiError, health_routes
+from benthic.http import EXCEPTION_HANDLERS, ApiError, health_routes, open_archive_reader
 from benthic.redisconn import memory, redis_client
 from benthic.rules import game_types, get_engine
 from benthic.store import EventStore
@@ -127,7 +127,8 @@ def create_app(settings: Settings) -> Litestar:
         tokens = SeatTokens(settings.token_keys)
         app.state.redis = redis
         app.state.tokens = tokens
-        app.state.service = CommandService(store, loader, tokens, settings.conflict_retries)
+        archive = await open_archive_reader(settings, SERVICE)
+        app.state.service = CommandService(store, loader, tokens, settings.conflict_retries, archive)
         task = asyncio.create_task(_redis_metrics(redis, settings.metrics_interval_s))
         zero_series(SERVICE, game_types())
         log().info("service_started", port=settings.command_port, game_types=list(game_types()))
@@ -136,6 +137,8 @@ def create_app(settings: Settings) -> Litestar:
         finally:
             task.cancel()
             await redis.aclose()
+            if archive is not None:
+                await archive.close()
 
     async def ready() -> dict[str, Any]:
         await app.state.redis.ping()

@@ -12,7 +12,7 @@ from benthic.auth import SeatTokens, TokenError, bearer
 from benthic.bus import FeedConsumer
 from benthic.config import Settings
 from benthic.gamestate import StateLoader
-from benthic.http import EXCEPTION_HANDLERS, ApiError, health_routes
+from benthic.http import EXCEPTION_HANDLERS, ApiError, health_routes, open_archive_reader
 from benthic.redisconn import redis_client
 from benthic.rules import game_types
 from benthic.store import EventStore
@@ -23,6 +23,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
+from services.projection.archived import ArchivedReads
 from services.projection.projector import Projector
 from services.projection.reads import STATUSES, ReadModels, UpdateHub
 
@@ -103,12 +104,10 @@ async def seat_view(
 
 
 async def _history(request: Request[Any, Any, Any], game_id: str, viewer: int | None, after: int, limit: int) -> Response[bytes]:
-    reads = _reads(request)
-    version = await reads.version(game_id)
-    if version is None:
+    found = await _reads(request).history_page(game_id, viewer, after, max(1, min(limit, 1000)))
+    if found is None:
         raise ApiError(404, "game_not_found", f"no game {game_id!r} (or not projected yet)")
-    limit = max(1, min(limit, 1000))
-    entries = await reads.history(game_id, viewer, after, limit)
+    version, entries = found
     body = b'{"game_id":"' + game_id.encode() + b'","version":' + str(version).encode() + b',"events":[' + b",".join(entries) + b"]}"
     return Response(body, media_type="application/json", headers={"X-Benthic-Version": str(version)})
 
@@ -218,7 +217,8 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
         redis = redis_client(settings.redis_url, 256, settings.redis_cluster)
         store = EventStore(redis, settings.partitions, settings.feed_maxlen)
         loader = StateLoader(store, settings.state_cache_games, snapshot_every=0)
-        reads = ReadModels(redis, settings.partitions)
+        archive = await open_archive_reader(settings, SERVICE)
+        reads = ReadModels(redis, settings.partitions, ArchivedReads(archive) if archive else None)
         hub = UpdateHub(redis, settings.partitions)
         projector = Projector(redis, store, loader)
         consumer = FeedConsumer(settings, GROUP, projector.handle, pause_s=settings.projection_pause_ms / 1000)
@@ -238,6 +238,8 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
                 await consumer.stop()
             await hub.stop()
             await redis.aclose()
+            if archive is not None:
+                await archive.close()
 
     async def ready() -> dict[str, Any]:
         await app.state.redis.ping()

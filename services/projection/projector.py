@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 from benthic.events import Envelope, Notification
 from benthic.gamestate import Folded, StateLoader, fold_envelopes
+from benthic.history import history_entry
 from benthic.keys import GameKeys
 from benthic.pipelining import ScriptBatcher
 from benthic.rules import Engine, UnknownGameType, get_engine
@@ -25,10 +26,12 @@ from redis.asyncio import Redis
 
 STATUSES = ("open", "running", "finished")
 
-# KEYS: 1 read model, 2..4 lobby (open, running, finished), then one history key per viewer.
+# KEYS: 1 read model, 2..4 lobby (open, running, finished), then one history key per viewer, last the meta.
 # ARGV: 1 version, 2 status, 3 game id, 4 lobby score, 5 channel, 6 field-pair count f, 7 viewer count v,
 #       then f x (field, value), then per viewer: entry count c, then c x (score, member).
 _WRITE = """
+-- a game whose meta is gone was archived (or never existed): never write read models back for it
+if redis.call('EXISTS', KEYS[#KEYS]) == 0 then return 0 end
 local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
 local version = tonumber(ARGV[1])
 local f = tonumber(ARGV[6])
@@ -208,16 +211,9 @@ class Projector:
         for viewer in viewers:
             entries: list[Any] = []
             for envelope, event in decoded:
-                if event is None:
-                    shown: Any = msgspec.json.decode(envelope.data)
-                else:
-                    shown = engine.redact(event, viewer)
-                    if shown is None:
-                        continue
-                entries.extend(
-                    (envelope.version, _json.encode({"version": envelope.version, "ts_ms": envelope.ts_ms,
-                                                     "event": shown}))
-                )
+                entry = history_entry(engine, envelope, viewer, event)
+                if entry is not None:
+                    entries.extend((envelope.version, entry))
             histories.append(entries)
         args: list[Any] = [
             folded.version,
@@ -233,7 +229,8 @@ class Projector:
             args.append(len(entries) // 2)
             args.extend(entries)
         await self._write(
-            [keys.read_model, *(keys.lobby(meta.game_type, s) for s in STATUSES), *(keys.history(v) for v in viewers)],
+            [keys.read_model, *(keys.lobby(meta.game_type, s) for s in STATUSES), *(keys.history(v) for v in viewers),
+             keys.meta],
             args,
         )
 

@@ -12,13 +12,16 @@ from benthic.keys import GameKeys, RatingKeys, lobby_key, updates_channel
 from benthic.telemetry import log
 from redis.asyncio import Redis
 
+from services.projection.archived import ArchivedReads
+
 STATUSES = ("open", "running", "finished")
 
 
 class ReadModels:
-    def __init__(self, redis: Redis, partitions: int) -> None:
+    def __init__(self, redis: Redis, partitions: int, archived: ArchivedReads | None = None) -> None:
         self.redis = redis
         self.partitions = partitions
+        self.archived = archived  # games no longer in Redis are read from the archive
 
     def keys(self, game_id: str) -> GameKeys:
         return GameKeys(game_id, self.partitions)
@@ -31,13 +34,22 @@ class ReadModels:
         """(version, field value), or None when the game has no read model yet."""
         version, value = await self.redis.hmget(self.keys(game_id).read_model, ["version", field])
         if version is None:
-            return None
+            return await self.archived.field(game_id, field) if self.archived else None
         return int(version), value
 
-    async def history(self, game_id: str, viewer: int | None, after: int, limit: int) -> list[bytes]:
-        return await self.redis.zrangebyscore(  # type: ignore[no-any-return]
-            self.keys(game_id).history(viewer), f"({after}", "+inf", start=0, num=limit
-        )
+    async def history_page(
+        self, game_id: str, viewer: int | None, after: int, limit: int
+    ) -> tuple[int, list[bytes]] | None:
+        """(version, the viewer's history entries after ``after``), from Redis in one atomic read (never half
+        of a game being archived), else from the archive; None when the game is in neither."""
+        keys = self.keys(game_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hget(keys.read_model, "version")
+            pipe.zrangebyscore(keys.history(viewer), f"({after}", "+inf", start=0, num=limit)
+            version, entries = await pipe.execute()
+        if version is None:
+            return await self.archived.history(game_id, viewer, after, limit) if self.archived else None
+        return int(version), entries
 
     async def lobby(self, game_types: list[str], statuses: list[str], limit: int) -> list[dict[str, Any]]:
         async with self.redis.pipeline(transaction=False) as pipe:
