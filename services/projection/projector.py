@@ -149,7 +149,8 @@ class Projector:
             return 0
         self.loader.cache.put(game_id, folded)
         scored = scored_raw == b"1" or any(e.type == "game_scored" and not e.is_engine for e in tail)
-        await self._write_models(engine, keys, meta, folded, tail, seats_json, scored)
+        if not await self._write_models(engine, keys, meta, folded, tail, seats_json, scored):
+            return 0  # refused: a newer version is there, or the game has left Redis (archived)
         now = time.time()
         for envelope in tail:
             if envelope.ts_ms:
@@ -173,7 +174,7 @@ class Projector:
         tail: list[Envelope],
         seats_json: bytes,
         scored: bool,
-    ) -> None:
+    ) -> bool:
         state = folded.state
         seats = len(meta.seats)
         viewers: list[int | None] = [None, *range(seats)]
@@ -228,11 +229,11 @@ class Projector:
         for entries in histories:
             args.append(len(entries) // 2)
             args.extend(entries)
-        await self._write(
+        return bool(await self._write(
             [keys.read_model, *(keys.lobby(meta.game_type, s) for s in STATUSES), *(keys.history(v) for v in viewers),
              keys.meta],
             args,
-        )
+        ))
 
 
 def _field(kind: str, viewer: int | None) -> str:
