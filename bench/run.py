@@ -16,6 +16,7 @@ STEPS = [
     ("engines", ["-m", "bench.engine_bench", "--seconds", "3" if QUICK else "20"]),
     ("store", ["-m", "bench.store_bench", "--seconds", "3" if QUICK else "15"]),
     ("e2e", ["-m", "bench.e2e_bench", "--seconds", "10" if QUICK else "60", "--games", "20" if QUICK else "200"]),
+    ("archive", ["-m", "bench.archive_bench", "--games", "5" if QUICK else "30"]),
 ]
 OPTIONAL = [
     # The Underwater Cities balance report (10 minutes of 4-player greedy games), when its engine exists.
