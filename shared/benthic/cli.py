@@ -11,6 +11,7 @@
     benthic archive export GAME      its event log as JSON lines on stdout
     benthic archive find [--player P] [--game-type T] [--since ISO] [--until ISO] [--limit N]
     benthic archive migrate          apply the archive's schema migrations (the archiver does it at start)
+    benthic archive backfill         schedule every finished game in Redis for archiving (REDIS_URL)
 """
 
 from __future__ import annotations
@@ -143,11 +144,38 @@ def _utc(text: str | None) -> Any:
     return at if at.tzinfo else at.replace(tzinfo=UTC)
 
 
+async def _backfill() -> int:
+    """Schedule every finished game found in Redis (a SCAN of the meta hashes) for archiving now: the games
+    whose feed notifications are gone (finished before the archiver ran, or trimmed from the feed)."""
+    import time
+
+    from benthic.config import settings
+    from benthic.redisconn import redis_client
+
+    from services.archiver.redisgame import DueGames
+
+    config = settings()
+    redis = redis_client(config.redis_url, 8, config.redis_cluster)
+    due = DueGames(redis, config.partitions)
+    scheduled = 0
+    try:
+        async for key in redis.scan_iter(match="{p*}:m:*", count=1000):
+            if await redis.hget(key, "status") == b"finished":
+                await due.schedule(key.decode().split(":m:", 1)[1], int(time.time() * 1000))
+                scheduled += 1
+    finally:
+        await redis.aclose()
+    return scheduled
+
+
 async def _archive(args: argparse.Namespace) -> None:
     import msgspec
 
     from benthic.archive import Archive
 
+    if args.archive_cmd == "backfill":
+        print(f"scheduled {await _backfill()} finished game(s) for archiving")
+        return
     if args.archive_cmd == "migrate":
         async with Archive(_archive_url(args), 1) as archive:
             applied = await archive.migrate()
@@ -249,6 +277,7 @@ def main(argv: list[str] | None = None) -> None:
     find.add_argument("--until", default=None, help="finished before (ISO)")
     find.add_argument("--limit", type=int, default=50)
     archive_sub.add_parser("migrate", help="apply the schema migrations")
+    archive_sub.add_parser("backfill", help="schedule every finished game in Redis (REDIS_URL) for archiving")
 
     args = parser.parse_args(argv)
     if args.cmd == "serve":

@@ -4,6 +4,9 @@ what it deletes, and the read side's fallback to the archive."""
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -294,3 +297,18 @@ async def test_a_put_refused_for_another_digest_leaves_the_game_in_redis(platfor
     await platform.archive.put(other)
     assert await platform.archiver.archive_game(game.game_id) == "copy"
     assert await platform.redis.exists(GameKeys(game.game_id, 16).meta)
+
+
+async def test_backfill_schedules_finished_games_whose_notifications_are_gone(
+    platform: Platform, redis_url: str
+) -> None:
+    finished = await platform.finished_game(seed=11)
+    running = await StoreGame(platform.store, "nautilus", seed=12).create()
+    done = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "benthic.cli", "archive", "backfill"],
+        env={**os.environ, "REDIS_URL": redis_url}, capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "scheduled 1 finished game(s) for archiving"
+    assert await platform.archiver.step() == 1
+    assert await platform.archive.exists(finished.game_id) and not await platform.archive.exists(running.game_id)
