@@ -151,7 +151,6 @@ async def _backfill() -> int:
 
     from benthic.config import settings
     from benthic.redisconn import redis_client
-
     from services.archiver.redisgame import DueGames
 
     config = settings()
