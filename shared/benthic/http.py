@@ -88,7 +88,8 @@ async def open_archive_reader(settings: Settings, service: str) -> Archive | Non
     in the background, so the service starts and serves live games while PostgreSQL is down."""
     if not settings.archive_url:
         return None
-    return await Archive(settings.archive_url, settings.archive_pool, name=f"benthic-{service}").open(wait=False)
+    archive = Archive(settings.archive_url, settings.archive_pool, timeout_s=2.0, name=f"benthic-{service}")
+    return await archive.open(wait=False)
 
 
 @get("/metrics", include_in_schema=False, sync_to_thread=False)
