@@ -22,6 +22,7 @@ from benthic.archive import (
     ArchiveUnavailable,
     GameNotArchived,
 )
+from benthic.archive.records import read_models_digest
 from benthic.events import PLATFORM, Envelope, GameScored, event_digest
 from benthic.rules import GameConfig, get_engine
 from benthic.rules.bots import RandomBot
@@ -151,6 +152,11 @@ class ArchiveContract(ABC):
             await subject.verify(game.game_id, game.event_count, event_digest(game.envelopes[:-1]))
         with pytest.raises(GameNotArchived):
             await subject.verify("no-such-game", 1, game.digest)
+        models = read_models_digest(game.read_models)
+        assert (await subject.verify(game.game_id, game.event_count, game.digest, models)).digest == game.digest
+        with pytest.raises(ArchiveMismatch, match="differ from the ones offered"):
+            await subject.verify(game.game_id, game.event_count, game.digest,
+                                 read_models_digest({**game.read_models, "summary": b"{}"}))
 
     @pytest.mark.parametrize("column", ["events", "read_models"])
     async def test_verify_catches_a_damaged_copy(self, subject: Archive, column: str) -> None:

@@ -33,6 +33,7 @@ from datetime import timedelta
 from typing import Any
 
 from benthic.archive import Archive, ArchiveConflict, ArchiveError, ArchiveMismatch
+from benthic.archive.records import read_models_digest
 from benthic.config import Settings
 from benthic.events import Notification
 from benthic.rules import game_types
@@ -151,7 +152,7 @@ class Archiver:
             raise
         self._reached("put")
         try:
-            await self.archive.verify(game.game_id, game.event_count, found.digest)
+            await self.archive.verify(game.game_id, game.event_count, found.digest, read_models_digest(game.read_models))
         except ArchiveMismatch as mismatch:
             ARCHIVE_FAILURES.labels("verify").inc()
             log().error("archive_verify_failed", game_id=game.game_id, error=str(mismatch))

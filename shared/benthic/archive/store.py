@@ -218,10 +218,13 @@ class Archive:
                 )
         return True
 
-    async def verify(self, game_id: str, event_count: int, digest: str) -> ArchiveInfo:
+    async def verify(
+        self, game_id: str, event_count: int, digest: str, models_digest: str | None = None
+    ) -> ArchiveInfo:
         """Read the copy back and check it: the event count and digest recomputed from the stored log
         equal ``event_count`` and ``digest`` (what Redis held) and the stored columns, and the read models
-        match their stored digest.  Raises GameNotArchived, ArchiveMismatch."""
+        recomputed match their stored digest (and ``models_digest``, the read models Redis held, when
+        given).  Raises GameNotArchived, ArchiveMismatch."""
         row = await self._one(
             f"SELECT {_info_columns()}, events, read_models, read_models_digest FROM archived_games "
             "WHERE game_id = %s",
@@ -241,8 +244,11 @@ class Archive:
             )
         if envelopes and envelopes[-1].version != row["last_version"]:
             raise ArchiveMismatch(f"{game_id}: last version {envelopes[-1].version} != {row['last_version']}")
-        if read_models_digest(models) != row["read_models_digest"]:
+        recomputed_models = read_models_digest(models)
+        if recomputed_models != row["read_models_digest"]:
             raise ArchiveMismatch(f"{game_id}: the archived read models do not match their digest")
+        if models_digest is not None and recomputed_models != models_digest:
+            raise ArchiveMismatch(f"{game_id}: the archived read models differ from the ones offered")
         return _info(row)
 
     async def purge(self, older_than: timedelta, batch: int = 500) -> int:
