@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import hashlib
 import os
 import pwd
 import shutil
@@ -37,6 +38,12 @@ def postgres_bindir() -> Path | None:
     return Path(candidates[0]).parent if candidates else None
 
 
+def _reachable(folder: Path, user: str) -> bool:
+    """Can ``user`` enter ``folder`` (every parent on the way included)?"""
+    shutil.chown(folder, user)
+    return subprocess.run(["test", "-x", str(folder)], user=user, check=False).returncode == 0
+
+
 def _run_as() -> str | None:
     """The unprivileged user to run the server as when we are root (None: run as ourselves)."""
     if os.geteuid() != 0:
@@ -55,6 +62,7 @@ class PrivatePostgres:
         self.durable = durable
         self.process: subprocess.Popen[bytes] | None = None
         self._socket_dir: Path | None = None
+        self._relocated = False  # the data live in a folder of ours, not the one asked for
 
     @property
     def data_dir(self) -> Path:
@@ -81,6 +89,8 @@ class PrivatePostgres:
             )
         user = _run_as()
         self.directory.mkdir(parents=True, exist_ok=True)
+        if user is not None and not _reachable(self.directory, user):
+            self._relocate(user)
         for folder in {self.directory, self.socket_dir}:
             if user is not None:
                 shutil.chown(folder, user)
@@ -119,6 +129,21 @@ class PrivatePostgres:
             raise
         return self
 
+    def _relocate(self, user: str) -> None:
+        """The server's user cannot reach the folder asked for (a parent is private to root, like pytest's
+        temporary folders): keep the data where it can, in a temporary folder (a stable one when durable,
+        so `make run` finds its data again), and say where in the folder asked for."""
+        asked = self.directory
+        if self.durable:
+            digest = hashlib.sha1(str(asked).encode()).hexdigest()[:12]
+            self.directory = Path(tempfile.gettempdir()) / f"benthic-postgres-{digest}"
+            self.directory.mkdir(mode=0o700, exist_ok=True)
+        else:
+            self.directory = Path(tempfile.mkdtemp(prefix="benthic-pg-"))
+        self._socket_dir = None
+        self._relocated = True
+        (asked / "WHERE.txt").write_text(f"user {user} cannot reach this folder; the data are in {self.directory}\n")
+
     def _wait_ready(self, timeout: float, log: Path) -> None:
         import psycopg
 
@@ -156,6 +181,10 @@ class PrivatePostgres:
                 self.process.kill()
                 self.process.wait()
         self.process = None
+        if self._socket_dir is not None and self._socket_dir != self.directory:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
+        if self._relocated and not self.durable:
+            shutil.rmtree(self.directory, ignore_errors=True)
 
     def __enter__(self) -> PrivatePostgres:
         return self.start()
@@ -164,5 +193,3 @@ class PrivatePostgres:
         self.stop()
         if os.environ.get("BENTHIC_KEEP_REDIS_DIR") != "1":
             shutil.rmtree(self.directory, ignore_errors=True)
-        if self._socket_dir is not None and self._socket_dir != self.directory:
-            shutil.rmtree(self._socket_dir, ignore_errors=True)
