@@ -38,7 +38,7 @@ class Platform:
     """Store, projector, scorer and archiver of one test, over one Redis and one archive."""
 
     def __init__(self, redis: Any, redis_url: str, archive: Archive, **settings: Any) -> None:
-        self.settings = settings_for_tests(redis_url, archive_after_s=0.0, archive_lease_s=0.3, **settings)
+        self.settings = settings_for_tests(redis_url, **{"archive_after_s": 0.0, "archive_lease_s": 0.3, **settings})
         self.redis = redis
         self.store = EventStore(redis, self.settings.partitions)
         self.projector = Projector(redis, self.store, StateLoader(self.store, 100, 0))
