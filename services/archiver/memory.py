@@ -44,8 +44,9 @@ async def memory_by_kind(redis: Any, partitions: int, game_types: Iterable[str],
     """Estimated bytes of Redis memory by kind (every kind of KINDS present, 0 when none)."""
     fixed = shared_keys(partitions, game_types)
     fixed_names = {k.encode() for k in fixed}
+    every_node: dict[str, Any] = {"target_nodes": "primaries"} if hasattr(redis, "get_primaries") else {}
     sampled: list[bytes] = []
-    async for key in redis.scan_iter(count=max(100, sample // 2)):
+    async for key in redis.scan_iter(count=max(100, sample // 2), **every_node):
         if key in fixed_names:
             continue
         sampled.append(key)
@@ -61,9 +62,14 @@ async def memory_by_kind(redis: Any, partitions: int, game_types: Iterable[str],
         if used:
             existing_fixed += 1
             totals[key_kind(key)] += used
-    population = max(0, int(await redis.dbsize()) - existing_fixed)
+    population = max(0, _total(await redis.dbsize(**every_node)) - existing_fixed)
     scale = population / len(sampled) if sampled else 0.0
     for key, used in zip(sampled, usage[len(fixed):], strict=True):
         if used:
             totals[key_kind(key)] += used * scale
     return {kind: round(value) for kind, value in totals.items()}
+
+
+def _total(size: Any) -> int:
+    """DBSIZE of one server, or of every primary of a cluster (redis-py may answer per node)."""
+    return sum(int(v) for v in size.values()) if isinstance(size, dict) else int(size)

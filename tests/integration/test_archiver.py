@@ -316,3 +316,16 @@ async def test_backfill_schedules_finished_games_whose_notifications_are_gone(
     assert done.stdout.strip() == "scheduled 1 finished game(s) for archiving"
     assert await platform.archiver.step() == 1
     assert await platform.archive.exists(finished.game_id) and not await platform.archive.exists(running.game_id)
+
+
+async def test_memory_by_kind_covers_every_node_of_a_cluster(redis_cluster: Any) -> None:
+    for i in range(40):
+        keys = GameKeys(f"g{i}", 16)
+        await redis_cluster.hset(keys.meta, mapping={"version": "1", "game_type": "nautilus"})
+        await redis_cluster.xadd(keys.events, {"type": "x", "data": "y" * 50})
+        await redis_cluster.xadd(keys.feed, {"__data__": "z"})
+    exact: dict[str, int] = dict.fromkeys(KINDS, 0)
+    async for key in redis_cluster.scan_iter(count=1000, target_nodes="primaries"):
+        exact[key_kind(key)] += await redis_cluster.memory_usage(key, samples=5) or 0
+    assert exact["meta"] and exact["events"] and exact["feed"]
+    assert await memory_by_kind(redis_cluster, 16, ["nautilus"], sample=10_000) == exact
