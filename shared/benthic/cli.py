@@ -158,7 +158,8 @@ async def _backfill() -> int:
     due = DueGames(redis, config.partitions)
     scheduled = 0
     try:
-        async for key in redis.scan_iter(match="{p*}:m:*", count=1000):
+        every_node: dict[str, Any] = {"target_nodes": "primaries"} if config.redis_cluster else {}
+        async for key in redis.scan_iter(match="{p*}:m:*", count=1000, **every_node):
             if await redis.hget(key, "status") == b"finished":
                 await due.schedule(key.decode().split(":m:", 1)[1], int(time.time() * 1000))
                 scheduled += 1
