@@ -19,6 +19,7 @@ STEPS = [
     # Server CPU per move against boardgame.io 0.50 in memory (skips that side without node and npm).
     ("peer", ["-m", "bench.peer_bench", "--warmup", "3" if QUICK else "10", "--seconds", "5" if QUICK else "20",
               "--games", "20" if QUICK else "200"]),
+    ("archive", ["-m", "bench.archive_bench", "--games", "5" if QUICK else "30"]),
 ]
 OPTIONAL = [
     # The Underwater Cities balance report (10 minutes of 4-player greedy games), when its engine exists.

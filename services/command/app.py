@@ -21,6 +21,7 @@ from benthic.http import (
     ApiError,
     error_responses,
     health_routes,
+    open_archive_reader,
     security_schemes,
 )
 from benthic.identity import (
@@ -309,11 +310,12 @@ def create_app(settings: Settings) -> Litestar:
         revocations = Revocations(redis, settings.seat_token_ttl_s)
         limits = RateLimits(settings)
         players = PlayerGames(redis, store, settings.max_open_games_per_player)
+        archive = await open_archive_reader(settings, SERVICE)
         await revocations.start()
         app.state.update(
             redis=redis, tokens=tokens, revocations=revocations, limits=limits, identity=identity,
             dev_issuer=dev_issuer, gate=SeatGate(tokens, revocations),
-            service=CommandService(store, loader, tokens, settings.conflict_retries, players),
+            service=CommandService(store, loader, tokens, settings.conflict_retries, players, archive),
         )
         task = asyncio.create_task(_redis_metrics(redis, settings.metrics_interval_s))
         zero_series(SERVICE, game_types())
@@ -330,6 +332,8 @@ def create_app(settings: Settings) -> Litestar:
             await limits.aclose()
             await probe.stop()
             await redis.aclose()
+            if archive is not None:
+                await archive.close()
 
     async def ready() -> dict[str, Any]:
         probe: RedisProbe = app.state.probe

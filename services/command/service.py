@@ -10,6 +10,7 @@ import weakref
 from typing import Any
 
 import msgspec
+from benthic.archive import Archive
 from benthic.auth import IssuedToken, SeatClaim, SeatGate, SeatTokens
 from benthic.gamestate import Folded, StateLoader
 from benthic.http import ApiError
@@ -159,12 +160,14 @@ class CommandService:
         tokens: SeatTokens,
         conflict_retries: int,
         players: PlayerGames,
+        archive: Archive | None = None,
     ) -> None:
         self.store = store
         self.loader = loader
         self.tokens = tokens
         self.conflict_retries = conflict_retries
         self.players = players
+        self.archive = archive  # where finished games go once they leave Redis (None: no archive)
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._running: set[str] = set()  # games seen fully seated (status never goes back to open)
         self._types: dict[str, str] = {}  # game id -> game type (never changes)
@@ -301,6 +304,8 @@ class CommandService:
         SeatGate.authorize(claim, game_id)
         running = await self._is_running(game_id)
         folded = await self.loader.load(game_id, engine)
+        if engine.is_over(folded.state):
+            await self._refuse_if_archived(game_id)
         prompt = engine.prompt(folded.state)
         commands = engine.legal_commands(folded.state, claim.seat) if running else []
         return LegalCommands(
@@ -453,6 +458,7 @@ class CommandService:
     async def meta(self, game_id: str) -> GameMeta:
         meta = await self.store.meta(game_id)
         if meta is None:
+            await self._refuse_if_archived(game_id)
             raise ApiError(404, "game_not_found", f"no game {game_id!r}")
         self._types[game_id] = meta.game_type
         if len(self._types) > 100_000:
@@ -467,6 +473,17 @@ class CommandService:
             return False
         self._mark_running(game_id)
         return True
+
+    async def _refuse_if_archived(self, game_id: str, game_type: str = "", command: str = "") -> None:
+        """409 game_finished when the game has left Redis for the archive (Redis is asked first: while the
+        game's meta is there, Redis is authoritative)."""
+        if self.archive is None or await self.store.version(game_id):
+            return
+        if await self.archive.exists(game_id):
+            if game_type:
+                COMMANDS.labels(game_type, command, "rejected", "game_finished").inc()
+            raise ApiError(409, "game_finished", f"game {game_id!r} is finished and archived; its record is read "
+                           "through the read API (views, history, scores)")
 
     def _mark_running(self, game_id: str) -> None:
         if len(self._running) > 100_000:

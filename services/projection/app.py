@@ -20,6 +20,7 @@ from benthic.http import (
     ApiError,
     error_responses,
     health_routes,
+    open_archive_reader,
     security_schemes,
 )
 from benthic.redisconn import RedisProbe, redis_client
@@ -33,6 +34,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components
 from litestar.response import Stream
 
+from services.projection.archived import ArchivedReads
 from services.projection.live import LiveCapacityReached, LiveHub
 from services.projection.projector import Projector
 from services.projection.readmodel import FINISHED_MARK, SCORES, STATUSES, SUMMARY, viewer_name
@@ -269,7 +271,8 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
         probe = RedisProbe(settings.redis_url, settings.redis_cluster)
         store = EventStore(redis, settings.partitions, settings.feed_maxlen)
         loader = StateLoader(store, settings.state_cache_games, snapshot_every=0)
-        reads = ReadModels(redis, store)
+        archive = await open_archive_reader(settings, SERVICE)
+        reads = ReadModels(redis, store, ArchivedReads(archive) if archive else None)
         hub = LiveHub(updates, reads, settings.partitions, settings.live_streams_max, settings.live_buffer)
         projector = Projector(redis, store, loader, meta_cache_size=settings.state_cache_games)
         consumer = FeedConsumer(settings, GROUP, projector.handle, pause_s=settings.projection_pause_ms / 1000)
@@ -296,6 +299,8 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
             await probe.stop()
             await updates.aclose()
             await redis.aclose()
+            if archive is not None:
+                await archive.close()
 
     async def ready() -> dict[str, Any]:
         probe: RedisProbe = app.state.probe

@@ -8,6 +8,11 @@
     benthic show GAME [--seat N --token T]      benthic history GAME [--seat N --token T]
     benthic legal GAME --token T                benthic play GAME --token T '{"type": "end_turn"}'
     benthic watch GAME [--seat N --token T]     benthic lobby | benthic leaderboard GAME_TYPE
+    benthic archive show GAME        an archived game: type, players, dates, event count, digest, sizes
+    benthic archive export GAME      its event log as JSON lines on stdout
+    benthic archive find [--player P] [--game-type T] [--since ISO] [--until ISO] [--limit N]
+    benthic archive migrate          apply the archive's schema migrations (the archiver does it at start)
+    benthic archive backfill         schedule every finished game in Redis for archiving (REDIS_URL)
     benthic revoke --game GAME | --player P     (operator token)
 
 Credentials: `--jwt` (or BENTHIC_JWT) is your identity provider's JWT.  Without one, the CLI mints tokens
@@ -24,6 +29,7 @@ import os
 import sys
 from typing import Any
 
+from benthic.archive.store import ArchiveError
 from benthic.client import ApiFailure, BenthicClient
 
 
@@ -145,6 +151,116 @@ async def _leaderboard(args: argparse.Namespace) -> None:
         _print(await client.leaderboard(args.game_type))
 
 
+def _archive_url(args: argparse.Namespace) -> str:
+    if not args.archive_url:
+        print("error: set BENTHIC_ARCHIVE_URL (or --archive-url) to the archive's PostgreSQL DSN", file=sys.stderr)
+        raise SystemExit(2)
+    return str(args.archive_url)
+
+
+def _archive_info_json(info: Any) -> dict[str, Any]:
+    from datetime import UTC, datetime
+
+    def iso(ms: int) -> str:
+        return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds")
+
+    return {
+        "game_id": info.game_id,
+        "game_type": info.game_type,
+        "engine_version": info.engine_version,
+        "players": [None if s is None else {"seat": i, "player_id": s.player_id, "name": s.name}
+                    for i, s in enumerate(info.seats)],
+        "options": info.options,
+        "created": iso(info.created_ms),
+        "finished": iso(info.finished_ms),
+        "archived": iso(info.archived_ms),
+        "last_version": info.last_version,
+        "event_count": info.event_count,
+        "digest": info.digest,
+        "codec": info.codec,
+        "sizes": {
+            "events_bytes": info.events_bytes,
+            "events_raw_bytes": info.events_raw_bytes,
+            "read_models_bytes": info.read_models_bytes,
+            "read_models_raw_bytes": info.read_models_raw_bytes,
+        },
+    }
+
+
+def _utc(text: str | None) -> Any:
+    """An ISO date or date-time; UTC unless it names its zone."""
+    from datetime import UTC, datetime
+
+    if not text:
+        return None
+    at = datetime.fromisoformat(text)
+    return at if at.tzinfo else at.replace(tzinfo=UTC)
+
+
+async def _backfill() -> int:
+    """Schedule every finished game found in Redis (a SCAN of the meta hashes) for archiving now: the games
+    whose feed notifications are gone (finished before the archiver ran, or trimmed from the feed)."""
+    import time
+
+    from benthic.config import settings
+    from benthic.redisconn import redis_client
+    from services.archiver.redisgame import DueGames
+
+    config = settings()
+    redis = redis_client(config.redis_url, 8, config.redis_cluster)
+    due = DueGames(redis, config.partitions)
+    scheduled = 0
+    try:
+        every_node: dict[str, Any] = {"target_nodes": "primaries"} if config.redis_cluster else {}
+        async for key in redis.scan_iter(match="{p*}:m:*", count=1000, **every_node):
+            if await redis.hget(key, "status") == b"finished":
+                await due.schedule(key.decode().split(":m:", 1)[1], int(time.time() * 1000))
+                scheduled += 1
+    finally:
+        await redis.aclose()
+    return scheduled
+
+
+async def _archive(args: argparse.Namespace) -> None:
+    import msgspec
+
+    from benthic.archive import Archive
+
+    if args.archive_cmd == "backfill":
+        print(f"scheduled {await _backfill()} finished game(s) for archiving")
+        return
+    if args.archive_cmd == "migrate":
+        async with Archive(_archive_url(args), 1) as archive:
+            applied = await archive.migrate()
+        print(f"applied {len(applied)} migration(s): {', '.join(applied) or 'none needed'}")
+        return
+    async with Archive(_archive_url(args), 1) as archive:
+        if args.archive_cmd == "find":
+            found = await archive.find(
+                player=args.player, game_type=args.game_type,
+                since=_utc(args.since), until=_utc(args.until), limit=args.limit,
+            )
+            _print([_archive_info_json(info) for info in found])
+            return
+        if args.archive_cmd == "show":
+            info = await archive.info(args.game_id)
+            if info is None:
+                print(f"error: {args.game_id} is not in the archive", file=sys.stderr)
+                raise SystemExit(1)
+            _print(_archive_info_json(info))
+            return
+        envelopes = await archive.envelopes(args.game_id)
+    if envelopes is None:
+        print(f"error: {args.game_id} is not in the archive", file=sys.stderr)
+        raise SystemExit(1)
+    out = sys.stdout.buffer
+    for e in envelopes:
+        out.write(msgspec.json.encode({"version": e.version, "type": e.type, "kind": e.kind,
+                                       "data": msgspec.Raw(e.data), "command_id": e.command_id, "seat": e.seat,
+                                       "ts_ms": e.ts_ms}) + b"\n")
+    out.flush()
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="benthic", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--command-url", default=os.environ.get("BENTHIC_COMMAND_URL", "http://127.0.0.1:8001"))
@@ -155,7 +271,7 @@ def main(argv: list[str] | None = None) -> None:
     sub = parser.add_subparsers(dest="cmd", required=True)
 
     serve = sub.add_parser("serve", help="run a service (all: the three in one process)")
-    serve.add_argument("service", choices=["command", "projection", "scoring", "all"])
+    serve.add_argument("service", choices=["command", "projection", "scoring", "archiver", "all"])
     serve.add_argument("--port", type=int, default=None)
 
     run = sub.add_parser("run", help="the whole platform locally, and bots playing every game")
@@ -222,6 +338,21 @@ def main(argv: list[str] | None = None) -> None:
     board = sub.add_parser("leaderboard", help="ratings of a game type")
     board.add_argument("game_type")
 
+    archive = sub.add_parser("archive", help="finished games in the PostgreSQL archive (BENTHIC_ARCHIVE_URL)")
+    archive.add_argument("--archive-url", default=os.environ.get("BENTHIC_ARCHIVE_URL"))
+    archive_sub = archive.add_subparsers(dest="archive_cmd", required=True)
+    for name, helptext in (("show", "type, players, dates, event count, digest, sizes"),
+                           ("export", "the event log as JSON lines on stdout")):
+        archive_sub.add_parser(name, help=helptext).add_argument("game_id")
+    find = archive_sub.add_parser("find", help="archived games, newest first")
+    find.add_argument("--player", default=None)
+    find.add_argument("--game-type", default=None)
+    find.add_argument("--since", default=None, help="finished at or after (ISO date or date-time; UTC unless a zone is given)")
+    find.add_argument("--until", default=None, help="finished before (ISO)")
+    find.add_argument("--limit", type=int, default=50)
+    archive_sub.add_parser("migrate", help="apply the schema migrations")
+    archive_sub.add_parser("backfill", help="schedule every finished game in Redis (REDIS_URL) for archiving")
+
     args = parser.parse_args(argv)
     if args.cmd == "serve":
         from benthic.config import settings
@@ -239,11 +370,14 @@ def main(argv: list[str] | None = None) -> None:
         return
     handlers = {"create": _create, "join": _join, "token": _token, "seats": _seats, "revoke": _revoke,
                 "show": _show, "history": _history, "legal": _legal, "play": _play, "watch": _watch,
-                "lobby": _lobby, "leaderboard": _leaderboard}
+                "lobby": _lobby, "leaderboard": _leaderboard, "archive": _archive}
     try:
         asyncio.run(handlers[args.cmd](args))
     except ApiFailure as failure:
         print(f"error {failure.status} {failure.code}: {failure.message}", file=sys.stderr)
+        raise SystemExit(1) from None
+    except ArchiveError as error:
+        print(f"error: archive: {error}", file=sys.stderr)
         raise SystemExit(1) from None
 
 

@@ -43,6 +43,14 @@ class Settings(msgspec.Struct, frozen=True):
     command_port: int = 8001
     projection_port: int = 8002
     scoring_port: int = 8003
+    archiver_port: int = 8004
+    # The archive of finished games (PostgreSQL DSN; empty: no archive, and `make run` starts a private one)
+    archive_url: str = ""
+    archive_after_s: float = 300.0  # grace period between game_scored and archiving
+    archive_retention_days: int = 0  # archived games older than this are purged; 0 keeps them forever
+    archive_batch: int = 20  # games the archiver takes per step and partition
+    archive_pool: int = 4  # PostgreSQL connections per process
+    archive_lease_s: float = 60.0  # a taken game is retried after this long if its archiver died
     host: str = "127.0.0.1"
     # --- players and trust (identity, seat tokens, abuse limits) ---------------------------------------------
     # Player and backend JWTs, verified against the identity provider's JWKS (a URL or a file).  Without either,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
@@ -54,3 +56,15 @@ class Notification(msgspec.Struct, frozen=True, omit_defaults=True):
 
 notification_encoder = msgspec.json.Encoder()
 notification_decoder = msgspec.json.Decoder(Notification)
+
+
+_digest_encoder = msgspec.msgpack.Encoder()
+
+
+def event_digest(envelopes: Iterable[Envelope]) -> str:
+    """SHA-256 over every entry of a game stream in order (version, type, kind, data, command id, seat,
+    timestamp): the same digest whether the entries come from Redis or from the archive."""
+    digest = hashlib.sha256()
+    for e in envelopes:
+        digest.update(_digest_encoder.encode((e.version, e.type, e.kind, e.data, e.command_id, e.seat, e.ts_ms)))
+    return "sha256:" + digest.hexdigest()

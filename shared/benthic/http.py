@@ -1,4 +1,5 @@
-"""What the three HTTP services share: the error body, exception mapping, health and metrics routes."""
+"""What the HTTP services share: the error body, exception mapping, health and metrics routes, and the
+archive connection of the services that only read it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from litestar import Request, Response, get
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
+from benthic.archive import Archive, ArchiveUnavailable
+from benthic.config import Settings
 from benthic.redisconn import UNAVAILABLE
 from benthic.telemetry import AUTH_REFUSALS, log, metrics_payload
 
@@ -103,12 +106,29 @@ def _unavailable(request: Request[Any, Any, Any], exc: Exception) -> Response[Er
     return _error(error.status, error.code, error.message, headers=error.headers)
 
 
+def _archive_unavailable(_: Request[Any, Any, Any], exc: ArchiveUnavailable) -> Response[ErrorBody]:
+    log().warning("archive_unavailable", error=str(exc))
+    response = _error(503, "archive_unavailable", "the archive of finished games cannot be reached; retry later")
+    response.headers["Retry-After"] = "5"
+    return response
+
+
 EXCEPTION_HANDLERS: dict[Any, Callable[..., Response[ErrorBody]]] = {
     ApiError: _api_error,
     HTTPException: _http_error,
     **{kind: _unavailable for kind in UNAVAILABLE},
+    ArchiveUnavailable: _archive_unavailable,
     Exception: _unexpected,
 }
+
+
+async def open_archive_reader(settings: Settings, service: str) -> Archive | None:
+    """The archive for a service that only reads it (None when BENTHIC_ARCHIVE_URL is unset): connecting
+    in the background, so the service starts and serves live games while PostgreSQL is down."""
+    if not settings.archive_url:
+        return None
+    archive = Archive(settings.archive_url, settings.archive_pool, timeout_s=2.0, name=f"benthic-{service}")
+    return await archive.open(wait=False)
 
 
 @get("/metrics", include_in_schema=False, sync_to_thread=False)

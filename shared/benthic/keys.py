@@ -47,6 +47,11 @@ class GameKeys:
     def lobby(self, game_type: str, status: str) -> str:
         return lobby_key(self.partition, game_type, status)
 
+    def game_keys(self) -> list[str]:
+        """Every key that belongs to this game alone (what archiving deletes).  A new per-game key kind must
+        be added here: tests/integration/test_archiver.py checks no other key names the game."""
+        return [self.events, self.meta, self.commands, self.snapshot, self.read_model]
+
     @property
     def updates(self) -> str:
         return updates_channel(self.partition)
@@ -62,6 +67,14 @@ def lobby_key(partition: int, game_type: str, status: str) -> str:
 
 def updates_channel(partition: int) -> str:
     return f"{{p{partition}}}:updates"
+
+
+def archive_due_key(partition: int) -> str:  # zset: game id by when to look at it next (due time, then leases)
+    return f"{{p{partition}}}:archive:due"
+
+
+def archive_since_key(partition: int) -> str:  # zset: game id by its first due time (the archive lag)
+    return f"{{p{partition}}}:archive:since"
 
 
 class RatingKeys:

@@ -1,5 +1,6 @@
-"""The whole platform on one machine: Redis (private, or ``REDIS_URL``) and the three services as separate
-processes, with fresh token keys.  Used by ``benthic run``, the end-to-end tests and the benchmark.
+"""The whole platform on one machine: Redis (private, or ``REDIS_URL``), PostgreSQL for the archive (private,
+or ``archive_url``) and the services as separate processes, with fresh token keys.  Used by ``benthic run``,
+the end-to-end tests and the benchmark.
 
 Without an identity provider in ``env`` (``BENTHIC_JWKS_URL``/``BENTHIC_JWKS_FILE``) the services use the
 development issuer, whose keys live in ``dev_issuer_dir``: :meth:`LocalPlatform.mint` makes player and
@@ -18,9 +19,10 @@ from pathlib import Path
 import httpx
 
 from benthic.devissuer import DevIssuer
+from benthic.devpostgres import PrivatePostgres
 from benthic.devredis import PrivateRedis, free_port
 
-SERVICES = ("command", "projection", "scoring")
+SERVICES = ("command", "projection", "scoring", "archiver")
 
 
 class LocalPlatform:
@@ -32,9 +34,14 @@ class LocalPlatform:
         ports: dict[str, int] | None = None,
         quiet: bool = True,
         niceness: dict[str, int] | None = None,
+        archive_url: str | None = None,
+        durable_archive: bool = False,
     ) -> None:
         self._redis: PrivateRedis | None = None
         self.redis_url = redis_url
+        self._postgres: PrivatePostgres | None = None
+        self.archive_url = archive_url
+        self.durable_archive = durable_archive  # fsync on for the private PostgreSQL (make run), off for tests
         self.ports = ports or {s: free_port() for s in SERVICES}
         self.log_dir = Path(log_dir or tempfile.mkdtemp(prefix="benthic-logs-")).resolve()
         self.operator_token = secrets.token_urlsafe(24)
@@ -82,6 +89,10 @@ class LocalPlatform:
         self.env["REDIS_URL"] = self.redis_url
         self.log_dir.mkdir(parents=True, exist_ok=True)
         try:
+            if self.archive_url is None:
+                self._postgres = PrivatePostgres(str(self.log_dir / "postgres"), durable=self.durable_archive).start()
+                self.archive_url = self._postgres.dsn
+            self.env["BENTHIC_ARCHIVE_URL"] = self.archive_url
             for service in SERVICES:
                 self.start_service(service)
             self.wait_ready(timeout)
@@ -155,6 +166,8 @@ class LocalPlatform:
         self.processes.clear()
         if self._redis is not None:
             self._redis.stop()
+        if self._postgres is not None:
+            self._postgres.stop()
 
     def __enter__(self) -> LocalPlatform:
         return self.start()

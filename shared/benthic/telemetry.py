@@ -101,6 +101,23 @@ AUTH_REFUSALS = Counter(
 )
 SEAT_TOKENS_ISSUED = Counter("benthic_seat_tokens_issued_total", "Seat tokens issued", ["reason"])
 TOKENS_REVOKED = Counter("benthic_token_revocations_total", "Operator revocations of seat tokens", ["scope"])
+GAMES_ARCHIVED = Counter(
+    "benthic_games_archived_total", "Finished games copied to the archive, verified and deleted from Redis",
+    ["game_type"],
+)
+ARCHIVE_FAILURES = Counter(
+    "benthic_archive_failures_total", "Failed archiving steps (copy, verify, delete, purge)", ["step"]
+)
+ARCHIVE_LAG = Gauge(
+    "benthic_archive_lag_seconds", "How long the oldest game due for archiving is past its due time (0: none)"
+)
+ARCHIVE_DUE = Gauge("benthic_archive_due_games", "Scored games waiting for their grace period or their turn")
+ARCHIVE_SIZE = Gauge("benthic_archive_size_bytes", "The archive tables' size in PostgreSQL")
+ARCHIVE_PURGED = Counter("benthic_archive_purged_total", "Archived games removed by the retention setting")
+REDIS_MEMORY_BY_KIND = Gauge(
+    "benthic_redis_memory_by_kind_bytes", "Estimated Redis memory by key kind (sampled)", ["kind"]
+)
+ARCHIVE_STEPS = ("copy", "verify", "delete", "purge")
 
 
 def zero_series(service: str, game_types: tuple[str, ...], groups: tuple[str, ...] = ()) -> None:
@@ -116,6 +133,11 @@ def zero_series(service: str, game_types: tuple[str, ...], groups: tuple[str, ..
             GAMES_SCORED.labels(game_type)
             SCORING_FAILURES.labels(game_type)
             RATINGS_UPDATED.labels(game_type)
+        elif service == "archiver":
+            GAMES_ARCHIVED.labels(game_type)
+    if service == "archiver":
+        for step in ARCHIVE_STEPS:
+            ARCHIVE_FAILURES.labels(step)
     for group in groups:
         for counter in (CONSUMER_CLAIMED, CONSUMER_GROUP_RECREATED, HANDLER_FAILURES, DEAD_LETTERED):
             counter.labels(group)

@@ -39,7 +39,7 @@ GENEROUS_LIMITS = {
 
 
 @pytest.fixture(scope="module")
-def platform(redis_url: str) -> Iterator[LocalPlatform]:
+def platform(redis_url: str, archive_url: str) -> Iterator[LocalPlatform]:
     env = {
         "BENTHIC_CLAIM_IDLE_MS": "1500",
         "BENTHIC_CLAIM_INTERVAL_S": "0.5",
@@ -48,7 +48,7 @@ def platform(redis_url: str) -> Iterator[LocalPlatform]:
         "BENTHIC_DRAIN_TIMEOUT_S": "2",
         **GENEROUS_LIMITS,
     }
-    with LocalPlatform(redis_url=redis_url, env=env) as running:
+    with LocalPlatform(redis_url=redis_url, env=env, archive_url=archive_url) as running:
         yield running
 
 
@@ -365,7 +365,7 @@ async def test_read_api_etag_long_poll_sse_and_openapi(platform: LocalPlatform, 
         assert schema["openapi"].startswith("3.") and schema["paths"]
     metrics = (await client.http.get(f"{platform.command_url}/metrics")).text
     assert "benthic_commands_total" in metrics and "benthic_http_requests_total" in metrics
-    for service in ("command", "projection", "scoring"):
+    for service in ("command", "projection", "scoring", "archiver"):
         assert (await client.http.get(f"{platform.url(service)}/healthz")).status_code == 200
         assert (await client.http.get(f"{platform.url(service)}/readyz")).json()["ok"] is True
 
