@@ -43,7 +43,6 @@ from .prompts import ALLOWED, prompt_of
 from .state import ActivePart, Frame, GameState
 from .usability import (
     action_cards,
-    card_aware_state,
     eligible_slots,
     gain_distinct_types,
     hand_limit,
@@ -53,6 +52,7 @@ from .usability import (
     structure_production_sites,
     supply_has,
     usable,
+    usable_card_first,
     with_res,
 )
 
@@ -148,8 +148,7 @@ def _play(ctx: flow.Ctx, seat: int, card_id: str, slot_id: str, clone: bool) -> 
         fail("slot_occupied", f"{rule} check 3 (§6.1.1): {slot_id} already holds a tile")
     matched = not no_card and slot.colour is not None and content().cards[card_id].colour == slot.colour
     if not slot_usable(check_state, seat, slot):
-        aware = state.rules.usability_check == "card_aware" and matched
-        if not (aware and slot_usable(card_aware_state(check_state, seat, card_id), seat, slot)):
+        if not (matched and usable_card_first(check_state, seat, card_id, slot)):
             fail("slot_unusable", f"{rule} check {6 if clone else 4} (§6.1.3): no part of {slot_id} "
                                   f"({slot.code}) is usable now")
     if clone:

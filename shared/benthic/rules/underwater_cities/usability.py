@@ -144,6 +144,32 @@ def card_aware_state(state: GameState, seat: int, card_id: str) -> GameState:
     return with_res(state, seat, res)
 
 
+def card_first_state(state: GameState, seat: int, card_id: str) -> GameState | None:
+    """The seat after resolving a matched card first (rulebook p.7), as far as slot usability is concerned:
+    a card that is claimed (action, permanent, production, end scoring; a Special only if its cost is paid)
+    is in the tableau, unused, so the slot's "use 1 of your action cards" may use it the same turn (p.8)
+    and its permanent already works (§6.1.5).  Instant gains count only under ``card_aware``.  None when
+    resolving the card first adds nothing."""
+    card = content().cards[card_id]
+    if card.type == "instant":
+        return card_aware_state(state, seat, card_id) if state.rules.usability_check == "card_aware" else None
+    player = state.players[seat]
+    res = player.res
+    if card.is_special:
+        if res.credit < (card.cost or 0):
+            return None
+        res = sub(res, Res(credit=card.cost or 0))
+    players = list(state.players)
+    players[seat] = replace(player, res=res, tableau=(*player.tableau, card_id))
+    return replace(state, players=tuple(players))
+
+
+def usable_card_first(state: GameState, seat: int, card_id: str, slot: Slot) -> bool:
+    """§6.1.3 with the matched card resolved first (see ``card_first_state``)."""
+    after = card_first_state(state, seat, card_id)
+    return after is not None and slot_usable(after, seat, slot)
+
+
 # --- concrete choices of a node ------------------------------------------------------------------------------
 
 def build_options(state: GameState, seat: int, kinds: tuple[str, ...], cost: object, discount: Res | None,
