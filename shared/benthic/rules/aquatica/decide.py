@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from benthic.rules import emitter
 from benthic.rules.aquatica import events as ev
 from benthic.rules.aquatica.commands import (
     Acquire,
@@ -73,23 +74,12 @@ from benthic.rules.aquatica.state import ICHTHYANDERS, QueueItem, State
 from benthic.rules.aquatica.validation import validate
 
 
-class Tx:
-    """The events of one command, folded as they are emitted."""
-
-    __slots__ = ("events", "state")
-
-    def __init__(self, state: State) -> None:
-        self.state = state
-        self.events: list[Any] = []
-
-    def emit(self, event: Any) -> None:
-        self.events.append(event)
-        self.state = evolve(self.state, event)
+Tx = emitter.Emitter[State, ev.Event]  # the events of one command, folded as they are emitted
 
 
 def decide(state: State, seat: int, command: Any) -> list[Any]:
     kind = validate(state, seat, command)
-    tx = Tx(state)
+    tx = Tx(state, evolve)
     APPLIERS[type(command)](tx, seat, command, kind)
     settle(tx)
     return tx.events

@@ -7,6 +7,7 @@ from typing import Any
 
 from benthic.rules.aquatica import events as ev
 from benthic.rules.aquatica.decide import Tx, finish_setup
+from benthic.rules.aquatica.evolve import evolve
 from benthic.rules.aquatica.options import resolve_options
 from benthic.rules.aquatica.queries import CAT
 from benthic.rules.aquatica.state import ROW_SLOTS, State
@@ -21,7 +22,7 @@ def start(config: GameConfig) -> list[Any]:
         raise RuleViolation("invalid_player_count", f"§1 / §4: Aquatica is for 1-4 players, not {seats}")
     rules = resolve_options(dict(config.options), seats)
     rng = rng_for(config.seed, 0)
-    tx = Tx(State())
+    tx = Tx(State(), evolve)
     tx.emit(ev.GameCreated(seats, dict(config.options), rules, config.seed))
 
     if rules.first_seat is None:  # R28

@@ -32,6 +32,7 @@ from benthic.rules.nautilus.derived import (
     sub_cells,
     sub_range,
 )
+from benthic.rules.nautilus.evolve import evolve
 from benthic.rules.nautilus.flow import Emitter, atlantis_went_out, cash, chips_of_kind, end_turn, prompt_of
 from benthic.rules.nautilus.legal import (
     PASS_COMMANDS,
@@ -69,7 +70,7 @@ def decide(state: State, seat: int, command: Any) -> list[Any]:
     if not isinstance(command, ACCEPTED[kind]):
         tag = type(command).__struct_config__.tag
         raise RuleViolation("wrong_prompt", f"§5.2: the {kind} prompt does not accept {tag}")
-    em = Emitter(state)
+    em = Emitter(state, evolve)
     HANDLERS[type(command)](em, seat, command)
     auto_pass(em)
     return em.events
@@ -141,9 +142,9 @@ def buy_station(em: Emitter, seat: int, c: cmd.BuyStation) -> None:
         raise RuleViolation(
             "insufficient_funds", f"§5.3 buy_station check 7: costs {price} Nemo, you have {s.nemo}"
         )
-    em(ev.StationBought(seat=seat, tile=stack[0], kind=c.kind, staff=c.staff, price=price))
+    em.emit(ev.StationBought(seat=seat, tile=stack[0], kind=c.kind, staff=c.staff, price=price))
     reason = "staff_researchers" if residential else "buy_station"
-    em(ev.NemoTransferred(from_=seat, to="bank", amount=price, reason=reason))
+    em.emit(ev.NemoTransferred(from_=seat, to="bank", amount=price, reason=reason))
 
 
 def build_station(em: Emitter, seat: int, c: cmd.BuildStation) -> None:
@@ -192,20 +193,20 @@ def build_station(em: Emitter, seat: int, c: cmd.BuildStation) -> None:
         raise RuleViolation(
             "insufficient_funds", f"§5.3 build_station check 7: building costs {paid} more Nemo"
         )
-    em(
+    em.emit(
         ev.StationBuilt(
             seat=seat, tile=c.tile, anchor=(x0, y0), rotation=c.rotation, locks=locks, level=level, paid=paid
         )
     )
     if paid:
-        em(ev.NemoTransferred(from_=seat, to="bank", amount=paid, reason="build"))
+        em.emit(ev.NemoTransferred(from_=seat, to="bank", amount=paid, reason="build"))
     finds = find_cells(state)
     for cell in sorted((cell for cell in cells if cell in finds), key=C.xy):
         chip = C.chips[state.finds[finds[cell]]]
         number = chip.atlantis_number
-        em(ev.FindRemoved(cell=C.xy(cell), chip=chip.id, kind=chip.kind, atlantis_number=number))
+        em.emit(ev.FindRemoved(cell=C.xy(cell), chip=chip.id, kind=chip.kind, atlantis_number=number))
         if chip.atlantis_number is not None:
-            em(ev.AtlantisToTracker(number=chip.atlantis_number, seat=None, cause="covered"))
+            em.emit(ev.AtlantisToTracker(number=chip.atlantis_number, seat=None, cause="covered"))
             atlantis_went_out(em, chip.atlantis_number)
 
 
@@ -222,7 +223,7 @@ def _return_held(em: Emitter, seat: int) -> None:
     if not held or (turn.bought and not turn.built):
         return
     reason = "partial_build" if turn.built else "no_buy_no_build"
-    em(
+    em.emit(
         ev.StationsReturned(
             seat=seat,
             tiles=tuple(h.tile for h in held),
@@ -296,7 +297,7 @@ def _check_locked_steps_fee(em: Emitter, seat: int, a: int, b: int, steps_left: 
 def _move_researcher(em: Emitter, seat: int, a: int, b: int, source: str) -> None:
     state = em.state
     town = city(state)
-    em(
+    em.emit(
         ev.ResearcherMoved(
             seat=seat,
             from_=state.stations[a].tile,
@@ -317,18 +318,18 @@ def report_activation(em: Emitter, before: State, seat: int, station: int) -> No
     if research_type is None or before.occupancy[station][seat]:
         return
     fee = activation_fee(before, seat, station)
-    em(ev.StationActivated(seat=seat, station=st.tile, research_type=research_type, owner=st.owner, fee=fee))
+    em.emit(ev.StationActivated(seat=seat, station=st.tile, research_type=research_type, owner=st.owner, fee=fee))
     if fee:
         assert st.owner is not None
-        em(ev.NemoTransferred(from_=seat, to=st.owner, amount=fee, reason="activation_fee"))
+        em.emit(ev.NemoTransferred(from_=seat, to=st.owner, amount=fee, reason="activation_fee"))
     t = RESEARCH_INDEX[research_type]
     holder = em.state.three_chips[t]
     if holder != before.three_chips[t]:
         assert holder is not None
-        em(ev.ThreeChipMoved(research_type=research_type, from_seat=before.three_chips[t], to_seat=holder))
+        em.emit(ev.ThreeChipMoved(research_type=research_type, from_seat=before.three_chips[t], to_seat=holder))
     count = em.state.seats[seat].counts[t]
     value = research_value(em.state, seat, t)
-    em(ev.ResearchTrackChanged(seat=seat, research_type=research_type, count=count, value=value))
+    em.emit(ev.ResearchTrackChanged(seat=seat, research_type=research_type, count=count, value=value))
 
 
 # --- phase 3 -----------------------------------------------------------------------------------------------
@@ -388,9 +389,9 @@ def launch_sub(em: Emitter, seat: int, c: cmd.LaunchSub) -> None:
     if cell is None or not is_free(state, cell):
         raise RuleViolation("exit_not_free", f"{rule} check 6: {list(c.cell)} is not a free sea space")
     sub = subs.index(NO_CELL) + 1
-    em(ev.SubLaunched(seat=seat, sub=sub, station=c.station, cell=C.xy(cell)))
+    em.emit(ev.SubLaunched(seat=seat, sub=sub, station=c.station, cell=C.xy(cell)))
     if C.is_gorge[cell] and not state.gorge_open:
-        em(ev.GorgeOpened(seat=seat, cause="launch"))
+        em.emit(ev.GorgeOpened(seat=seat, cause="launch"))
 
 
 def echo(em: Emitter, seat: int, c: cmd.Echo) -> None:
@@ -412,9 +413,9 @@ def echo(em: Emitter, seat: int, c: cmd.Echo) -> None:
         raise RuleViolation("insufficient_funds", f"{rule} check 4: the Echo costs {T.echo_price} Nemo")
     scan_range = echo_range(state, seat)
     cells = echo_cells(state, cell, scan_range)
-    em(ev.EchoUsed(seat=seat, sub=sub, range=scan_range, cells=tuple(C.xy(x) for x in cells)))
-    em(ev.FindsPeeked(seat=seat, source="echo", chips=tuple(_peeked(state, x) for x in cells)))
-    em(ev.NemoTransferred(from_=seat, to="bank", amount=T.echo_price, reason="echo"))
+    em.emit(ev.EchoUsed(seat=seat, sub=sub, range=scan_range, cells=tuple(C.xy(x) for x in cells)))
+    em.emit(ev.FindsPeeked(seat=seat, source="echo", chips=tuple(_peeked(state, x) for x in cells)))
+    em.emit(ev.NemoTransferred(from_=seat, to="bank", amount=T.echo_price, reason="echo"))
 
 
 def _peeked(state: State, cell: int) -> ev.PeekedChip:
@@ -489,7 +490,7 @@ def _move(em: Emitter, seat: int, c: Any, mode: str) -> None:
         )
     if station is not None:
         _check_withdrawal_fee(em, seat, station, f"{rule} check 6")
-    em(
+    em.emit(
         ev.SubMoved(
             seat=seat,
             sub=sub,
@@ -501,7 +502,7 @@ def _move(em: Emitter, seat: int, c: Any, mode: str) -> None:
         )
     )
     if not state.gorge_open and any(C.is_gorge[x] for x in path[1:]):
-        em(ev.GorgeOpened(seat=seat, cause="entry"))
+        em.emit(ev.GorgeOpened(seat=seat, cause="entry"))
     if to in find_cells(state):
         recover(em, seat, sub, to)
     elif station is not None:
@@ -531,10 +532,10 @@ def withdraw(em: Emitter, seat: int, sub: int, cell: int, station: int) -> None:
     """§6.12: the sub returns to supply; a researcher from supply enters the station (if any)."""
     tile = em.state.stations[station].tile
     placed = em.state.seats[seat].supply > 0
-    em(ev.SubWithdrawn(seat=seat, sub=sub, cell=C.xy(cell), station=tile, researcher_placed=placed))
+    em.emit(ev.SubWithdrawn(seat=seat, sub=sub, cell=C.xy(cell), station=tile, researcher_placed=placed))
     if placed:
         before = em.state
-        em(ev.ResearcherPlaced(seat=seat, station=tile, source="withdrawal"))
+        em.emit(ev.ResearcherPlaced(seat=seat, station=tile, source="withdrawal"))
         report_activation(em, before, seat, station)
 
 
@@ -545,28 +546,28 @@ def recover(em: Emitter, seat: int, sub: int, cell: int) -> None:
     chip = C.chips[state.finds[space]]
     if not state.face_up[space]:
         number = chip.atlantis_number
-        em(ev.FindRevealed(cell=C.xy(cell), chip=chip.id, kind=chip.kind, atlantis_number=number))
+        em.emit(ev.FindRevealed(cell=C.xy(cell), chip=chip.id, kind=chip.kind, atlantis_number=number))
     cost = C.recovery_cost[C.zone[cell]] if C.kind_front[chip.kind] == "blue" else 0
     if state.seats[seat].nemo < cost:
-        em(ev.FindUnaffordable(seat=seat, sub=sub, cell=C.xy(cell), chip=chip.id, kind=chip.kind, cost=cost))
+        em.emit(ev.FindUnaffordable(seat=seat, sub=sub, cell=C.xy(cell), chip=chip.id, kind=chip.kind, cost=cost))
         if chip.atlantis_number is not None:
-            em(ev.AtlantisToTracker(number=chip.atlantis_number, seat=None, cause="unaffordable"))
+            em.emit(ev.AtlantisToTracker(number=chip.atlantis_number, seat=None, cause="unaffordable"))
             atlantis_went_out(em, chip.atlantis_number)
         return
-    em(ev.FindRecovered(seat=seat, sub=sub, cell=C.xy(cell), chip=chip.id, kind=chip.kind, cost=cost))
+    em.emit(ev.FindRecovered(seat=seat, sub=sub, cell=C.xy(cell), chip=chip.id, kind=chip.kind, cost=cost))
     if cost:
-        em(ev.NemoTransferred(from_=seat, to="bank", amount=cost, reason="recovery"))
+        em.emit(ev.NemoTransferred(from_=seat, to="bank", amount=cost, reason="recovery"))
     if chip.atlantis_number is not None:
-        em(ev.AtlantisToTracker(number=chip.atlantis_number, seat=seat, cause="recovered"))
+        em.emit(ev.AtlantisToTracker(number=chip.atlantis_number, seat=seat, cause="recovered"))
         atlantis_went_out(em, chip.atlantis_number)
     elif chip.kind == "treasure_chest":
         income = chest_value(em.state, seat)
-        em(ev.NemoTransferred(from_="bank", to=seat, amount=income, reason="treasure_chest"))
+        em.emit(ev.NemoTransferred(from_="bank", to=seat, amount=income, reason="treasure_chest"))
 
 
 def skip(option: str) -> Callable[[Emitter, int, Any], None]:
     def handler(em: Emitter, seat: int, c: Any, auto: bool = False) -> None:
-        em(ev.OptionDeclined(seat=seat, option=option, auto=auto))
+        em.emit(ev.OptionDeclined(seat=seat, option=option, auto=auto))
 
     return handler
 
@@ -591,7 +592,7 @@ def peek(em: Emitter, seat: int, c: cmd.Peek) -> None:
             raise RuleViolation(
                 "same_depth_not_allowed", f"{rule} check 3 (R-15): the second find must lie at another depth"
             )
-    em(ev.FindsPeeked(seat=seat, source="trial", chips=(_peeked(state, cell),)))
+    em.emit(ev.FindsPeeked(seat=seat, source="trial", chips=(_peeked(state, cell),)))
 
 
 # --- the end ---------------------------------------------------------------------------------------

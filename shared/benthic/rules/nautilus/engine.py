@@ -110,9 +110,9 @@ class NautilusEngine(Engine):
             ev.RoundStarted(round=1, start_seat=start_seat, final_round=False),
             ev.TurnStarted(round=1, phase=1, seat=start_seat),
         ]
-        em = Emitter(self.initial_state())
+        em = Emitter(self.initial_state(), evolve)
         for event in setup:
-            em(event)
+            em.emit(event)
         deciding.auto_pass(em)
         return em.events
 

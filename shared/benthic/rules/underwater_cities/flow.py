@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from benthic.rules.core import rng_for
+from benthic.rules import emitter
 
 from . import events as ev
 from .board import (
@@ -52,6 +52,7 @@ from .effects import (
     UseAction,
     parts_of,
 )
+from .events import Event
 from .evolve import evolve, unwrap
 from .production import feeding, production_of
 from .scoring import final_breakdowns
@@ -70,27 +71,14 @@ from .usability import (
 PASSES_PER_ROUND = 3
 
 
-class Ctx:
-    """The state being advanced by one ``decide`` call and the events emitted so far."""
+class Ctx(emitter.Emitter[GameState, Event]):
+    """The shared emitter (``benthic.rules.emitter``) with the trigger frames still to push (§5.2)."""
 
-    __slots__ = ("state", "events", "_rng", "_rng_version", "pending")
+    __slots__ = ("pending",)
 
     def __init__(self, state: GameState, rng: random.Random | None = None) -> None:
-        self.state = state
-        self.events: list[Any] = []
-        self._rng = rng  # made on first use from the seed and the version the command was decided on
-        self._rng_version = state.version
-        self.pending: list[tuple[str, tuple[Effect, ...], bool, str]] = []  # trigger frames to push
-
-    @property
-    def rng(self) -> random.Random:
-        if self._rng is None:
-            self._rng = rng_for(self.state.seed, self._rng_version)
-        return self._rng
-
-    def emit(self, event: Any) -> None:
-        self.events.append(event)
-        self.state = evolve(self.state, event)
+        super().__init__(state, evolve, rng)
+        self.pending: list[tuple[str, tuple[Effect, ...], bool, str]] = []
 
 
 # --- where cards go -----------------------------------------------------------------------------------------
