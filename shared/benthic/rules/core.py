@@ -186,12 +186,6 @@ class Engine:
         """How good ``state`` looks for ``seat`` (higher is better); used by the greedy bot."""
         raise NotImplementedError
 
-    @property
-    def bots(self) -> Mapping[str, Bot]:
-        from benthic.rules.bots import GreedyBot, RandomBot
-
-        return {"random": RandomBot(), "greedy": GreedyBot()}
-
     # --- shared machinery --------------------------------------------------------------------
     def replay(self, events: Iterable[Any]) -> Any:
         state = self.initial_state()
