@@ -14,11 +14,13 @@ from benthic.rules import emitter
 
 from . import events as ev
 from .board import (
+    condition_holds,
     count_buildings,
     covers,
     geometry,
     has_city,
     metropolis_connected,
+    per_times,
     scaled,
     sub,
     upgrade_bags,
@@ -60,9 +62,7 @@ from .state import Frame, GameState
 from .usability import (
     action_cards,
     blue_tiles_in_box,
-    condition_holds,
     hand_limit,
-    per_times,
     side_slots,
     slot_parts,
     usable,

@@ -11,12 +11,13 @@ from msgspec.structs import replace
 
 from .board import (
     base_build_cost,
+    condition_holds,
     covers,
     geometry,
     has_city,
     legal_sites,
     payable_with_bio,
-    quantity,
+    per_times,
     sub,
     upgrade_bags,
     with_surcharge,
@@ -27,7 +28,6 @@ from .effects import (
     Build,
     BuildUpgrade,
     Choice,
-    Condition,
     ConvertCity,
     Effect,
     Exchange,
@@ -78,18 +78,6 @@ def action_cards(player: Player) -> list[str]:
 
 def unused_action_cards(player: Player) -> list[str]:
     return [c for c in action_cards(player) if c not in player.used_actions]
-
-
-def condition_holds(player: Player, cond: Condition) -> bool:
-    if cond.federation_space is not None:
-        return player.fed_space == cond.federation_space
-    assert cond.q is not None and cond.min is not None
-    return quantity(player, cond.q) >= cond.min
-
-
-def per_times(player: Player, node: Per) -> int:
-    times = quantity(player, node.q) // node.div
-    return min(times, node.max) if node.max is not None else times
 
 
 def supply_has(state: GameState, kind: str) -> bool:
