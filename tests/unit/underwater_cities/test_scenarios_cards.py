@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from benthic.rules.underwater_cities import ENGINE, flow
+from benthic.rules.underwater_cities import ENGINE, flow, resolve
 from benthic.rules.underwater_cities.board import specials_paid
 
 from .fixtures import (
@@ -211,7 +211,7 @@ def test_as33_federation_overflow() -> None:
     assert fed.bonuses.points + fed.overflow_points == 2 and fed.to == 1
     assert state.fed_stacks[0] == (purple, orange)
     ctx = flow.Ctx(state)
-    flow.federation(ctx, purple, 1)
+    resolve.federation(ctx, purple, 1)
     assert ctx.state.fed_stacks[0] == (orange, purple)
     assert ctx.state.players[purple].points == 1
 

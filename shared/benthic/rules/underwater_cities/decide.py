@@ -9,8 +9,8 @@ from typing import Any, NoReturn
 from benthic.rules.core import RuleViolation
 
 from . import commands as cmd
+from . import discards, flow, frames, resolve
 from . import events as ev
-from . import flow
 from .board import (
     bag_name,
     bio_payment,
@@ -115,7 +115,7 @@ def discard_cards(ctx: flow.Ctx, seat: int, c: cmd.DiscardCards) -> None:
     player = ctx.state.players[seat]
     _check_card_selection(player.hand, c.card_ids, len(player.hand) - hand_limit(player),
                           "§5.3 P2 discard_to_limit (§6.9)")
-    for destination, ids in flow.discard_groups(ctx.state, c.card_ids):
+    for destination, ids in discards.discard_groups(ctx.state, c.card_ids):
         ctx.emit(ev.CardsDiscarded(seat, ids, destination))
 
 
@@ -158,8 +158,8 @@ def _play(ctx: flow.Ctx, seat: int, card_id: str, slot_id: str, clone: bool) -> 
     ctx.emit(ev.CardPlayed(seat, card_id, slot_id, matched))
     if not matched and not no_card:
         if slot.colour is not None:
-            flow.fire(ctx, seat, lambda on: isinstance(on, OnSlotMismatch))
-        ctx.emit(ev.CardDiscarded(seat, card_id, flow.discard_destination(ctx.state, card_id)))
+            resolve.fire(ctx, seat, lambda on: isinstance(on, OnSlotMismatch))
+        ctx.emit(ev.CardDiscarded(seat, card_id, discards.discard_destination(ctx.state, card_id)))
 
 
 def play_card(ctx: flow.Ctx, seat: int, c: cmd.PlayCard) -> None:
@@ -183,7 +183,7 @@ def use_ability(ctx: flow.Ctx, seat: int, c: cmd.UseAbility) -> None:
     if not usable(state, seat, effect):
         fail("part_unusable", f"§5.3 P3 use_ability (§6.1.3): the effect of {c.card_id} is not usable now")
     ctx.emit(ev.AbilityUsed(seat, c.card_id))
-    flow.open_frame(ctx, seat, "ability", *parts_of(effect), card_id=c.card_id)
+    frames.open_frame(ctx, seat, "ability", *parts_of(effect), card_id=c.card_id)
 
 
 def choose_order(ctx: flow.Ctx, seat: int, c: cmd.ChooseOrder) -> None:
@@ -206,7 +206,7 @@ def pay_special(ctx: flow.Ctx, seat: int, c: cmd.PaySpecial) -> None:
 def decline_special(ctx: flow.Ctx, seat: int, c: cmd.DeclineSpecial) -> None:
     turn = ctx.state.turn
     assert turn is not None
-    ctx.emit(ev.SpecialDeclined(seat, turn.card_id, flow.discard_destination(ctx.state, turn.card_id)))
+    ctx.emit(ev.SpecialDeclined(seat, turn.card_id, discards.discard_destination(ctx.state, turn.card_id)))
 
 
 def discard_action_card(ctx: flow.Ctx, seat: int, c: cmd.DiscardActionCard) -> None:
@@ -214,7 +214,7 @@ def discard_action_card(ctx: flow.Ctx, seat: int, c: cmd.DiscardActionCard) -> N
     if c.card_id not in action_cards(player):
         fail("no_such_action_card", f"§5.3 P6 action_limit: {c.card_id} is not one of your action cards")
     unused = c.card_id not in player.used_actions
-    ctx.emit(ev.ActionCardDiscarded(seat, c.card_id, unused, flow.discard_destination(ctx.state, c.card_id)))
+    ctx.emit(ev.ActionCardDiscarded(seat, c.card_id, unused, discards.discard_destination(ctx.state, c.card_id)))
 
 
 def decline_claim(ctx: flow.Ctx, seat: int, c: cmd.DeclineClaim) -> None:
@@ -222,7 +222,7 @@ def decline_claim(ctx: flow.Ctx, seat: int, c: cmd.DeclineClaim) -> None:
     assert turn is not None
     if turn.special_paid:
         fail("must_claim_paid_card", "§5.3 P5/P6 (RULING 9.2.7): a paid Special card must be claimed")
-    ctx.emit(ev.ClaimDeclined(seat, turn.card_id, flow.discard_destination(ctx.state, turn.card_id)))
+    ctx.emit(ev.ClaimDeclined(seat, turn.card_id, discards.discard_destination(ctx.state, turn.card_id)))
 
 
 def use_discarded_action(ctx: flow.Ctx, seat: int, c: cmd.UseDiscardedAction) -> None:
@@ -234,7 +234,7 @@ def use_discarded_action(ctx: flow.Ctx, seat: int, c: cmd.UseDiscardedAction) ->
         ctx.emit(ev.ActionCardUsed(seat, card_id, "limit_discard"))
         effect = content().cards[card_id].effect
         assert effect is not None
-        flow.open_frame(ctx, seat, "discarded_action", *parts_of(effect), card_id=card_id)
+        frames.open_frame(ctx, seat, "discarded_action", *parts_of(effect), card_id=card_id)
 
 
 # --- P8: resolve_effect -------------------------------------------------------------------------------------
@@ -247,7 +247,7 @@ def start_part(ctx: flow.Ctx, seat: int, c: cmd.StartPart) -> None:
         fail("part_already_resolved", f"§5.3 P8 start_part: part {c.part} is already resolved")
     if not usable(ctx.state, seat, top.parts[c.part]):
         fail("part_unusable", f"§5.3 P8 start_part (§6.1.3): part {c.part} is not usable now")
-    flow.start_part(ctx, seat, top, c.part)
+    frames.start_part(ctx, seat, top, c.part)
 
 
 def end_effect(ctx: flow.Ctx, seat: int, c: cmd.EndEffect) -> None:
@@ -271,7 +271,7 @@ def choose_option(ctx: flow.Ctx, seat: int, c: cmd.ChooseOption) -> None:
     if not usable(ctx.state, seat, node.options[c.option]):
         fail("part_unusable", f"§5.3 P9.1 choose_option (§6.1.3): option {c.option} is not usable now")
     ctx.emit(ev.OptionChosen(top.id, c.option))
-    flow.begin_node(ctx, seat, top, _active(ctx.state).part, unwrap(node.options[c.option]), started=True)
+    frames.begin_node(ctx, seat, top, _active(ctx.state).part, unwrap(node.options[c.option]), started=True)
 
 
 def build(ctx: flow.Ctx, seat: int, c: cmd.Build) -> None:
@@ -308,12 +308,12 @@ def build(ctx: flow.Ctx, seat: int, c: cmd.Build) -> None:
         fail("insufficient_resources", f"{rule} (§6.4.2): you cannot pay {_res_text(cost)}")
     assert isinstance(paid, Res)
     if upgrade_too:
-        after = flow.simulate_build(state, seat, c.kind, c.site, paid)
+        after = resolve.simulate_build(state, seat, c.kind, c.site, paid)
         left = after.players[seat]
         if not any(covers(left.res, bag) for bag in upgrade_bags(left, c.kind, "usual")):
             fail("cannot_complete_build_and_upgrade",
                  f"{rule} (§6.5): after this build you could not pay the upgrade of the same structure")
-    flow.build(ctx, seat, c.kind, c.site, paid)
+    resolve.build(ctx, seat, c.kind, c.site, paid)
 
 
 def _res_text(res: Res) -> str:
@@ -348,7 +348,7 @@ def upgrade(ctx: flow.Ctx, seat: int, c: cmd.Upgrade) -> None:
         bag = bags[0]
     if not covers(player.res, bag):
         fail("insufficient_resources", f"{rule} (§6.5): you cannot pay {_res_text(bag)}")
-    flow.upgrade(ctx, seat, c.site, bag)
+    resolve.upgrade(ctx, seat, c.site, bag)
 
 
 def use_action_card(ctx: flow.Ctx, seat: int, c: cmd.UseActionCard) -> None:
@@ -360,7 +360,7 @@ def use_action_card(ctx: flow.Ctx, seat: int, c: cmd.UseActionCard) -> None:
     ctx.emit(ev.ActionCardUsed(seat, c.card_id, "use_action"))
     effect = content().cards[c.card_id].effect
     assert effect is not None
-    flow.open_frame(ctx, seat, "action_card", *parts_of(effect), card_id=c.card_id)
+    frames.open_frame(ctx, seat, "action_card", *parts_of(effect), card_id=c.card_id)
 
 
 def restore_action_card(ctx: flow.Ctx, seat: int, c: cmd.RestoreActionCard) -> None:
@@ -427,7 +427,7 @@ def gain_distinct(ctx: flow.Ctx, seat: int, c: cmd.GainDistinct) -> None:
     n = node.n  # type: ignore[union-attr]
     if len(c.types) != n or len(set(c.types)) != n or any(t not in allowed for t in c.types):
         fail("invalid_argument", f"§5.3 P9.8 gain_distinct: {n} different types among {list(allowed)}")
-    flow.gain(ctx, seat, Gain(**{t: 1 for t in c.types}), f"{top.source}:gain_distinct", top.root)
+    resolve.gain(ctx, seat, Gain(**{t: 1 for t in c.types}), f"{top.source}:gain_distinct", top.root)
     ctx.emit(ev.PartEnded(_top(ctx.state).id, _active(ctx.state).part))
 
 
@@ -444,14 +444,14 @@ def pay(ctx: flow.Ctx, seat: int, c: cmd.Pay) -> None:
         fail("insufficient_resources", f"§5.3 P9.9 pay: you cannot pay {_res_text(total)}")
     ctx.emit(ev.ResourcesPaid(seat, total, f"{top.source}:pay"))
     then = node.then  # type: ignore[union-attr]
-    if flow.is_automatic(then):
+    if resolve.is_automatic(then):
         for _ in range(c.times):
-            flow.resolve_now(ctx, seat, then, f"{top.source}:pay", top.root)
+            resolve.resolve_now(ctx, seat, then, f"{top.source}:pay", top.root)
         ctx.emit(ev.PartEnded(top.id, active.part))
         return
     ctx.emit(ev.PartEnded(top.id, active.part))
     for _ in range(c.times):
-        flow.open_frame(ctx, seat, top.source, *parts_of(then), top.card_id, top.slot_id, top.root)
+        frames.open_frame(ctx, seat, top.source, *parts_of(then), top.card_id, top.slot_id, top.root)
 
 
 def exchange(ctx: flow.Ctx, seat: int, c: cmd.Exchange) -> None:
@@ -485,7 +485,7 @@ def perform_slot(ctx: flow.Ctx, seat: int, c: cmd.PerformSlot) -> None:
     ctx.emit(ev.SlotPerformed(seat, c.slot_id))
     ctx.emit(ev.PartEnded(top.id, _active(state).part))
     parts, is_all = slot_parts(ctx.state.players[seat], slot)
-    flow.open_frame(ctx, seat, "performed_slot", parts, is_all, slot_id=slot.id)
+    frames.open_frame(ctx, seat, "performed_slot", parts, is_all, slot_id=slot.id)
 
 
 def choose_structure(ctx: flow.Ctx, seat: int, c: cmd.ChooseStructure) -> None:
@@ -498,7 +498,7 @@ def choose_structure(ctx: flow.Ctx, seat: int, c: cmd.ChooseStructure) -> None:
         fail("not_eligible_structure",
              f"§5.3 P9.12 choose_structure: {c.site} is not an upgraded structure adjacent to a connected city")
     row = content().info.production.row(player.pieces[c.site].kind)
-    flow.gain_yield(ctx, seat, row.upgraded, "structure_production")
+    resolve.gain_yield(ctx, seat, row.upgraded, "structure_production")
     ctx.emit(ev.PartEnded(top.id, _active(state).part))
 
 
@@ -518,7 +518,7 @@ def convert_city(ctx: flow.Ctx, seat: int, c: cmd.ConvertCity) -> None:
     if not covers(player.res, cost):
         fail("insufficient_resources", f"§5.3 P9.13 convert_city: you cannot pay {_res_text(cost)}")
     ctx.emit(ev.CityConverted(seat, c.site, cost))
-    flow.check_contracts(ctx, seat)
+    resolve.check_contracts(ctx, seat)
     ctx.emit(ev.PartEnded(top.id, _active(ctx.state).part))
 
 

@@ -50,6 +50,7 @@ from .effects import (
     UseAction,
     parts_of,
 )
+from .resolve import blue_tiles_in_box, simulate_build
 from .state import GameState, Player
 
 MAX_DEPTH = 4  # use_action inside an action card inside perform_slot ... never deeper in practice
@@ -184,8 +185,6 @@ def min_bio_payment(cost: Res, have: Res) -> Res:
 
 def build_upgrade_options(state: GameState, seat: int, node: BuildUpgrade) -> Iterator[tuple[str, str, Res]]:
     """Builds of a build_upgrade node after which the upgrade can be paid (§6.5, RULING 9.2.11)."""
-    from .flow import simulate_build
-
     player = state.players[seat]
     for kind, site, final in build_options(state, seat, node.kinds, "usual", None, False):
         left = sub(player.res, min_bio_payment(final, player.res))
@@ -257,11 +256,6 @@ def gain_distinct_types(state: GameState, node: GainDistinct) -> tuple[str, ...]
     if state.rules.a14_allow_biomatter and "biomatter" not in types:
         types = (*types, "biomatter")
     return types
-
-
-def blue_tiles_in_box(state: GameState) -> list[str]:
-    metros = content().metropolises
-    return [t for t in state.box_metros if metros[t].colour == "blue"]
 
 
 # --- the usability function --------------------------------------------------------------------------------
