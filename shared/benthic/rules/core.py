@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 import msgspec
 
 __all__ = [
+    "AnyEngine",
     "Bot",
     "CommandFormatError",
     "Engine",
@@ -108,14 +110,21 @@ class Bot(Protocol):
 
     name: str
 
-    def choose(self, engine: Engine, state: Any, seat: int, rng: random.Random) -> Any: ...
+    def choose(self, engine: AnyEngine, state: Any, seat: int, rng: random.Random) -> Any: ...
 
 
-class Engine:
-    """Base class of every game engine.  Subclasses set the class attributes and implement the methods
-    that raise ``NotImplementedError``; the codecs, ``replay`` and ``is_over`` are shared.
+S = TypeVar("S")  # the engine's state Struct
+C = TypeVar("C")  # its command Structs (a tagged Union)
+E = TypeVar("E")  # its event Structs (a tagged Union)
 
-    Every state Struct has an int field ``version``: the number of events folded into it.
+
+class Engine(ABC, Generic[S, C, E]):
+    """Base class of every game engine: ``class MyEngine(Engine[MyState, MyCommand, MyEvent])``.
+
+    Subclasses set the class attributes and implement the eleven abstract methods (the decider, the prompt,
+    legal commands, what leaves the engine, scores, the bots' heuristic); the codecs, ``replay``, ``fold``
+    and ``is_over`` are shared.  Every state Struct has an int field ``version``: the number of events
+    folded into it.
     """
 
     game_type: ClassVar[str]
@@ -124,76 +133,76 @@ class Engine:
     max_seats: ClassVar[int]
     command_type: ClassVar[Any]  # typing.Union of the command Structs (tag field "type")
     event_type: ClassVar[Any]  # typing.Union of the event Structs (tag field "type")
-    state_type: ClassVar[type]
+    state_type: ClassVar[type[Any]]
     playout_bound: ClassVar[int] = 20_000  # commands a complete random-bot game never exceeds
 
     def __init__(self) -> None:
-        self._command_decoder = msgspec.json.Decoder(self.command_type)
-        self._event_decoder = msgspec.json.Decoder(self.event_type)
-        self._state_decoder = msgspec.msgpack.Decoder(self.state_type)
+        self._command_decoder: msgspec.json.Decoder[C] = msgspec.json.Decoder(self.command_type)
+        self._event_decoder: msgspec.json.Decoder[E] = msgspec.json.Decoder(self.event_type)
+        self._state_decoder: msgspec.msgpack.Decoder[S] = msgspec.msgpack.Decoder(self.state_type)
         self._json = msgspec.json.Encoder()
         self._msgpack = msgspec.msgpack.Encoder()
         self._command_tags = frozenset(_tags(self.command_type))
 
     # --- the decider -------------------------------------------------------------------------
-    def start(self, config: GameConfig) -> list[Any]:
+    @abstractmethod
+    def start(self, config: GameConfig) -> list[E]:
         """The setup events of a new game; every random outcome is recorded in them.
         Raises RuleViolation (``invalid_player_count``, ``invalid_option``, ...) for a bad config."""
-        raise NotImplementedError
 
-    def initial_state(self) -> Any:
+    @abstractmethod
+    def initial_state(self) -> S:
         """The state before any event (version 0)."""
-        raise NotImplementedError
 
-    def evolve(self, state: Any, event: Any) -> Any:
+    @abstractmethod
+    def evolve(self, state: S, event: E) -> S:
         """Pure: the state after ``event``.  Never uses an RNG; never mutates ``state``."""
-        raise NotImplementedError
 
-    def decide(self, state: Any, seat: int, command: Any) -> list[Any]:
+    @abstractmethod
+    def decide(self, state: S, seat: int, command: C) -> list[E]:
         """The events ``command`` by ``seat`` produces, or RuleViolation.  Never mutates ``state``."""
-        raise NotImplementedError
 
-    def prompt(self, state: Any) -> Prompt | None:
+    @abstractmethod
+    def prompt(self, state: S) -> Prompt | None:
         """Who must decide what now; None when the game is over."""
-        raise NotImplementedError
 
-    def legal_commands(self, state: Any, seat: int) -> list[Any]:
+    @abstractmethod
+    def legal_commands(self, state: S, seat: int) -> list[C]:
         """Every legal command of ``seat`` now (empty when it is not prompted); each accepted by decide."""
-        raise NotImplementedError
 
     # --- what leaves the engine --------------------------------------------------------------
-    def view(self, state: Any, seat: int | None) -> dict[str, Any]:
+    @abstractmethod
+    def view(self, state: S, seat: int | None) -> dict[str, Any]:
         """The state as ``seat`` may see it (None: a spectator), JSON-ready."""
-        raise NotImplementedError
 
-    def redact(self, event: Any, seat: int | None) -> dict[str, Any] | None:
+    @abstractmethod
+    def redact(self, event: E, seat: int | None) -> dict[str, Any] | None:
         """The event as ``seat`` may see it, JSON-ready, or None when that viewer sees nothing of it."""
-        raise NotImplementedError
 
-    def secrets(self, state: Any) -> list[Secret]:
+    @abstractmethod
+    def secrets(self, state: S) -> list[Secret]:
         """Every piece of hidden information in ``state`` (for the leak tests)."""
-        raise NotImplementedError
 
-    def final_scores(self, state: Any) -> FinalScores:
+    @abstractmethod
+    def final_scores(self, state: S) -> FinalScores:
         """Per-seat scores, ranks and breakdowns of a finished game."""
-        raise NotImplementedError
 
-    def is_over(self, state: Any) -> bool:
+    def is_over(self, state: S) -> bool:
         return self.prompt(state) is None
 
     # --- bots --------------------------------------------------------------------------------
-    def heuristic(self, state: Any, seat: int) -> float:
+    @abstractmethod
+    def heuristic(self, state: S, seat: int) -> float:
         """How good ``state`` looks for ``seat`` (higher is better); used by the greedy bot."""
-        raise NotImplementedError
 
     # --- shared machinery --------------------------------------------------------------------
-    def replay(self, events: Iterable[Any]) -> Any:
+    def replay(self, events: Iterable[E]) -> S:
         state = self.initial_state()
         for event in events:
             state = self.evolve(state, event)
         return state
 
-    def fold(self, state: Any, events: Iterable[Any]) -> Any:
+    def fold(self, state: S, events: Iterable[E]) -> S:
         for event in events:
             state = self.evolve(state, event)
         return state
@@ -202,11 +211,11 @@ class Engine:
     def command_names(self) -> frozenset[str]:
         return self._command_tags
 
-    def decode_command(self, raw: bytes | str | Mapping[str, Any]) -> Any:
+    def decode_command(self, raw: bytes | str | Mapping[str, Any]) -> C:
         """A command from its JSON form; CommandFormatError when it is not one."""
         try:
             if isinstance(raw, Mapping):
-                return msgspec.convert(raw, self.command_type)
+                return cast(C, msgspec.convert(raw, self.command_type))
             return self._command_decoder.decode(raw)
         except msgspec.ValidationError as exc:  # a subclass of DecodeError: catch it first
             tag = _tag_of(raw)
@@ -220,36 +229,43 @@ class Engine:
         except msgspec.DecodeError as exc:
             raise CommandFormatError("invalid_json", f"the body is not valid JSON: {exc}") from None
 
-    def encode_command(self, command: Any) -> bytes:
+    def encode_command(self, command: C) -> bytes:
         return self._json.encode(command)
 
-    def command_to_builtins(self, command: Any) -> dict[str, Any]:
+    def command_to_builtins(self, command: C) -> dict[str, Any]:
         """The command's JSON form as Python values (arrays as lists), as a client posts it."""
-        return msgspec.json.decode(self._json.encode(command))  # type: ignore[no-any-return]
+        return cast(dict[str, Any], msgspec.json.decode(self._json.encode(command)))
 
-    def encode_event(self, event: Any) -> bytes:
+    def encode_event(self, event: E) -> bytes:
         return self._json.encode(event)
 
-    def decode_event(self, raw: bytes | str) -> Any:
+    def decode_event(self, raw: bytes | str) -> E:
         return self._event_decoder.decode(raw)
 
-    def encode_state(self, state: Any) -> bytes:
+    def encode_state(self, state: S) -> bytes:
         return self._msgpack.encode(state)
 
-    def decode_state(self, raw: bytes) -> Any:
+    def decode_state(self, raw: bytes) -> S:
         return self._state_decoder.decode(raw)
 
-    def event_name(self, event: Any) -> str:
-        return type(event).__struct_config__.tag  # type: ignore[no-any-return]
+    def event_name(self, event: E) -> str:
+        return _tag(event)
 
-    def command_name(self, command: Any) -> str:
-        return type(command).__struct_config__.tag  # type: ignore[no-any-return]
+    def command_name(self, command: C) -> str:
+        return _tag(command)
+
+
+AnyEngine = Engine[Any, Any, Any]  # an engine of any game, as the services, bots and tests hold one
+
+
+def _tag(struct: Any) -> str:
+    return str(type(struct).__struct_config__.tag)
 
 
 def _tags(union: Any) -> Sequence[str]:
     info = msgspec.inspect.type_info(union)
     types = info.types if isinstance(info, msgspec.inspect.UnionType) else (info,)
-    return [t.tag for t in types if isinstance(t, msgspec.inspect.StructType) and t.tag is not None]
+    return [t.tag for t in types if isinstance(t, msgspec.inspect.StructType) and isinstance(t.tag, str)]
 
 
 def _tag_of(raw: bytes | str | Mapping[str, Any]) -> str | None:

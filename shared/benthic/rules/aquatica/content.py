@@ -48,7 +48,7 @@ class _Data(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     pass
 
 
-class Location(_Data):
+class Location(_Data, frozen=True):
     id: str
     name: str
     type: LocationType
@@ -59,22 +59,22 @@ class Location(_Data):
     prosperity: NonNegative
 
 
-class LocationData(_Data):
+class LocationData(_Data, frozen=True):
     data_version: str
     locations: tuple[Location, ...]
 
 
-class CharacterCopy(_Data):
+class CharacterCopy(_Data, frozen=True):
     suffix: Literal["P", "A", "O"]
     mark: Literal["A", "O"] | None
 
 
-class SetupExchange(_Data):
+class SetupExchange(_Data, frozen=True):
     type: Literal["exchange_for_wild_manta"]
     kind: str
 
 
-class Character(_Data):
+class Character(_Data, frozen=True):
     id: str
     name: str
     category: Literal["starting", "ocean", "king"]
@@ -86,12 +86,12 @@ class Character(_Data):
     copies: tuple[CharacterCopy, ...]
 
 
-class CharacterData(_Data):
+class CharacterData(_Data, frozen=True):
     data_version: str
     characters: tuple[Character, ...]
 
 
-class MantaKind(_Data):
+class MantaKind(_Data, frozen=True):
     id: str
     category: Literal["trained", "wild"]
     face: Effect
@@ -99,7 +99,7 @@ class MantaKind(_Data):
     short: str | None = None  # trained only: the id suffix, T{seat}-{short}
 
 
-class MantaData(_Data):
+class MantaData(_Data, frozen=True):
     data_version: str
     kinds: tuple[MantaKind, ...]
     trained_per_player: tuple[str, ...]
@@ -115,36 +115,36 @@ ConditionKind = Literal[
 ]
 
 
-class Condition(_Data):
+class Condition(_Data, frozen=True):
     kind: ConditionKind
     n: NonNegative
 
 
-class Goal(_Data):
+class Goal(_Data, frozen=True):
     id: str
     text: str
     condition: Condition
 
 
-class PrintedGoals(_Data):
+class PrintedGoals(_Data, frozen=True):
     first: tuple[str, ...]
     updated: tuple[str, ...]
 
 
-class GoalToken(_Data):
+class GoalToken(_Data, frozen=True):
     id: str
     front: str
     back: str
 
 
-class GoalData(_Data):
+class GoalData(_Data, frozen=True):
     data_version: str
     goals: tuple[Goal, ...]
     printed: PrintedGoals
     tokens: tuple[GoalToken, ...]
 
 
-class BoardData(_Data):
+class BoardData(_Data, frozen=True):
     data_version: str
     character_row_costs: tuple[NonNegative, ...]
     bottom_row_size: NonNegative
@@ -155,24 +155,24 @@ class BoardData(_Data):
     goal_track_points: tuple[NonNegative, ...]
 
 
-class SetupData(_Data):
+class SetupData(_Data, frozen=True):
     data_version: str
     ocean_sets_removed: dict[str, tuple[Literal["A", "O"], ...]]
     solo_king_offer: NonNegative
 
 
-class SoloRank(_Data):
+class SoloRank(_Data, frozen=True):
     min: NonNegative
     max: NonNegative | None
     title: str
 
 
-class SoloData(_Data):
+class SoloData(_Data, frozen=True):
     data_version: str
     ranks: dict[Literal["first", "updated"], tuple[SoloRank, ...]]
 
 
-class PresetFlags(_Data):
+class PresetFlags(_Data, frozen=True):
     printed_goals: Literal["first", "updated"]
     scout_rule: Literal["first", "updated"]
     matrona_never_discarded: bool
@@ -181,7 +181,7 @@ class PresetFlags(_Data):
     solo_ranks: Literal["first", "updated"]
 
 
-class FlagDefaults(_Data):
+class FlagDefaults(_Data, frozen=True):
     mode: Literal["basic", "advanced"]
     variable_goals: bool
     king_draft: bool
@@ -192,7 +192,7 @@ class FlagDefaults(_Data):
     max_rounds: Annotated[int, msgspec.Meta(ge=1)]
 
 
-class Rulesets(_Data):
+class Rulesets(_Data, frozen=True):
     data_version: str
     presets: dict[Literal["first", "updated"], PresetFlags]
     default_preset: Literal["first", "updated"]

@@ -477,11 +477,11 @@ def step_head(tx: Tx) -> bool:
         _fully_rise(tx, seat, eligible[0][0], True)
         return True
     elif isinstance(effect, Score):
-        eligible = score_eligible(s.players[seat], source_location(item))
+        scorable = score_eligible(s.players[seat], source_location(item))
         left = effect.count - s.head_progress
-        if len(eligible) > left > 0:
+        if len(scorable) > left > 0:
             return False
-        for slot in eligible[:left]:
+        for slot in scorable[:left]:
             score_location(tx, seat, slot, True)
     elif isinstance(effect, TakeBack):
         discard = s.players[seat].discard

@@ -15,7 +15,7 @@ from benthic.rules.aquatica.state import State
 from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, Secret
 
 
-class AquaticaEngine(Engine):
+class AquaticaEngine(Engine[State, Command, Event]):
     game_type: ClassVar[str] = "aquatica"
     version: ClassVar[str] = "aquatica-engine/1+content/" + catalog().data_versions["locations"]
     min_seats: ClassVar[int] = setup.MIN_SEATS

@@ -6,7 +6,7 @@ changed fields, applied in a single ``replace`` that also bumps ``version``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from msgspec.structs import replace
 
@@ -211,7 +211,8 @@ def _manta_flipped(s: State, e: ev.MantaFlipped) -> Changes:
     face = CAT.face(kind)
     players = _players(s, e.seat, mantas=mantas)
     if e.purpose == "payment":
-        payment = replace(s.payment, committed=s.payment.committed + face.amount)  # type: ignore[union-attr]
+        pay = cast(Payment, s.payment)
+        payment = replace(pay, committed=pay.committed + cast(Gain, face).amount)
         return dict(players=players, payment=payment, resource_mantas_used=s.resource_mantas_used + (e.manta_id,))
     item = QueueItem(face, Source("manta", e.manta_id), e.seat)
     return dict(players=players, effect_mantas_used=s.effect_mantas_used + (e.manta_id,),
@@ -220,8 +221,8 @@ def _manta_flipped(s: State, e: ev.MantaFlipped) -> Changes:
 
 def _depth_exploited(s: State, e: ev.DepthExploited) -> Changes:
     p = s.players[e.seat]
-    bl = p.board[e.slot]
-    players = _players(s, e.seat, board=_board(p, e.slot, replace(bl, covered=bl.covered + 1)))  # type: ignore[type-var]
+    bl = cast(BoardLocation, p.board[e.slot])
+    players = _players(s, e.seat, board=_board(p, e.slot, replace(bl, covered=bl.covered + 1)))
     if isinstance(e.effect, Gain):
         pay = s.payment
         payment = replace(pay, committed=pay.committed + e.effect.amount,  # type: ignore[type-var, union-attr]

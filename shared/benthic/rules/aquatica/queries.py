@@ -6,6 +6,7 @@ enumeration and prompts, so they cannot disagree.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import cast
 
 from benthic.rules.aquatica.content import Catalog, Location, catalog
 from benthic.rules.aquatica.effects import (
@@ -179,7 +180,7 @@ def avail(
     player = state.players[seat]
     total = pool_for(state, resource, target_type)
     total += sum(
-        CAT.face(m.kind).amount for m in payment_mantas(state, player, resource, target_type)  # type: ignore[union-attr]
+        cast(Gain, CAT.face(m.kind)).amount for m in payment_mantas(state, player, resource, target_type)
         if m.id != without_manta
     )
     if state.stage != "main":

@@ -26,23 +26,23 @@ class _S(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     pass
 
 
-class BoardLocation(_S):
+class BoardLocation(_S, frozen=True):
     location_id: str
     covered: int = 0
 
 
-class Manta(_S):
+class Manta(_S, frozen=True):
     id: str
     kind: str
     ready: bool = True
 
 
-class TrackSpot(_S):
+class TrackSpot(_S, frozen=True):
     seat: int  # ICHTHYANDERS for the solo rival
     manta_id: str
 
 
-class Player(_S):
+class Player(_S, frozen=True):
     seat: int
     symbol: str
     hand: tuple[str, ...] = ()
@@ -56,7 +56,7 @@ class Player(_S):
     max_paid_recruit_cost: int | None = None  # the highest cost paid for a recruit (§5.4 recruit)
 
 
-class Source(_S):
+class Source(_S, frozen=True):
     """Where an effect comes from (§5.5): a card in play, a Depth of a Location, or a Manta."""
 
     kind: Literal["card", "depth", "manta"]
@@ -64,13 +64,13 @@ class Source(_S):
     slot: int | None = None  # the board slot, for a Depth
 
 
-class QueueItem(_S):
+class QueueItem(_S, frozen=True):
     effect: Effect
     source: Source
     owner: int
 
 
-class Payment(_S):
+class Payment(_S, frozen=True):
     """An open payment (§5.6): an acquisition (Buy / Conquer) or a paid recruit."""
 
     purpose: Literal["acquire", "recruit"]
@@ -87,17 +87,17 @@ class Payment(_S):
     depths_used: tuple[str, ...] = ()  # Locations that gave a resource Depth to this payment
 
 
-class ScoutProgress(_S):
+class ScoutProgress(_S, frozen=True):
     discarded_top: tuple[str, ...] = ()
     discarded_bottom: tuple[str, ...] = ()
 
 
-class TypedPower(_S):
+class TypedPower(_S, frozen=True):
     location_type: str
     amount: int
 
 
-class State(_S):
+class State(_S, frozen=True):
     version: int = 0
     seed: int = 0
     rules: Rules = Rules()

@@ -158,7 +158,8 @@ class Content:
         )
         self.zone_names: tuple[str, ...] = tuple(tables.build_cost)
         self.is_gorge: tuple[bool, ...] = tuple(z == "gorge" for z in self.zone)
-        self.build_cost: tuple[int, ...] = tuple(tables.build_cost[z] for z in self.zone)
+        zone_cost: dict[str, int] = {zone: cost for zone, cost in tables.build_cost.items()}
+        self.build_cost: tuple[int, ...] = tuple(zone_cost[z] for z in self.zone)
         self.depths: tuple[str, ...] = tuple(board.find_spaces)
         # find spaces: index -> cell; order = slope spaces, deep spaces, gorge spaces (deal order, §4.2)
         spaces = [(self.cell(x, y), depth) for depth, cells in board.find_spaces.items() for x, y in cells]
@@ -235,7 +236,7 @@ class Content:
         self.colours: tuple[str, ...] = tuple(tables.colours)
         self.player_counts: dict[int, PlayerCountFile] = {int(k): v for k, v in tables.player_counts.items()}
         self.benefits: dict[str, tuple[int, ...]] = {k: tuple(v) for k, v in tables.benefits.items()}
-        self.recovery_cost: dict[str, int] = dict(tables.recovery_cost_blue_front)
+        self.recovery_cost: dict[str, int] = {depth: cost for depth, cost in tables.recovery_cost_blue_front.items()}
         self.extra_round_numbers: tuple[int, ...] = tuple(tables.extra_round_atlantis_numbers)
 
     # cells

@@ -56,7 +56,7 @@ def parse_options(raw: dict[str, Any], seats: int) -> ev.Options:
     )
 
 
-class NautilusEngine(Engine):
+class NautilusEngine(Engine[State, Command, ev.Event]):
     game_type = "nautilus"
     version = "nautilus/1"
     min_seats = 2
@@ -80,7 +80,7 @@ class NautilusEngine(Engine):
             base = rng.choice(C.base_anchors)
         else:
             base = tuple(options.base_placement)  # type: ignore[assignment]
-        placements = []
+        placements: list[ev.Placement] = []
         for depth in C.depths:
             chips = list(C.chips_by_depth[depth])
             rng.shuffle(chips)

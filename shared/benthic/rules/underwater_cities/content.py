@@ -538,11 +538,11 @@ def _validate_boards(boards: PlayerBoardsFile) -> None:
                 raise ContentError(f"{where}: expansion site {s.id} carries a bonus or multiplier")
         if any(expansion[c] != 1 for c in cities):
             raise ContentError(f"{where}: every city site needs exactly one expansion site")
+        sites: list[CitySite | TunnelSite] = [*b.city_sites, *b.tunnel_sites]
         if b.side == "basic":
             if any(regular[c] != 3 for c in cities):
                 raise ContentError(f"{where}: basic boards have 3 regular building sites per city")
-            specials = [x for x in (*b.city_sites, *b.tunnel_sites) if x.special] + [
-                s for s in b.building_sites if s.multiplier != 1]
+            specials = [x for x in sites if x.special] + [s for s in b.building_sites if s.multiplier != 1]
             if specials or any(t.pair_group for t in b.tunnel_sites):
                 raise ContentError(f"{where}: basic boards have no surcharges or multipliers")
         elif sum(regular.values()) != 33:
@@ -550,7 +550,7 @@ def _validate_boards(boards: PlayerBoardsFile) -> None:
         all_ids = [c.id for c in b.city_sites] + [t.id for t in b.tunnel_sites] + [s.id for s in b.building_sites]
         if len(all_ids) != len(set(all_ids)):
             raise ContentError(f"{where}: duplicate site ids")
-        for site in (*b.city_sites, *b.tunnel_sites):
+        for site in sites:
             if site.bonus and site.special:
                 raise ContentError(f"{where}: {site.id} has both a bonus and a special kind")
 
@@ -693,7 +693,7 @@ def check_card_counts(cards: CardFile | tuple[Card, ...]) -> None:
         raise ContentError("cards.json: 15 one-/two-credit Specials (5 per colour) expected")
     if Counter(c.cost for c in one_two) != Counter({1: 8, 2: 7}):
         raise ContentError("cards.json: one-/two-credit Specials: 8 cost 1, 7 cost 2 expected")
-    if sorted(c.number for c in three + one_two) != list(range(181, 206)):
+    if sorted(c.number for c in three + one_two if c.number is not None) != list(range(181, 206)):
         raise ContentError("cards.json: Special numbers 181..205 expected")
     if sum(c.deck == "start" for c in records) != 1:
         raise ContentError("cards.json: exactly one Personal Assistant record expected")

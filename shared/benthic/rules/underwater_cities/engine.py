@@ -20,7 +20,7 @@ from .state import GameState
 ENGINE_VERSION = "uc-engine/1"
 
 
-class UnderwaterCitiesEngine(Engine):
+class UnderwaterCitiesEngine(Engine[GameState, Command, Event]):
     game_type = "underwater_cities"
     version = f"{ENGINE_VERSION}+{content().version}"
     min_seats = MIN_SEATS

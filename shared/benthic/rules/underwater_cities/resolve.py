@@ -4,7 +4,7 @@ triggers (§5.2, §6.4.6, §6.8, §6.15).  Everything emits through a ``Ctx``.""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from . import events as ev
 from .board import (
@@ -166,9 +166,10 @@ def resolve_now(ctx: Ctx, seat: int, node: Effect, reason: str, root: int = 0) -
     elif t is GainMetropolis:
         gain_metropolis(ctx, seat)
     elif t is Per:
-        times = per_times(ctx.state.players[seat], node)  # type: ignore[arg-type]
+        per = cast(Per, node)
+        times = per_times(ctx.state.players[seat], per)
         if times:
-            gain(ctx, seat, node.then, reason, root, times)  # type: ignore[union-attr]
+            gain(ctx, seat, per.then, reason, root, times)
     elif t is If:
         if condition_holds(ctx.state.players[seat], node.cond):  # type: ignore[union-attr]
             resolve_now(ctx, seat, node.then, reason, root)  # type: ignore[union-attr]
@@ -195,6 +196,7 @@ def build(ctx: Ctx, seat: int, kind: str, site: str, paid: Res) -> None:
     player = ctx.state.players[seat]
     geom = geometry(player)
     site_kind = geom.site_kind[site]
+    bonus: str | None
     if site_kind == "city":
         bonus = geom.city_bonus[site]
     elif site_kind == "tunnel":

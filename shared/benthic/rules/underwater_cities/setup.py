@@ -11,6 +11,7 @@ from benthic.rules.core import GameConfig, RuleViolation, rng_for
 from . import events as ev
 from . import flow
 from .content import Yield, content
+from .ctx import Ctx
 from .state import GameState, Rules
 
 MIN_SEATS, MAX_SEATS = 1, 4
@@ -61,7 +62,7 @@ def start(config: GameConfig) -> list[Any]:
     data = content()
     info = data.info
     rng = rng_for(config.seed, 0)
-    ctx = flow.Ctx(GameState(), rng)
+    ctx = Ctx(GameState(), rng)
     ctx.emit(ev.GameStarted(seats, config.seed, opts.rules, opts.government_contracts))
 
     # 1-3: main-board side, supplies, cloning tile.

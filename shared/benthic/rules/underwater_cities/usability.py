@@ -6,6 +6,7 @@ slots...) that the command checks and ``legal_commands`` share."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import cast
 
 from msgspec.structs import replace
 
@@ -295,17 +296,17 @@ def usable(state: GameState, seat: int, node: Effect, depth: int = 0) -> bool:
             return False
         return any(slot_usable(state, seat, slot, depth + 1) for slot in eligible_slots(state, seat, node))  # type: ignore[arg-type]
     if t is Pay:
-        cost = node.cost  # type: ignore[union-attr]
-        if not covers(player.res, cost):
+        pay = cast(Pay, node)
+        if not covers(player.res, pay.cost):
             return False
-        return usable(with_res(state, seat, sub(player.res, cost)), seat, node.then, depth)  # type: ignore[union-attr]
+        return usable(with_res(state, seat, sub(player.res, pay.cost)), seat, pay.then, depth)
     if t is Exchange:
         return covers(player.res, node.a) or covers(player.res, node.b)  # type: ignore[union-attr]
     if t is StructureProduction:
         return bool(structure_production_sites(player))
     if t is ConvertCity:
         return (bool(convertible_cities(player)) and supply_has(state, "city_sym")
-                and covers(player.res, node.cost))  # type: ignore[union-attr]
+                and covers(player.res, cast(ConvertCity, node).cost))
     if t is GainMetropolis:
         return bool(blue_tiles_in_box(state))
     raise TypeError(f"unknown effect node {node!r}")
