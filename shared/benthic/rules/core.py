@@ -10,10 +10,12 @@ No I/O, no asyncio, no Redis here or in any engine.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import inspect
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 import msgspec
@@ -22,14 +24,19 @@ __all__ = [
     "AnyEngine",
     "Bot",
     "CommandFormatError",
+    "ContentPackUnavailable",
     "Engine",
+    "EngineVersionUnsupported",
     "FinalScores",
     "GameConfig",
+    "GameNotSupported",
+    "PackRef",
     "Prompt",
     "RuleViolation",
     "SeatResult",
     "Secret",
     "rng_for",
+    "switches_content",
 ]
 
 
@@ -57,12 +64,63 @@ class CommandFormatError(ValueError):
         self.message = message
 
 
+class GameNotSupported(Exception):
+    """A recorded game this process cannot fold: never fold it with other rules or other data.  Services
+    answer 503 with ``code`` (another replica, or the next release, may support it) and count it."""
+
+    code = "game_not_supported"
+
+    def __init__(self, game_type: str, message: str) -> None:
+        super().__init__(f"{self.code}: {message}")
+        self.game_type = game_type
+        self.message = message
+
+
+class EngineVersionUnsupported(GameNotSupported):
+    """Events recorded by an engine version this engine neither is nor can upcast from."""
+
+    code = "engine_version_unsupported"
+
+    def __init__(self, game_type: str, recorded: int, supported: range) -> None:
+        super().__init__(
+            game_type,
+            f"the game's events were recorded by {game_type} engine version {recorded}; this engine reads "
+            f"versions {supported.start}..{supported.stop - 1}",
+        )
+        self.recorded = recorded
+
+
+class ContentPackUnavailable(GameNotSupported):
+    """A game recorded with a content pack that is not installed here (or fails validation)."""
+
+    code = "content_pack_unavailable"
+
+    def __init__(self, game_type: str, key: str, message: str) -> None:
+        super().__init__(game_type, message)
+        self.key = key
+
+
+class PackRef(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A content pack as a game records it: id and version (``benthic.rules.packs``)."""
+
+    id: str
+    version: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.id}@{self.version}"
+
+
 class GameConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """What a game is started with.  ``options`` holds the game's modes and rule flags by their spec names."""
+    """What a game is started with.  ``options`` holds the game's modes and rule flags by their spec names,
+    and ``content`` the content pack a game asks for (``"id"`` or ``"id@version"``, default: the built-in
+    pack).  The base class resolves that option and hands the engine's ``start`` the chosen pack as
+    ``config.content``, with ``content`` removed from ``options``."""
 
     seats: int
     seed: int = 0
     options: dict[str, Any] = msgspec.field(default_factory=dict)
+    content: PackRef | None = None
 
 
 class Prompt(msgspec.Struct, frozen=True):
@@ -116,6 +174,28 @@ class Bot(Protocol):
 S = TypeVar("S")  # the engine's state Struct
 C = TypeVar("C")  # its command Structs (a tagged Union)
 E = TypeVar("E")  # its event Structs (a tagged Union)
+R = TypeVar("R")
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]  # one event's JSON form, version v -> version v + 1
+
+
+class ContentPacks(Protocol):
+    """What the base class needs of a game's content packs (``benthic.rules.packs.PackSet``)."""
+
+    key: str  # the pack in use
+
+    def resolve(self, option: object) -> PackRef: ...
+
+    def key_of(self, state: Any, event: Any = None) -> str: ...
+
+    def run(self, key: str, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R: ...
+
+
+def switches_content(method: Callable[..., R]) -> Callable[..., R]:
+    """Mark an engine method that switches to its state's content pack itself (a hot path written as
+    ``if state.content is PACKS.key: ... else PACKS.run(...)``); the base class wraps every other one."""
+    setattr(method, "_switches_content", True)
+    return method
 
 
 class Engine(ABC, Generic[S, C, E]):
@@ -135,6 +215,27 @@ class Engine(ABC, Generic[S, C, E]):
     event_type: ClassVar[Any]  # typing.Union of the event Structs (tag field "type")
     state_type: ClassVar[type[Any]]
     playout_bound: ClassVar[int] = 20_000  # commands a complete random-bot game never exceeds
+    # The version of the rules and of the events' meaning: recorded with every event the engine produces.
+    # Bump it when replaying recorded events would change a state, a view or a score, and add the upcaster
+    # turning events of the previous version into events of this one (docs/UPGRADES.md).
+    engine_version: ClassVar[int] = 1
+    upcasters: ClassVar[Mapping[int, Upcaster]] = {}  # from version v to v + 1
+    content_packs: ClassVar[ContentPacks | None] = None  # None: the engine has no content packs
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """With content packs: every public method taking a state runs with that state's pack in use, and
+        ``start`` with the pack ``options.content`` asks for (see ``benthic.rules.packs``)."""
+        super().__init_subclass__(**kwargs)
+        if cls.content_packs is None:
+            return
+        for name, member in list(vars(cls).items()):
+            if name.startswith("_") or not inspect.isfunction(member) or hasattr(member, "_switches_content"):
+                continue
+            params = list(inspect.signature(member).parameters)[1:]
+            if name == "start":
+                setattr(cls, name, _start_in_pack(member))
+            elif params and params[0] == "state":
+                setattr(cls, name, _in_pack(member, event_param=name == "evolve"))
 
     def __init__(self) -> None:
         self._command_decoder: msgspec.json.Decoder[C] = msgspec.json.Decoder(self.command_type)
@@ -239,8 +340,25 @@ class Engine(ABC, Generic[S, C, E]):
     def encode_event(self, event: E) -> bytes:
         return self._json.encode(event)
 
-    def decode_event(self, raw: bytes | str) -> E:
-        return self._event_decoder.decode(raw)
+    def decode_event(self, raw: bytes | str, engine_version: int | None = None) -> E:
+        """An event from its JSON, recorded by ``engine_version`` (None: this one), upcast to this version.
+        EngineVersionUnsupported when this engine cannot read that version."""
+        if engine_version is None or engine_version == self.engine_version:
+            return self._event_decoder.decode(raw)
+        if engine_version not in self.readable_versions:
+            raise EngineVersionUnsupported(self.game_type, engine_version, self.readable_versions)
+        data = msgspec.json.decode(raw)
+        for version in range(engine_version, self.engine_version):
+            data = self.upcasters[version](data)
+        return cast(E, msgspec.convert(data, self.event_type))
+
+    @property
+    def readable_versions(self) -> range:
+        """The engine versions whose events this engine folds: its own and those its upcasters reach."""
+        oldest = self.engine_version
+        while oldest - 1 in self.upcasters:
+            oldest -= 1
+        return range(oldest, self.engine_version + 1)
 
     def encode_state(self, state: S) -> bytes:
         return self._msgpack.encode(state)
@@ -256,6 +374,39 @@ class Engine(ABC, Generic[S, C, E]):
 
 
 AnyEngine = Engine[Any, Any, Any]  # an engine of any game, as the services, bots and tests hold one
+
+
+def _in_pack(method: Callable[..., R], event_param: bool) -> Callable[..., R]:
+    if event_param:  # evolve: the first event of a game names its pack
+
+        @functools.wraps(method)
+        def evolve_in_pack(self: AnyEngine, state: Any, event: Any) -> R:
+            packs = cast(ContentPacks, self.content_packs)
+            if state.content is packs.key:
+                return method(self, state, event)
+            return packs.run(packs.key_of(state, event), method, self, state, event)
+
+        return evolve_in_pack
+
+    @functools.wraps(method)
+    def in_pack(self: AnyEngine, state: Any, *args: Any, **kwargs: Any) -> R:
+        packs = cast(ContentPacks, self.content_packs)
+        if state.content is packs.key:
+            return method(self, state, *args, **kwargs)
+        return packs.run(packs.key_of(state), method, self, state, *args, **kwargs)
+
+    return in_pack
+
+
+def _start_in_pack(method: Callable[..., R]) -> Callable[..., R]:
+    @functools.wraps(method)
+    def start_in_pack(self: AnyEngine, config: GameConfig) -> R:
+        packs = cast(ContentPacks, self.content_packs)
+        options = dict(config.options)
+        ref = packs.resolve(options.pop("content", None))
+        return packs.run(ref.key, method, self, msgspec.structs.replace(config, options=options, content=ref))
+
+    return start_in_pack
 
 
 def _tag(struct: Any) -> str:

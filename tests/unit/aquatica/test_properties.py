@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from msgspec.structs import replace
 
 from benthic.rules import GameConfig, RuleViolation
-from benthic.rules.aquatica.queries import LOCATIONS
+from benthic.rules.aquatica.queries import CAT
 from benthic.rules.aquatica.state import State
 from benthic.rules.bots import GreedyBot, play_out
 from tests.engine_harness import assert_rejects_cleanly, check_no_leak, random_commands
@@ -59,7 +59,7 @@ def check_invariants(state: State) -> None:
         places += [bl.location_id for bl in p.board if bl is not None] + list(p.scored)
         for bl in p.board:
             if bl is not None:
-                assert 0 <= bl.covered <= len(LOCATIONS[bl.location_id].depths)
+                assert 0 <= bl.covered <= len(CAT.locations[bl.location_id].depths)
     assert Counter(places) == Counter(CAT.location_ids), "a Location was lost or duplicated"
     assert len(state.top_row) <= CAT.board.top_row_size and len(state.bottom_row) <= CAT.board.bottom_row_size
     # Characters: no card in two places; every starting and Ocean card of this game somewhere

@@ -37,7 +37,8 @@ def deal(chips: dict[tuple[int, int], str] | None = None) -> ev.SeaFindsDealt:
         assert C.chips[chip].depth == C.find_space_depth[C.find_space_at[C.cell(*cell)]], (cell, chip)
         current = next(c for c, x in at.items() if x == chip)
         at[current], at[cell] = at[cell], chip
-    return ev.SeaFindsDealt(placements=tuple(ev.Placement(cell=c, chip=x) for c, x in at.items()))
+    return ev.SeaFindsDealt(placements=tuple(ev.Placement(cell=c, chip=x, depth=C.chips[x].depth)
+                                             for c, x in at.items()))
 
 
 class Game:

@@ -1,5 +1,6 @@
-"""Loading and validation of ``content/`` (spec §3): the schemas as msgspec Structs, the load-time checks,
-and the indexes the engine uses.  Loaded once per process (``catalog()``).
+"""Loading and validation of a content pack (spec §3; ``benthic.rules.packs``, by default the built-in one in
+``content/``): the schemas as msgspec Structs, the load-time checks, and the indexes the engine uses.
+Loaded once per pack; ``catalog()`` is the live object, the catalogue of the pack of the game at hand.
 
 The counts checked here are the CONFIRMED component counts of §3.1; everything else (which Location has
 which Depths, what a King does...) comes from the data files only, so a licensed data set replaces ours
@@ -8,7 +9,6 @@ without code changes.
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -22,6 +22,7 @@ from benthic.rules.aquatica.effects import (
     Recruit,
     contains_conquer,
 )
+from benthic.rules.packs import PackSet
 
 CONTENT_DIR = Path(__file__).parent / "content"
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
@@ -372,6 +373,20 @@ class Catalog:
         return f"{kind}#{taken_before + 1}"
 
 
-@cache
+FILES: dict[str, type] = {
+    "board.json": BoardData,
+    "locations.json": LocationData,
+    "characters.json": CharacterData,
+    "mantas.json": MantaData,
+    "goals.json": GoalData,
+    "setup.json": SetupData,
+    "solo.json": SoloData,
+    "rulesets.json": Rulesets,
+}
+
+PACKS: PackSet[Catalog] = PackSet("aquatica", CONTENT_DIR, Catalog, FILES)
+
+
 def catalog() -> Catalog:
-    return Catalog()
+    """The catalogue of the pack in use (the game at hand's; the built-in pack between engine calls)."""
+    return PACKS.live

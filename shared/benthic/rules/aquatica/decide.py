@@ -50,7 +50,6 @@ from benthic.rules.aquatica.effects import (
 from benthic.rules.aquatica.evolve import evolve
 from benthic.rules.aquatica.queries import (
     CAT,
-    LOCATIONS,
     acquisition_choices,
     acquisition_cost,
     discard_eligible,
@@ -122,7 +121,7 @@ def after_full_rise(tx: Tx, seat: int, slot: int) -> None:
     """§6.8: a Location just became fully risen."""
     location_id = tx.state.players[seat].board[slot].location_id  # type: ignore[union-attr]
     tx.emit(ev.LocationFullyRisen(seat, slot, location_id))
-    kind = LOCATIONS[location_id].wild_manta
+    kind = CAT.locations[location_id].wild_manta
     if kind is not None:
         gain_wild_manta(tx, seat, kind)
 
@@ -133,7 +132,7 @@ def raise_locations(tx: Tx, seat: int, allocation: tuple[tuple[int, int], ...], 
         assert bl is not None
         covered = bl.covered + steps
         tx.emit(ev.LocationRaised(seat, slot, bl.location_id, steps, covered, cause, auto))  # type: ignore[arg-type]
-        if covered == len(LOCATIONS[bl.location_id].depths):
+        if covered == len(CAT.locations[bl.location_id].depths):
             after_full_rise(tx, seat, slot)
 
 
@@ -158,7 +157,7 @@ def complete_payment(tx: Tx, seat: int) -> None:
     if payment.purpose == "acquire":
         assert payment.location_id and payment.slot is not None and payment.mode and payment.from_row
         tx.emit(ev.LocationAcquired(seat, payment.location_id, payment.slot, payment.mode, payment.from_row))  # type: ignore[arg-type]
-        if not LOCATIONS[payment.location_id].depths:  # R14: placed fully risen
+        if not CAT.locations[payment.location_id].depths:  # R14: placed fully risen
             after_full_rise(tx, seat, payment.slot)
     else:
         assert payment.card_id and payment.row_slot is not None
@@ -175,7 +174,7 @@ def _check_payment(tx: Tx, seat: int) -> None:
 def start_acquisition(tx: Tx, seat: int, location_id: str, slot: int, mode: str, auto: bool) -> None:
     from_row = row_of(tx.state, location_id)
     assert from_row is not None
-    cost = acquisition_cost(LOCATIONS[location_id], mode, from_row)
+    cost = acquisition_cost(CAT.locations[location_id], mode, from_row)
     tx.emit(ev.AcquisitionStarted(seat, location_id, slot, mode, cost, from_row, auto))  # type: ignore[arg-type]
     _check_payment(tx, seat)
 
@@ -197,7 +196,7 @@ def start_recruit(tx: Tx, seat: int, row_slot: int, auto: bool) -> None:
 def score_location(tx: Tx, seat: int, slot: int, auto: bool) -> None:
     bl = tx.state.players[seat].board[slot]
     assert bl is not None
-    tx.emit(ev.LocationScored(seat, slot, bl.location_id, LOCATIONS[bl.location_id].prosperity, auto))
+    tx.emit(ev.LocationScored(seat, slot, bl.location_id, CAT.locations[bl.location_id].prosperity, auto))
 
 
 def take_back_cards(tx: Tx, seat: int, card_ids: tuple[str, ...], auto: bool) -> None:
@@ -275,7 +274,7 @@ def apply_exploit_depth(tx: Tx, seat: int, c: ExploitDepth, kind: str) -> None:
     assert bl is not None
     depth = top_depth(bl)
     tx.emit(ev.DepthExploited(seat, c.slot, bl.location_id, bl.covered, depth))  # type: ignore[arg-type]
-    if bl.covered + 1 == len(LOCATIONS[bl.location_id].depths):  # R13: slide, full rise, then the output
+    if bl.covered + 1 == len(CAT.locations[bl.location_id].depths):  # R13: slide, full rise, then the output
         after_full_rise(tx, seat, c.slot)
     _check_payment(tx, seat)
 
@@ -326,7 +325,7 @@ def apply_fully_rise(tx: Tx, seat: int, c: FullyRiseLocation, kind: str) -> None
 def _fully_rise(tx: Tx, seat: int, slot: int, auto: bool) -> None:
     bl = tx.state.players[seat].board[slot]
     assert bl is not None
-    depths = len(LOCATIONS[bl.location_id].depths)
+    depths = len(CAT.locations[bl.location_id].depths)
     tx.emit(ev.LocationRaised(seat, slot, bl.location_id, depths - bl.covered, depths, "fully_rise", auto))
     after_full_rise(tx, seat, slot)
     _resolved(tx)

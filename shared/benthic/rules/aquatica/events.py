@@ -17,6 +17,7 @@ from typing import Literal, Union
 import msgspec
 
 from benthic.rules.aquatica.effects import Effect
+from benthic.rules.core import PackRef
 from benthic.rules.aquatica.options import Rules
 from benthic.rules.aquatica.state import Source
 
@@ -33,6 +34,7 @@ class GameCreated(_Event, frozen=True, tag="game_created"):
     config: dict[str, OptionValue]
     flags: Rules
     seed: int
+    content: PackRef  # the content pack the game is played with
 
 
 class SeatsAssigned(_Event, frozen=True, tag="seats_assigned"):

@@ -5,6 +5,7 @@ changed fields, applied in a single ``replace`` that also bumps ``version``.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -64,7 +65,8 @@ _POP: Changes = {"head_progress": 0, "answered": ()}
 
 # --- setup ---------------------------------------------------------------------------------------
 def _game_created(s: State, e: ev.GameCreated) -> Changes:
-    return dict(seed=e.seed, rules=e.flags, seats=e.player_count, wild_reserve=CAT.wild_counts)
+    return dict(seed=e.seed, content=sys.intern(e.content.key), rules=e.flags, seats=e.player_count,
+                wild_reserve=CAT.wild_counts)
 
 
 def _seats_assigned(s: State, e: ev.SeatsAssigned) -> Changes:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from benthic.rules.aquatica import events as ev
+from benthic.rules.aquatica.content import PACKS
 from benthic.rules.aquatica.decide import Tx, finish_setup
 from benthic.rules.aquatica.evolve import evolve
 from benthic.rules.aquatica.options import resolve_options
@@ -23,7 +24,7 @@ def start(config: GameConfig) -> list[Any]:
     rules = resolve_options(dict(config.options), seats)
     rng = rng_for(config.seed, 0)
     tx = Tx(State(), evolve)
-    tx.emit(ev.GameCreated(seats, dict(config.options), rules, config.seed))
+    tx.emit(ev.GameCreated(seats, dict(config.options), rules, config.seed, config.content or PACKS.default_ref))
 
     if rules.first_seat is None:  # R28
         first, source = rng.randrange(seats), "random"

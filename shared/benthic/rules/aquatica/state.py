@@ -100,6 +100,7 @@ class TypedPower(_S, frozen=True):
 class State(_S, frozen=True):
     version: int = 0
     seed: int = 0
+    content: str = ""  # the key id@version of the game's content pack ("" before the first event)
     rules: Rules = Rules()
     seats: int = 0
     first_seat: int = 0

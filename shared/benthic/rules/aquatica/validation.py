@@ -41,7 +41,6 @@ from benthic.rules.aquatica.effects import (
 from benthic.rules.aquatica.prompts import NO_CLAIM_PROMPTS, OPPONENT_PROMPTS, prompt_kind
 from benthic.rules.aquatica.queries import (
     CAT,
-    LOCATIONS,
     acquisition_cost,
     avail,
     chain_exempt,
@@ -261,7 +260,7 @@ def validate_acquire(s: State, seat: int, c: Acquire, kind: str) -> None:
         fail("invalid_slot", f"§5.4 acquire check 3: slot {c.slot} is not 0..{BOARD_SLOTS - 1}")
     if s.players[seat].board[c.slot] is not None:
         fail("slot_occupied", f"§5.4 acquire check 4: board slot {c.slot} is occupied")
-    location = LOCATIONS[c.location_id]
+    location = CAT.locations[c.location_id]
     cost = acquisition_cost(location, c.mode, from_row)
     resource, target = ("coins", None) if c.mode == "buy" else ("power", location.type)
     if cost > avail(s, seat, resource, target):

@@ -43,8 +43,6 @@ from benthic.rules.nautilus.legal import (
 )
 from benthic.rules.nautilus.state import NO_CELL, State
 
-T = C.tables
-SUBS = range(1, C.tables.subs_per_player + 1)
 
 ACCEPTED: dict[str, tuple[type, ...]] = {
     "phase1_turn": (cmd.BuyStation, cmd.BuildStation, cmd.EndTurn),
@@ -116,9 +114,9 @@ def buy_station(em: Emitter, seat: int, c: cmd.BuyStation) -> None:
         raise RuleViolation(
             "buy_after_build", "§5.3 buy_station check 2 (R-2): buying comes before your first build"
         )
-    if len(s.held) >= T.hand_limit:
+    if len(s.held) >= C.tables.hand_limit:
         raise RuleViolation(
-            "hand_full", f"§5.3 buy_station check 3 (R-4): you already hold {T.hand_limit} stations"
+            "hand_full", f"§5.3 buy_station check 3 (R-4): you already hold {C.tables.hand_limit} stations"
         )
     stack = state.stacks[c.kind]
     if not stack:
@@ -137,7 +135,7 @@ def buy_station(em: Emitter, seat: int, c: cmd.BuyStation) -> None:
         raise RuleViolation(
             "not_enough_researchers", f"§5.3 buy_station check 6: only {s.supply} researchers in supply"
         )
-    price = c.staff * T.researcher_staff_price if residential else T.research_station_price
+    price = c.staff * C.tables.researcher_staff_price if residential else C.tables.research_station_price
     if s.nemo < price:
         raise RuleViolation(
             "insufficient_funds", f"§5.3 buy_station check 7: costs {price} Nemo, you have {s.nemo}"
@@ -250,9 +248,9 @@ def move_researcher(em: Emitter, seat: int, c: cmd.MoveResearcher) -> None:
     rule = "§5.4 move_researcher"
     if a == b:
         raise RuleViolation("same_station", f"{rule} check 1: from and to are the same station")
-    if turn.researchers_moved >= T.max_researchers_moved:
+    if turn.researchers_moved >= C.tables.max_researchers_moved:
         raise RuleViolation(
-            "move_limit_reached", f"{rule} check 2: at most {T.max_researchers_moved} researchers per turn"
+            "move_limit_reached", f"{rule} check 2: at most {C.tables.max_researchers_moved} researchers per turn"
         )
     mine = state.occupancy[a][seat]
     if mine == 0:
@@ -273,7 +271,7 @@ def bonus_move_researcher(em: Emitter, seat: int, c: cmd.BonusMoveResearcher) ->
         raise RuleViolation("same_station", f"{rule} check 1: from and to are the same station")
     if em.state.occupancy[a][seat] == 0:
         raise RuleViolation("no_researcher_there", f"{rule} check 3: you have no researcher in {c.from_}")
-    _check_locked_steps_fee(em, seat, a, b, T.atlantis_bonus_steps, rule)
+    _check_locked_steps_fee(em, seat, a, b, C.tables.atlantis_bonus_steps, rule)
     _move_researcher(em, seat, a, b, "atlantis_bonus")
 
 
@@ -336,8 +334,9 @@ def report_activation(em: Emitter, before: State, seat: int, station: int) -> No
 
 
 def _sub(c: Any) -> int:
-    if c.sub not in SUBS:
-        raise RuleViolation("invalid_argument", f"§5.2: sub must be one of {list(SUBS)}, not {c.sub}")
+    if not 1 <= c.sub <= C.tables.subs_per_player:
+        subs = list(range(1, C.tables.subs_per_player + 1))
+        raise RuleViolation("invalid_argument", f"§5.2: sub must be one of {subs}, not {c.sub}")
     return int(c.sub)
 
 
@@ -409,13 +408,13 @@ def echo(em: Emitter, seat: int, c: cmd.Echo) -> None:
         raise RuleViolation(
             "already_echoed", f"{rule} check 3: submarine {sub} already used the Echo this turn"
         )
-    if state.seats[seat].nemo < T.echo_price:
-        raise RuleViolation("insufficient_funds", f"{rule} check 4: the Echo costs {T.echo_price} Nemo")
+    if state.seats[seat].nemo < C.tables.echo_price:
+        raise RuleViolation("insufficient_funds", f"{rule} check 4: the Echo costs {C.tables.echo_price} Nemo")
     scan_range = echo_range(state, seat)
     cells = echo_cells(state, cell, scan_range)
     em.emit(ev.EchoUsed(seat=seat, sub=sub, range=scan_range, cells=tuple(C.xy(x) for x in cells)))
     em.emit(ev.FindsPeeked(seat=seat, source="echo", chips=tuple(_peeked(state, x) for x in cells)))
-    em.emit(ev.NemoTransferred(from_=seat, to="bank", amount=T.echo_price, reason="echo"))
+    em.emit(ev.NemoTransferred(from_=seat, to="bank", amount=C.tables.echo_price, reason="echo"))
 
 
 def _peeked(state: State, cell: int) -> ev.PeekedChip:
@@ -478,7 +477,7 @@ def _move(em: Emitter, seat: int, c: Any, mode: str) -> None:
     station = None
     if c.withdraw_into is not None:
         station = _withdraw_station(em, seat, to, c.withdraw_into, f"{rule} check 4")
-    steps = sub_range(state, seat) if mode == "normal" else T.tempo_steps
+    steps = sub_range(state, seat) if mode == "normal" else C.tables.tempo_steps
     error, path = route(state, seat, start, to, steps)
     if error == "gorge_locked":
         raise RuleViolation(
@@ -613,7 +612,7 @@ def cash_assignment(em: Emitter, seat: int, c: cmd.CashAssignment) -> None:
             raise RuleViolation(
                 "invalid_upgrade", f"{rule} check 1: you can raise 0..{chips_of_kind(s.tableau, kind)} {kind}"
             )
-    cost = sum(c.upgrades.values()) * T.assignment_upgrade_price
+    cost = sum(c.upgrades.values()) * C.tables.assignment_upgrade_price
     if cost > s.nemo:
         raise RuleViolation("insufficient_funds", f"{rule} check 2: {cost} Nemo needed, you have {s.nemo}")
     cash(em, seat, {k: c.upgrades[k] for k in card if c.upgrades.get(k)}, auto=False)

@@ -4,18 +4,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, RuleViolation, Secret, rng_for
+from benthic.rules.core import (
+    Engine,
+    FinalScores,
+    GameConfig,
+    Prompt,
+    RuleViolation,
+    Secret,
+    rng_for,
+    switches_content,
+)
 from benthic.rules.nautilus import decide as deciding
 from benthic.rules.nautilus import events as ev
 from benthic.rules.nautilus import views
 from benthic.rules.nautilus.commands import Command
 from benthic.rules.nautilus.content import CONTENT as C
+from benthic.rules.nautilus.content import PACKS
 from benthic.rules.nautilus.evolve import evolve
 from benthic.rules.nautilus.flow import Emitter
 from benthic.rules.nautilus.heuristic import heuristic
 from benthic.rules.nautilus.legal import legal_commands
 from benthic.rules.nautilus.scoring import final_scores
 from benthic.rules.nautilus.state import State
+from benthic.rules.nautilus.upcast import UPCASTERS
 
 OPTION_CHOICES: dict[str, tuple[Any, ...]] = {
     "allow_withdraw_in_place": (True, False),
@@ -58,7 +69,10 @@ def parse_options(raw: dict[str, Any], seats: int) -> ev.Options:
 
 class NautilusEngine(Engine[State, Command, ev.Event]):
     game_type = "nautilus"
-    version = "nautilus/1"
+    version = "nautilus/2"
+    engine_version = 2
+    upcasters = UPCASTERS
+    content_packs = PACKS
     min_seats = 2
     max_seats = 4
     command_type = Command
@@ -86,7 +100,7 @@ class NautilusEngine(Engine[State, Command, ev.Event]):
             rng.shuffle(chips)
             spaces = [i for i, d in enumerate(C.find_space_depth) if d == depth]
             placements.extend(
-                ev.Placement(cell=C.xy(C.find_space_cell[space]), chip=chip)
+                ev.Placement(cell=C.xy(C.find_space_cell[space]), chip=chip, depth=depth)
                 for space, chip in zip(spaces, chips)
             )
         cards = list(C.card_ids)
@@ -104,6 +118,7 @@ class NautilusEngine(Engine[State, Command, ev.Event]):
                 stacks=dict(C.initial_stacks),
                 atlantis_points=tuple(counts.atlantis_points),
                 seed=config.seed,
+                content=config.content or PACKS.default_ref,
             ),
             ev.SeaFindsDealt(placements=tuple(placements)),
             *(ev.AssignmentDealt(seat=i, card=cards[i]) for i in range(n)),
@@ -119,8 +134,11 @@ class NautilusEngine(Engine[State, Command, ev.Event]):
     def initial_state(self) -> State:
         return State()
 
+    @switches_content
     def evolve(self, state: State, event: Any) -> State:
-        return evolve(state, event)
+        if state.content is PACKS.key:  # the hot path: a game of the pack in use
+            return evolve(state, event)
+        return PACKS.run(PACKS.key_of(state, event), evolve, state, event)
 
     def decide(self, state: State, seat: int, command: Any) -> list[Any]:
         return deciding.decide(state, seat, command)

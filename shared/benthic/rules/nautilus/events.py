@@ -10,6 +10,8 @@ from typing import Literal, Union
 
 import msgspec
 
+from benthic.rules.core import PackRef
+
 Cell = tuple[int, int]
 Party = Union[int, Literal["bank"]]
 
@@ -40,6 +42,7 @@ class SeatColour(msgspec.Struct, frozen=True):
 class Placement(msgspec.Struct, frozen=True):
     cell: Cell
     chip: str
+    depth: str  # of the find space (public): redacting sea_finds_dealt needs no content pack
 
 
 class PeekedChip(msgspec.Struct, frozen=True):
@@ -69,6 +72,7 @@ class GameStarted(_Event, frozen=True, tag="game_started"):
     stacks: dict[str, tuple[str, ...]]
     atlantis_points: tuple[int, ...]
     seed: int
+    content: PackRef  # the content pack the game is played with
 
 
 class SeaFindsDealt(_Event, frozen=True, tag="sea_finds_dealt"):

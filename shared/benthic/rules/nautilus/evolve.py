@@ -3,6 +3,7 @@ facts an event records (the decisions were taken by ``decide``)."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable
 
 from msgspec.structs import replace
@@ -77,6 +78,7 @@ def _game_started(state: State, e: ev.GameStarted) -> State:
     return State(
         version=state.version,
         seed=e.seed,
+        content=sys.intern(e.content.key),
         player_count=n,
         options=e.options,
         base_anchor=e.base_anchor,

@@ -131,7 +131,7 @@ def finish_game(em: Emitter) -> None:
     state = em.state
     em.emit(ev.AtlantisPointsAwarded(awards=atlantis_awards(state)))
     revealed = tuple(
-        ev.Placement(cell=C.xy(C.find_space_cell[space]), chip=chip)
+        ev.Placement(cell=C.xy(C.find_space_cell[space]), chip=chip, depth=C.find_space_depth[space])
         for space, chip in enumerate(state.finds)
         if chip
     )

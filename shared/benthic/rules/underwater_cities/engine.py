@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, SeatResult, Secret
+from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, SeatResult, Secret, switches_content
 
 from . import views
 from .commands import Command
-from .content import content
+from .content import PACKS
 from .decide import decide
 from .events import Event
 from .evolve import evolve
@@ -16,13 +16,15 @@ from .heuristic import evaluate
 from .legal import legal_commands
 from .setup import MAX_SEATS, MIN_SEATS, start
 from .state import GameState
-
-ENGINE_VERSION = "uc-engine/1"
+from .upcast import UPCASTERS
 
 
 class UnderwaterCitiesEngine(Engine[GameState, Command, Event]):
     game_type = "underwater_cities"
-    version = f"{ENGINE_VERSION}+{content().version}"
+    version = "uc-engine/2"
+    engine_version = 2
+    upcasters = UPCASTERS
+    content_packs = PACKS
     min_seats = MIN_SEATS
     max_seats = MAX_SEATS
     command_type = Command
@@ -36,8 +38,11 @@ class UnderwaterCitiesEngine(Engine[GameState, Command, Event]):
     def initial_state(self) -> GameState:
         return GameState()
 
+    @switches_content
     def evolve(self, state: GameState, event: Any) -> GameState:
-        return evolve(state, event)
+        if state.content is PACKS.key:  # the hot path: a game of the pack in use
+            return evolve(state, event)
+        return PACKS.run(PACKS.key_of(state, event), evolve, state, event)
 
     def decide(self, state: GameState, seat: int, command: Any) -> list[Any]:
         return decide(state, seat, command)

@@ -9,6 +9,8 @@ from typing import Union
 
 import msgspec
 
+from benthic.rules.core import PackRef
+
 from .content import Yield
 from .effects import Effect, Res
 from .state import Rules
@@ -25,6 +27,7 @@ class GameStarted(_Event, frozen=True, tag="game_started"):
     seed: int
     rules: Rules
     government_contracts: bool
+    content: PackRef  # the content pack the game is played with
 
 
 class BoardSideChosen(_Event, frozen=True, tag="board_side_chosen"):
