@@ -26,7 +26,7 @@ from benthic.store import _APPEND, EventStore, NewEvent, SeatInfo, VersionConfli
 from redis.asyncio import Redis
 
 EVENT = NewEvent("station_built", b'{"type":"station_built","seat":1,"tile":"T17","anchor":[10,12],"rotation":90,'
-                 b'"locks":["blue","green"],"level":2,"paid":2}')
+                 b'"locks":["blue","green"],"level":2,"paid":2}', engine_version=2)
 
 
 async def _python_writer(url: str, games: list[str], seconds: float, writers: int) -> tuple[int, int]:
@@ -104,7 +104,7 @@ def redis_benchmark_rate(url: str, seconds: float, clients: int) -> dict[str, An
         binary, "-h", host, "-p", port, "-c", str(clients), "-n", "0", "-r", "999999999999", "--csv",
         "EVAL", _APPEND, "4", "{p0}:g:__rand_int__", "{p0}:m:__rand_int__", "{p0}:c:__rand_int__", "{p0}:feed",
         "0", "__rand_int__", "1", str(int(time.time() * 1000)), notification.replace(b"\x00", b"\x01").decode("latin-1"), "200000", "0",
-        "1", "0", EVENT.type, EVENT.data.decode(), "e",
+        "1", "0", EVENT.type, EVENT.data.decode(), "e", str(EVENT.engine_version),
     ]
     # -n 0 is not valid: size the run to ~`seconds` with a probe first.
     probe = subprocess.run([*args[:8], "20000", *args[9:]], capture_output=True, text=True, check=True)

@@ -10,6 +10,7 @@ from typing import Any
 import msgspec
 from benthic.auth import SeatClaim, SeatTokens, TokenError, bearer, is_operator
 from benthic.config import Settings
+from benthic.content import install as install_content
 from benthic.gamestate import StateLoader
 from benthic.http import EXCEPTION_HANDLERS, ApiError, health_routes
 from benthic.redisconn import memory, redis_client
@@ -119,6 +120,7 @@ async def _redis_metrics(redis: Any, interval: float) -> None:
 
 
 def create_app(settings: Settings) -> Litestar:
+    packs = install_content(settings)
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         redis = redis_client(settings.redis_url, 256, settings.redis_cluster)
@@ -130,7 +132,8 @@ def create_app(settings: Settings) -> Litestar:
         app.state.service = CommandService(store, loader, tokens, settings.conflict_retries)
         task = asyncio.create_task(_redis_metrics(redis, settings.metrics_interval_s))
         zero_series(SERVICE, game_types())
-        log().info("service_started", port=settings.command_port, game_types=list(game_types()))
+        log().info("service_started", port=settings.command_port, game_types=list(game_types()),
+                   content_packs=packs["packs"], rejected_packs=packs["rejected"])
         try:
             yield
         finally:

@@ -11,6 +11,7 @@ import msgspec
 from benthic.auth import SeatTokens, TokenError, bearer
 from benthic.bus import FeedConsumer
 from benthic.config import Settings
+from benthic.content import install as install_content
 from benthic.gamestate import StateLoader
 from benthic.http import EXCEPTION_HANDLERS, ApiError, health_routes
 from benthic.redisconn import redis_client
@@ -213,6 +214,7 @@ async def _games_gauge(reads: ReadModels, interval: float) -> None:
 
 
 def create_app(settings: Settings, consume: bool = True) -> Litestar:
+    packs = install_content(settings)
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         redis = redis_client(settings.redis_url, 256, settings.redis_cluster)
@@ -229,7 +231,8 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
             await consumer.start()
         gauge = asyncio.create_task(_games_gauge(reads, settings.metrics_interval_s))
         zero_series(SERVICE, game_types())
-        log().info("service_started", port=settings.projection_port)
+        log().info("service_started", port=settings.projection_port,
+                   content_packs=packs["packs"], rejected_packs=packs["rejected"])
         try:
             yield
         finally:

@@ -137,7 +137,7 @@ class Projector:
         projected = int(projected_raw or 0)
         if cached is not None and cached.version == projected:
             tail = [parse_entry(entry_id, fields) for entry_id, fields in replies[-1]]
-            folded = fold_envelopes(engine, cached, tail) if tail else cached
+            folded = fold_envelopes(engine, cached, tail, game_id) if tail else cached
         else:
             folded = await self.loader.load(game_id, engine)
             tail = await self.store.load(game_id, after=projected, until=folded.version)
@@ -204,7 +204,7 @@ class Projector:
         if over:
             fields.extend(("scores", _json.encode(engine.final_scores(state))))
         histories: list[list[Any]] = []
-        decoded = [(e, engine.decode_event(e.data) if e.is_engine else None) for e in tail]
+        decoded = [(e, engine.decode_event(e.data, e.engine_version) if e.is_engine else None) for e in tail]
         for viewer in viewers:
             entries: list[Any] = []
             for envelope, event in decoded:

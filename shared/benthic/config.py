@@ -39,6 +39,8 @@ class Settings(msgspec.Struct, frozen=True):
     projection_port: int = 8002
     scoring_port: int = 8003
     host: str = "127.0.0.1"
+    # directories of extra content packs (os.pathsep-separated in BENTHIC_CONTENT_DIRS), besides the built-in ones
+    content_dirs: tuple[str, ...] = ()
 
     @property
     def json_logs(self) -> bool:
@@ -75,11 +77,12 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
 
     values: dict[str, object] = {}
     for field in msgspec.structs.fields(Settings):
-        if field.name in ("redis_url", "token_keys"):
+        if field.name in ("redis_url", "token_keys", "content_dirs"):
             continue
         values[field.name] = get(field.name, getattr(defaults, field.name))
     values["redis_url"] = env.get("REDIS_URL", env.get("BENTHIC_REDIS_URL", defaults.redis_url))
     values["token_keys"] = _token_keys(env.get("BENTHIC_TOKEN_KEYS", ""))
+    values["content_dirs"] = tuple(p for p in env.get("BENTHIC_CONTENT_DIRS", "").split(os.pathsep) if p.strip())
     if values["environment"] == "dev":
         # Insecure, well-known defaults so `benthic serve` works out of the box on a laptop; production
         # refuses to start without real keys (see check_production).

@@ -20,6 +20,7 @@ class Envelope(msgspec.Struct, frozen=True):
     command_id: str = ""
     seat: int | None = None
     ts_ms: int = 0
+    engine_version: int = 1  # of the engine that recorded it (entries without one predate versioning: 1)
 
     @property
     def is_engine(self) -> bool:

@@ -10,6 +10,7 @@ from litestar import Request, Response, get
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
+from benthic.rules import GameNotSupported
 from benthic.telemetry import log, metrics_payload
 
 
@@ -60,6 +61,11 @@ def _http_error(_: Request[Any, Any, Any], exc: HTTPException) -> Response[Error
     return _error(exc.status_code, code, str(exc.detail))
 
 
+def _not_supported(_: Request[Any, Any, Any], exc: GameNotSupported) -> Response[ErrorBody]:
+    """This process cannot read the game (GameNotSupported is counted where the fold is refused)."""
+    return _error(503, exc.code, f"this service cannot read the game: {exc.message}", {"game_type": exc.game_type})
+
+
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[ErrorBody]:
     log().exception("unhandled_error", path=request.url.path, error=repr(exc))
     return _error(HTTP_500_INTERNAL_SERVER_ERROR, "internal_error", "an internal error occurred; nothing was changed")
@@ -68,6 +74,7 @@ def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Err
 EXCEPTION_HANDLERS: dict[Any, Callable[..., Response[ErrorBody]]] = {
     ApiError: _api_error,
     HTTPException: _http_error,
+    GameNotSupported: _not_supported,
     Exception: _unexpected,
 }
 

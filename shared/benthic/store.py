@@ -22,7 +22,8 @@ from benthic.pipelining import ScriptBatcher
 _APPEND = """
 -- KEYS: 1 events, 2 meta, 3 commands, 4 feed
 -- ARGV: 1 expected version, 2 command id, 3 seat, 4 now (ms), 5 feed message, 6 feed maxlen, 7 ended,
---       8 event count n, 9 meta pair count m, then n x (type, data, kind), then m x (field, value)
+--       8 event count n, 9 meta pair count m, then n x (type, data, kind, engine version or ''),
+--       then m x (field, value)
 local expected = tonumber(ARGV[1])
 if expected ~= 0 and redis.call('EXISTS', KEYS[2]) == 0 then
   return {'missing', '', '0'}
@@ -38,8 +39,9 @@ end
 local n = tonumber(ARGV[8])
 local m = tonumber(ARGV[9])
 for i = 0, n - 1 do
-  local at = 9 + i * 3
+  local at = 9 + i * 4
   local fields = {'type', ARGV[at + 1], 'data', ARGV[at + 2], 'kind', ARGV[at + 3], 'ts', ARGV[4]}
+  if ARGV[at + 4] ~= '' then fields[#fields + 1] = 'ev'; fields[#fields + 1] = ARGV[at + 4] end
   if ARGV[2] ~= '' then fields[#fields + 1] = 'cmd'; fields[#fields + 1] = ARGV[2] end
   if ARGV[3] ~= '' then fields[#fields + 1] = 'seat'; fields[#fields + 1] = ARGV[3] end
   redis.call('XADD', KEYS[1], (current + i + 1) .. '-0', unpack(fields))
@@ -48,7 +50,7 @@ local last = current + n
 local meta = {'version', tostring(last), 'updated_ms', ARGV[4]}
 if ARGV[7] == '1' then meta[#meta + 1] = 'status'; meta[#meta + 1] = 'finished' end
 for j = 0, m - 1 do
-  local at = 9 + n * 3 + j * 2
+  local at = 9 + n * 4 + j * 2
   meta[#meta + 1] = ARGV[at + 1]
   meta[#meta + 1] = ARGV[at + 2]
 end
@@ -137,6 +139,7 @@ class NewEvent(msgspec.Struct, frozen=True):
     type: str
     data: bytes
     kind: str = ENGINE
+    engine_version: int | None = None  # of the engine that produced an engine event (stored as `ev`)
 
 
 _seat_encoder = msgspec.json.Encoder()
@@ -196,7 +199,8 @@ class EventStore:
             len(meta),
         ]
         for event in events:
-            args.extend((event.type, event.data, event.kind))
+            args.extend((event.type, event.data, event.kind,
+                         "" if event.engine_version is None else event.engine_version))
         for field, value in meta.items():
             args.extend((field, value))
         status, versions, current = await self._append([keys.events, keys.meta, keys.commands, keys.feed], args)
@@ -298,6 +302,7 @@ class EventStore:
 
 def parse_entry(entry_id: bytes, fields: dict[bytes, bytes]) -> Envelope:
     seat = fields.get(b"seat")
+    engine_version = fields.get(b"ev")
     return Envelope(
         version=int(entry_id.split(b"-", 1)[0]),
         type=fields[b"type"].decode(),
@@ -306,6 +311,7 @@ def parse_entry(entry_id: bytes, fields: dict[bytes, bytes]) -> Envelope:
         command_id=fields.get(b"cmd", b"").decode(),
         seat=int(seat) if seat is not None else None,
         ts_ms=int(fields.get(b"ts", 0)),
+        engine_version=int(engine_version) if engine_version is not None else 1,
     )
 
 

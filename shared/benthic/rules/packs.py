@@ -218,10 +218,11 @@ class PackSet(Generic[T]):
     # --- loading --------------------------------------------------------------------------------------------
     def get(self, key: str) -> T:
         """The loaded content of an installed pack; ContentPackUnavailable when it is missing or invalid."""
+        installed = self.installed()  # first: a changed directory list may have removed the pack
         content = self._loaded.get(key)
         if content is not None:
             return content
-        info = self.installed().get(key)
+        info = installed.get(key)
         if info is None:
             raise ContentPackUnavailable(self.game, key, f"the {self.game} content pack {key} is not installed")
         if key in self._failed:
