@@ -81,7 +81,7 @@ def schemas(game: str) -> dict[str, dict[str, Any]]:
     packs = pack_sets().get(game)
     if packs is None:
         raise KeyError(f"no game {game!r} with content packs; known: {', '.join(pack_sets())}")
-    return {schema_file_name(name): schema for name, schema in packs.schemas().items()}
+    return {schema_file_name(name): json.loads(json.dumps(schema)) for name, schema in packs.schemas().items()}
 
 
 def write_schemas(out: Path, games: list[str] | None = None) -> list[Path]:
