@@ -66,6 +66,10 @@ class TakeBackCard(_Command, frozen=True, tag="take_back"):
     card_id: str
 
 
+class ReplayCard(_Command, frozen=True, tag="replay_card"):
+    card_id: str
+
+
 class ScoutDecision(_Command, frozen=True, tag="scout"):
     do: bool
 
@@ -85,5 +89,5 @@ class PlaceIchthyander(_Command, frozen=True, tag="place_ichthyander"):
 Command = Union[
     ChooseKing, PlayCharacter, FlipManta, ExploitDepth, ClaimGoal, EndTurn, ChooseOption, Acquire,
     RecruitCharacter, RaiseLocations, FullyRiseLocation, ScoreLocation, TakeBackCard, ScoutDecision,
-    ScoutDiscard, DiscardCard, PlaceIchthyander,
+    ScoutDiscard, DiscardCard, PlaceIchthyander, ReplayCard,
 ]

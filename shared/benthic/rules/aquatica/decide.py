@@ -27,6 +27,7 @@ from benthic.rules.aquatica.commands import (
     PlayCharacter,
     RaiseLocations,
     RecruitCharacter,
+    ReplayCard,
     ScoreLocation,
     ScoutDecision,
     ScoutDiscard,
@@ -42,6 +43,7 @@ from benthic.rules.aquatica.effects import (
     Raise,
     ReadyAllMantas,
     Recruit,
+    ReplayFromDiscard,
     Score,
     Scout,
     TakeBack,
@@ -71,7 +73,6 @@ from benthic.rules.aquatica.queries import (
 from benthic.rules.aquatica.scoring import game_ended_event
 from benthic.rules.aquatica.state import ICHTHYANDERS, QueueItem, State
 from benthic.rules.aquatica.validation import validate
-
 
 Tx = emitter.Emitter[State, ev.Event]  # the events of one command, folded as they are emitted
 
@@ -204,6 +205,19 @@ def take_back_cards(tx: Tx, seat: int, card_ids: tuple[str, ...], auto: bool) ->
     for card in card_ids:
         discard.remove(card)
     tx.emit(ev.CardsTakenBack(seat, card_ids, discard[-1] if discard else None, auto))
+
+
+def replay_card(tx: Tx, seat: int, card_id: str, auto: bool) -> None:
+    """§11 Q2 (`healer_replays`): the card leaves the discard pile and its effects replace the head."""
+    discard = list(tx.state.players[seat].discard)
+    discard.remove(card_id)
+    tx.emit(ev.CardReplayed(seat, card_id, discard[-1] if discard else None, auto))
+
+
+def replay_pending(state: State) -> bool:
+    """Effects of the innermost replayed card are still queued."""
+    card = state.replaying[-1]
+    return any(item.source.replay and item.source.id == card for item in state.queue)
 
 
 def place_ichthyander(tx: Tx, goal_index: int, auto: bool) -> None:
@@ -339,6 +353,10 @@ def apply_take_back(tx: Tx, seat: int, c: TakeBackCard, kind: str) -> None:
     take_back_cards(tx, seat, (c.card_id,), False)
 
 
+def apply_replay(tx: Tx, seat: int, c: ReplayCard, kind: str) -> None:
+    replay_card(tx, seat, c.card_id, False)
+
+
 def apply_scout(tx: Tx, seat: int, c: ScoutDecision, kind: str) -> None:
     if c.do:
         tx.emit(ev.ScoutStarted(seat))
@@ -374,6 +392,7 @@ APPLIERS: dict[type, Callable[..., None]] = {
     FullyRiseLocation: apply_fully_rise,
     ScoreLocation: apply_score,
     TakeBackCard: apply_take_back,
+    ReplayCard: apply_replay,
     ScoutDecision: apply_scout,
     ScoutDiscard: apply_scout_discard,
     DiscardCard: apply_discard_card,
@@ -394,6 +413,8 @@ def settle(tx: Tx) -> None:
             place_ichthyander(tx, free[0], True)
         elif s.payment is not None:
             return
+        elif s.replaying and not replay_pending(s):
+            tx.emit(ev.ReplayedCardReturned(s.active_seat, s.replaying[-1]))
         elif s.queue:
             if not step_head(tx):
                 return
@@ -489,6 +510,11 @@ def step_head(tx: Tx) -> bool:
             return False
         if discard and left > 0:
             take_back_cards(tx, seat, discard, True)
+    elif isinstance(effect, ReplayFromDiscard):
+        if len(s.players[seat].discard) != 1:
+            return False
+        replay_card(tx, seat, s.players[seat].discard[-1], True)
+        return True
     elif isinstance(effect, Scout):
         return step_scout(tx, item)
     elif isinstance(effect, (OpponentsDiscard, OpponentsRaise)):

@@ -66,6 +66,11 @@ class TakeBackAll(_Effect, frozen=True, tag="take_back_all"):
     pass
 
 
+class ReplayFromDiscard(_Effect, frozen=True, tag="replay_from_discard"):
+    """Spec §11 Q2, under the flag `healer_replays`: choose a card of your discard pile, resolve its effects as
+    part of the same Main action, then it returns to the discard pile."""
+
+
 class ReadyAllMantas(_Effect, frozen=True, tag="ready_all_mantas"):
     pass
 
@@ -88,7 +93,7 @@ class Empty(_Effect, frozen=True, tag="empty"):
 
 Effect = Union[
     Gain, Buy, Conquer, BuyOrConquer, Recruit, Raise, FullyRise, Score, Scout, TakeBack, TakeBackAll,
-    ReadyAllMantas, Choice, OpponentsDiscard, OpponentsRaise, Empty,
+    ReadyAllMantas, Choice, OpponentsDiscard, OpponentsRaise, Empty, ReplayFromDiscard,
 ]
 
 ACQUISITION_MODES: dict[type, tuple[str, ...]] = {

@@ -17,9 +17,9 @@ from typing import Literal, Union
 import msgspec
 
 from benthic.rules.aquatica.effects import Effect
-from benthic.rules.core import PackRef
 from benthic.rules.aquatica.options import Rules
 from benthic.rules.aquatica.state import Source
+from benthic.rules.core import PackRef
 
 OptionValue = Union[str, int, bool, None]
 
@@ -281,6 +281,22 @@ class MantasReadied(_Event, frozen=True, tag="mantas_readied"):
     manta_ids: tuple[str, ...]
 
 
+class CardReplayed(_Event, frozen=True, tag="card_replayed"):
+    """§11 Q2 (`healer_replays`): the card leaves the discard pile; its effects resolve now."""
+
+    seat: int
+    card_id: str
+    new_discard_top: str | None
+    auto: bool = False
+
+
+class ReplayedCardReturned(_Event, frozen=True, tag="replayed_card_returned"):
+    """§11 Q2: a replayed card's effects are done; it is the top card of the discard pile again."""
+
+    seat: int
+    card_id: str
+
+
 class CardsTakenBack(_Event, frozen=True, tag="cards_taken_back"):
     seat: int
     card_ids: tuple[str, ...]
@@ -374,5 +390,5 @@ Event = Union[
     LocationFullyRisen, WildMantaGained, WildMantaUnavailable, LocationScored, ScoutStarted, ScoutPerformed,
     ScoutDeclined, LocationDiscarded, MantasReadied, CardsTakenBack, DiscardReturnedToHand, CardDiscarded,
     CardToDiscard, CardReturnedToHand, CardRemovedFromGame, GoalClaimed, IchthyanderTriggered,
-    IchthyanderPlaced, EndTriggered, GameEnded,
+    IchthyanderPlaced, EndTriggered, GameEnded, CardReplayed, ReplayedCardReturned,
 ]

@@ -168,7 +168,25 @@ def _character_played(s: State, e: ev.CharacterPlayed) -> Changes:
     if e.card_id == p.king_id:
         changes["king_revealed"] = True
     return dict(players=_players(s, e.seat, **changes), in_play=e.card_id, stage="main",
-                queue=_items(CAT.card[e.card_id].effects, Source("card", e.card_id), e.seat), **_POP)
+                queue=_items(CAT.card_effects(e.card_id, s.rules.healer_replays), Source("card", e.card_id), e.seat),
+                **_POP)
+
+
+def _card_replayed(s: State, e: ev.CardReplayed) -> Changes:
+    """§11 Q2: the replayed card's effects take the place of the replay effect, as part of the Main action."""
+    p = s.players[e.seat]
+    effects = CAT.card_effects(e.card_id, s.rules.healer_replays)
+    changes: dict[str, Any] = dict(discard=_without(p.discard, e.card_id))
+    if e.card_id == p.king_id:
+        changes["king_revealed"] = True
+    return dict(players=_players(s, e.seat, **changes),
+                replaying=s.replaying + (e.card_id,),
+                queue=_items(effects, Source("card", e.card_id, replay=True), e.seat) + s.queue[1:], **_POP)
+
+
+def _replayed_card_returned(s: State, e: ev.ReplayedCardReturned) -> Changes:
+    p = s.players[e.seat]
+    return dict(players=_players(s, e.seat, discard=p.discard + (e.card_id,)), replaying=s.replaying[:-1])
 
 
 def _main_action_completed(s: State, e: ev.MainActionCompleted) -> Changes:
@@ -393,6 +411,8 @@ def _game_ended(s: State, e: ev.GameEnded) -> Changes:
 
 HANDLERS: dict[type, Callable[[State, Any], Changes]] = {
     ev.GameCreated: _game_created,
+    ev.CardReplayed: _card_replayed,
+    ev.ReplayedCardReturned: _replayed_card_returned,
     ev.SeatsAssigned: _seats_assigned,
     ev.DeckShuffled: _deck_shuffled,
     ev.OceanSetsRemoved: _ocean_sets_removed,

@@ -24,6 +24,7 @@ from benthic.rules.aquatica.effects import (
     Raise,
     ReadyAllMantas,
     Recruit,
+    ReplayFromDiscard,
     Score,
     Scout,
     TakeBack,
@@ -296,7 +297,7 @@ def skip_reason(state: State, item: QueueItem) -> str | None:
         if state.rules.scout_rule == "first" and len(state.bottom_row) > CAT.board.top_row_size:
             return "scout_not_allowed"
         return None
-    if isinstance(effect, TakeBack):
+    if isinstance(effect, (TakeBack, ReplayFromDiscard)):
         return None if player.discard else "discard_empty"
     if isinstance(effect, ReadyAllMantas):
         if item.source.kind == "card" or any(not m.ready for m in player.mantas):

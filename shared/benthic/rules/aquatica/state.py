@@ -62,6 +62,7 @@ class Source(_S, frozen=True):
     kind: Literal["card", "depth", "manta"]
     id: str
     slot: int | None = None  # the board slot, for a Depth
+    replay: bool = False  # a card replayed from the discard pile (§11 Q2), not the card in play
 
 
 class QueueItem(_S, frozen=True):
@@ -135,6 +136,7 @@ class State(_S, frozen=True):
     pool_power: int = 0
     pool_typed: tuple[TypedPower, ...] = ()
     in_play: str | None = None
+    replaying: tuple[str, ...] = ()  # cards replayed from the discard pile, innermost last (§11 Q2)
     queue: tuple[QueueItem, ...] = ()
     head_progress: int = 0  # Locations scored / cards taken back by the head effect so far
     answered: tuple[int, ...] = ()  # opponents who answered the head's simultaneous prompt

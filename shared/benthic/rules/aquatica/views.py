@@ -79,6 +79,7 @@ def view(state: State, viewer: int | None) -> dict[str, Any]:
             "pool": {"coins": state.pool_coins, "power": state.pool_power,
                      "typed_power": [to_builtins(t) for t in state.pool_typed]},
             "in_play": state.in_play,
+            "replaying": list(state.replaying),
             "queue": [{"effect": to_builtins(i.effect), "source": to_builtins(i.source), "owner": i.owner}
                       for i in state.queue],
             "payment": None if state.payment is None else {**to_builtins(state.payment), "due": payment_due(state)},
