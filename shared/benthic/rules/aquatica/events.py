@@ -21,7 +21,7 @@ from benthic.rules.aquatica.options import Rules
 from benthic.rules.aquatica.state import Source
 from benthic.rules.core import PackRef
 
-OptionValue = Union[str, int, bool, None]
+OptionValue = Union[str, int, bool, None, list[dict[str, str]]]  # list: goal_tokens (§11 Q8)
 
 
 class _Event(msgspec.Struct, frozen=True, tag_field="type"):
