@@ -196,3 +196,12 @@ def test_every_public_method_taking_a_state_runs_in_the_games_pack(game: str) ->
         defined_here = any(name in vars(k) for k in cls.__mro__[:-1] if k.__name__ != "Engine")
         if defined_here:
             assert hasattr(member, "_switches_content") or hasattr(member, "__wrapped__"), name
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_initial_state_has_no_pack_yet_and_reads_the_default(game: str) -> None:
+    engine = get_engine(game)
+    state = engine.initial_state()
+    assert state.content == ""
+    assert engine.legal_commands(state, 0) == [] and not engine.is_over(state)
+    assert engine.prompt(state) is not None and isinstance(engine.view(state, None), dict)

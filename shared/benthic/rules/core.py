@@ -226,16 +226,17 @@ class Engine(ABC, Generic[S, C, E]):
         """With content packs: every public method taking a state runs with that state's pack in use, and
         ``start`` with the pack ``options.content`` asks for (see ``benthic.rules.packs``)."""
         super().__init_subclass__(**kwargs)
-        if cls.content_packs is None:
+        packs = cls.content_packs
+        if packs is None:
             return
         for name, member in list(vars(cls).items()):
             if name.startswith("_") or not inspect.isfunction(member) or hasattr(member, "_switches_content"):
                 continue
             params = list(inspect.signature(member).parameters)[1:]
             if name == "start":
-                setattr(cls, name, _start_in_pack(member))
+                setattr(cls, name, _start_in_pack(member, packs))
             elif params and params[0] == "state":
-                setattr(cls, name, _in_pack(member, event_param=name == "evolve"))
+                setattr(cls, name, _in_pack(member, packs, event_param=name == "evolve"))
 
     def __init__(self) -> None:
         self._command_decoder: msgspec.json.Decoder[C] = msgspec.json.Decoder(self.command_type)
@@ -376,12 +377,11 @@ class Engine(ABC, Generic[S, C, E]):
 AnyEngine = Engine[Any, Any, Any]  # an engine of any game, as the services, bots and tests hold one
 
 
-def _in_pack(method: Callable[..., R], event_param: bool) -> Callable[..., R]:
+def _in_pack(method: Callable[..., R], packs: ContentPacks, event_param: bool) -> Callable[..., R]:
     if event_param:  # evolve: the first event of a game names its pack
 
         @functools.wraps(method)
         def evolve_in_pack(self: AnyEngine, state: Any, event: Any) -> R:
-            packs = cast(ContentPacks, self.content_packs)
             if state.content is packs.key:
                 return method(self, state, event)
             return packs.run(packs.key_of(state, event), method, self, state, event)
@@ -390,7 +390,6 @@ def _in_pack(method: Callable[..., R], event_param: bool) -> Callable[..., R]:
 
     @functools.wraps(method)
     def in_pack(self: AnyEngine, state: Any, *args: Any, **kwargs: Any) -> R:
-        packs = cast(ContentPacks, self.content_packs)
         if state.content is packs.key:
             return method(self, state, *args, **kwargs)
         return packs.run(packs.key_of(state), method, self, state, *args, **kwargs)
@@ -398,10 +397,9 @@ def _in_pack(method: Callable[..., R], event_param: bool) -> Callable[..., R]:
     return in_pack
 
 
-def _start_in_pack(method: Callable[..., R]) -> Callable[..., R]:
+def _start_in_pack(method: Callable[..., R], packs: ContentPacks) -> Callable[..., R]:
     @functools.wraps(method)
     def start_in_pack(self: AnyEngine, config: GameConfig) -> R:
-        packs = cast(ContentPacks, self.content_packs)
         options = dict(config.options)
         ref = packs.resolve(options.pop("content", None))
         return packs.run(ref.key, method, self, msgspec.structs.replace(config, options=options, content=ref))

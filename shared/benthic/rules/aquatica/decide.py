@@ -79,7 +79,7 @@ Tx = emitter.Emitter[State, ev.Event]  # the events of one command, folded as th
 
 def decide(state: State, seat: int, command: Any) -> list[Any]:
     kind = validate(state, seat, command)
-    tx = Tx(state, evolve)
+    tx: Tx = emitter.Emitter(state, evolve)  # the class itself: a typing alias call is slow
     APPLIERS[type(command)](tx, seat, command, kind)
     settle(tx)
     return tx.events

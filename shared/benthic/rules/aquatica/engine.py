@@ -16,6 +16,13 @@ from benthic.rules.aquatica.upcast import UPCASTERS
 from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, Secret, switches_content
 
 
+def _prompt(state: State) -> Prompt | None:
+    found = prompt_kind(state)
+    if found is None:
+        return None
+    return Prompt(found[0], found[1], prompt_details(state, found[0]))
+
+
 class AquaticaEngine(Engine[State, Command, Event]):
     game_type: ClassVar[str] = "aquatica"
     version: ClassVar[str] = "aquatica-engine/2"
@@ -42,19 +49,27 @@ class AquaticaEngine(Engine[State, Command, Event]):
             return evolve(state, event)
         return PACKS.run(PACKS.key_of(state, event), evolve, state, event)
 
+    # The hot paths switch to their state's pack themselves (see evolve); every other method is wrapped.
+    @switches_content
     def decide(self, state: State, seat: int, command: Any) -> list[Any]:
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), deciding.decide, state, seat, command)
         return deciding.decide(state, seat, command)
 
+    @switches_content
     def prompt(self, state: State) -> Prompt | None:
-        found = prompt_kind(state)
-        if found is None:
-            return None
-        return Prompt(found[0], found[1], prompt_details(state, found[0]))
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), _prompt, state)
+        return _prompt(state)
 
+    @switches_content
     def is_over(self, state: State) -> bool:
-        return state.phase == "ended"
+        return state.phase == "ended"  # reads no content
 
+    @switches_content
     def legal_commands(self, state: State, seat: int) -> list[Any]:
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), legal.legal_commands, state, seat)
         return legal.legal_commands(state, seat)
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from benthic.rules.aquatica.options import resolve_options
 from benthic.rules.aquatica.queries import CAT
 from benthic.rules.aquatica.state import ROW_SLOTS, State
 from benthic.rules.core import GameConfig, RuleViolation, rng_for
+from benthic.rules.emitter import Emitter
 
 MIN_SEATS, MAX_SEATS = 1, 4
 
@@ -23,7 +24,7 @@ def start(config: GameConfig) -> list[Any]:
         raise RuleViolation("invalid_player_count", f"§1 / §4: Aquatica is for 1-4 players, not {seats}")
     rules = resolve_options(dict(config.options), seats)
     rng = rng_for(config.seed, 0)
-    tx = Tx(State(), evolve)
+    tx: Tx = Emitter(State(), evolve)
     tx.emit(ev.GameCreated(seats, dict(config.options), rules, config.seed, config.content or PACKS.default_ref))
 
     if rules.first_seat is None:  # R28

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from benthic.rules import emitter
 from benthic.rules.core import RuleViolation
 from benthic.rules.nautilus import commands as cmd
 from benthic.rules.nautilus import events as ev
@@ -43,7 +44,6 @@ from benthic.rules.nautilus.legal import (
 )
 from benthic.rules.nautilus.state import NO_CELL, State
 
-
 ACCEPTED: dict[str, tuple[type, ...]] = {
     "phase1_turn": (cmd.BuyStation, cmd.BuildStation, cmd.EndTurn),
     "phase2_turn": (cmd.MoveResearcher, cmd.EndTurn),
@@ -68,7 +68,7 @@ def decide(state: State, seat: int, command: Any) -> list[Any]:
     if not isinstance(command, ACCEPTED[kind]):
         tag = type(command).__struct_config__.tag
         raise RuleViolation("wrong_prompt", f"§5.2: the {kind} prompt does not accept {tag}")
-    em = Emitter(state, evolve)
+    em: Emitter = emitter.Emitter(state, evolve)  # the class itself: a typing alias call is slow
     HANDLERS[type(command)](em, seat, command)
     auto_pass(em)
     return em.events

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from benthic.rules import emitter
 from benthic.rules.core import (
     Engine,
     FinalScores,
@@ -125,7 +126,7 @@ class NautilusEngine(Engine[State, Command, ev.Event]):
             ev.RoundStarted(round=1, start_seat=start_seat, final_round=False),
             ev.TurnStarted(round=1, phase=1, seat=start_seat),
         ]
-        em = Emitter(self.initial_state(), evolve)
+        em: Emitter = emitter.Emitter(self.initial_state(), evolve)
         for event in setup:
             em.emit(event)
         deciding.auto_pass(em)
@@ -140,16 +141,27 @@ class NautilusEngine(Engine[State, Command, ev.Event]):
             return evolve(state, event)
         return PACKS.run(PACKS.key_of(state, event), evolve, state, event)
 
+    # The hot paths switch to their state's pack themselves (see evolve); every other method is wrapped.
+    @switches_content
     def decide(self, state: State, seat: int, command: Any) -> list[Any]:
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), deciding.decide, state, seat, command)
         return deciding.decide(state, seat, command)
 
+    @switches_content
     def prompt(self, state: State) -> Prompt | None:
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), views.prompt, state)
         return views.prompt(state)
 
+    @switches_content
     def is_over(self, state: State) -> bool:
-        return state.ended
+        return state.ended  # reads no content
 
+    @switches_content
     def legal_commands(self, state: State, seat: int) -> list[Any]:
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), legal_commands, state, seat)
         return legal_commands(state, seat)
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:

@@ -7,13 +7,10 @@ after a payment ...).
 
 from __future__ import annotations
 
-from typing import Any
-
 from benthic.rules import emitter
 from benthic.rules.nautilus import events as ev
 from benthic.rules.nautilus.content import CONTENT as C
 from benthic.rules.nautilus.derived import research_points
-from benthic.rules.nautilus.evolve import evolve
 from benthic.rules.nautilus.scoring import atlantis_awards
 from benthic.rules.nautilus.state import State
 

@@ -44,16 +44,27 @@ class UnderwaterCitiesEngine(Engine[GameState, Command, Event]):
             return evolve(state, event)
         return PACKS.run(PACKS.key_of(state, event), evolve, state, event)
 
+    # The hot paths switch to their state's pack themselves (see evolve); every other method is wrapped.
+    @switches_content
     def decide(self, state: GameState, seat: int, command: Any) -> list[Any]:
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), decide, state, seat, command)
         return decide(state, seat, command)
 
+    @switches_content
     def prompt(self, state: GameState) -> Prompt | None:
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), views.prompt, state)
         return views.prompt(state)
 
+    @switches_content
     def is_over(self, state: GameState) -> bool:
-        return state.phase == "over"
+        return state.phase == "over"  # reads no content
 
+    @switches_content
     def legal_commands(self, state: GameState, seat: int) -> list[Any]:
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), legal_commands, state, seat)
         return legal_commands(state, seat)
 
     def view(self, state: GameState, seat: int | None) -> dict[str, Any]:
