@@ -192,8 +192,11 @@ class ContentPacks(Protocol):
 
 
 def switches_content(method: Callable[..., R]) -> Callable[..., R]:
-    """Mark an engine method that switches to its state's content pack itself (a hot path written as
-    ``if state.content is PACKS.key: ... else PACKS.run(...)``); the base class wraps every other one."""
+    """Mark an engine method that switches to its state's content pack itself, a hot path written as
+    ``if state.content is not PACKS.key: return PACKS.run(PACKS.key_of(state), f, state, ...)`` then
+    ``return f(state, ...)``, where ``f`` is the module function (never the method: ``key_of`` gives the
+    default pack for a state without one, which would call the method again forever).  The base class wraps
+    every other public method that takes a state."""
     setattr(method, "_switches_content", True)
     return method
 
@@ -208,7 +211,7 @@ class Engine(ABC, Generic[S, C, E]):
     """
 
     game_type: ClassVar[str]
-    version: ClassVar[str]  # engine + content version; snapshots made under another version are ignored
+    version: ClassVar[str]  # the snapshot key, e.g. "nautilus/2": snapshots made under another are ignored
     min_seats: ClassVar[int]
     max_seats: ClassVar[int]
     command_type: ClassVar[Any]  # typing.Union of the command Structs (tag field "type")
