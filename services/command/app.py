@@ -12,6 +12,7 @@ import structlog
 from benthic.auth import SeatClaim, SeatGate, SeatTokens, bearer, is_operator, unauthorized
 from benthic.config import Settings, check_identity
 from benthic.devissuer import DEV_AUDIENCE, DEV_ISSUER, INSECURE_WARNING, DevIssuer
+from benthic.content import install as install_content
 from benthic.gamestate import StateLoader
 from benthic.http import (
     EXCEPTION_HANDLERS,
@@ -296,6 +297,7 @@ def create_app(settings: Settings) -> Litestar:
     check_identity(settings)
     dev_mode = not (settings.jwks_url or settings.jwks_file)
 
+    packs = install_content(settings)
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         identity, dev_issuer = build_identity(settings)
@@ -323,7 +325,8 @@ def create_app(settings: Settings) -> Litestar:
             log().warning("insecure_dev_issuer", message=INSECURE_WARNING, keys=settings.dev_issuer_dir,
                           jwks="/.well-known/jwks.json")
         log().info("service_started", port=settings.command_port, game_types=list(game_types()),
-                   identity="dev-issuer" if dev_issuer else settings.jwks_url or settings.jwks_file)
+                   identity="dev-issuer" if dev_issuer else settings.jwks_url or settings.jwks_file,
+                   content_packs=packs["packs"], rejected_packs=packs["rejected"])
         try:
             yield
         finally:

@@ -19,6 +19,7 @@ from benthic.rules import (
     CommandFormatError,
     Engine,
     GameConfig,
+    GameNotSupported,
     RuleViolation,
     UnknownGameType,
     game_types,
@@ -203,7 +204,8 @@ class CommandService:
             commit = await self.store.create(
                 game_id,
                 engine.game_type,
-                [NewEvent(engine.event_name(e), engine.encode_event(e)) for e in events],
+                [NewEvent(engine.event_name(e), engine.encode_event(e), engine_version=engine.engine_version)
+                 for e in events],
                 seats=seats,
                 options=request.options,
                 engine_version=engine.version,
@@ -343,6 +345,9 @@ class CommandService:
                 )
         except ApiError:
             raise
+        except GameNotSupported as refused:  # answered 503 (benthic.http), counted where the fold was refused
+            COMMANDS.labels(engine.game_type, name, "not_supported", refused.code).inc()
+            raise
         except Exception:
             COMMANDS.labels(engine.game_type, name, "error", "internal_error").inc()
             raise
@@ -403,7 +408,8 @@ class CommandService:
                     game_id,
                     engine.game_type,
                     folded.version,
-                    [NewEvent(engine.event_name(e), engine.encode_event(e)) for e in events],
+                    [NewEvent(engine.event_name(e), engine.encode_event(e), engine_version=engine.engine_version)
+                     for e in events],
                     command_id=request.command_id,
                     seat=seat,
                     now_ms=now_ms(),
@@ -444,7 +450,8 @@ class CommandService:
         COMMANDS.labels(engine.game_type, name, "duplicate", "").inc()
         envelopes = await self.store.load(game_id, after=commit.first_version - 1, until=commit.last_version)
         events = [
-            _redacted(engine, engine.decode_event(e.data), seat, e.version) for e in envelopes if e.is_engine
+            _redacted(engine, engine.decode_event(e.data, e.engine_version), seat, e.version)
+            for e in envelopes if e.is_engine
         ]
         return CommandAccepted(game_id, command_id, seat, commit.first_version, commit.last_version, True, events)
 

@@ -12,6 +12,7 @@ import msgspec
 from benthic.auth import SeatGate, SeatTokens, bearer
 from benthic.bus import FeedConsumer
 from benthic.config import Settings
+from benthic.content import install as install_content
 from benthic.gamestate import StateLoader
 from benthic.history import history_body
 from benthic.http import (
@@ -263,6 +264,7 @@ async def _games_gauge(reads: ReadModels, interval: float) -> None:
 
 
 def create_app(settings: Settings, consume: bool = True) -> Litestar:
+    packs = install_content(settings)
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         redis = redis_client(settings.redis_url, settings.redis_pool, settings.redis_cluster,
@@ -287,7 +289,8 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
             await consumer.start()
         gauge = asyncio.create_task(_games_gauge(reads, settings.metrics_interval_s))
         zero_series(SERVICE, game_types())
-        log().info("service_started", port=settings.projection_port)
+        log().info("service_started", port=settings.projection_port,
+                   content_packs=packs["packs"], rejected_packs=packs["rejected"])
         try:
             yield
         finally:

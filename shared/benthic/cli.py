@@ -18,6 +18,9 @@
 Credentials: `--jwt` (or BENTHIC_JWT) is your identity provider's JWT.  Without one, the CLI mints tokens
 with the development issuer (keys in BENTHIC_DEV_ISSUER_DIR, `.run/dev-issuer` for `make run`): one
 `--player` creates as that player; several create as a matchmaker and fetch each player's seat token.
+    benthic content list [--json]               the content packs installed (BENTHIC_CONTENT_DIRS too)
+    benthic content validate DIR [DIR ...]      check pack folders against their game's schema and rules
+    benthic content schema GAME [--out DIR]     the JSON Schemas of a game's pack files
 """
 
 from __future__ import annotations
@@ -259,6 +262,44 @@ async def _archive(args: argparse.Namespace) -> None:
                                        "data": msgspec.Raw(e.data), "command_id": e.command_id, "seat": e.seat,
                                        "ts_ms": e.ts_ms}) + b"\n")
     out.flush()
+def _content(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from benthic import content
+    from benthic.config import settings
+
+    content.install(settings())
+    if args.content_cmd == "list":
+        rows = content.listing()
+        if args.json:
+            _print(rows)
+        else:
+            for row in rows:
+                if "game" not in row:
+                    print(f"REJECTED  {row['path']}: {row['error']}")
+                    continue
+                flags = ",".join(f for f in ("default" if row["default"] else "",
+                                              "builtin" if row["builtin"] else "") if f)
+                state = "valid" if row["valid"] else f"INVALID: {row['error']}"
+                print(f"{row['game']:<18} {row['key']:<32} {flags:<16} {state}  {row['path']}")
+        return 0 if all(row["valid"] for row in rows) else 1
+    if args.content_cmd == "validate":
+        ok = True
+        for folder in args.folders:
+            valid, report = content.validate(Path(folder))
+            print(report, file=sys.stdout if valid else sys.stderr)
+            ok = ok and valid
+        return 0 if ok else 1
+    try:
+        if args.out:
+            for path in content.write_schemas(Path(args.out), [args.game]):
+                print(path)
+        else:
+            _print(content.schemas(args.game))
+    except KeyError as error:
+        print(error.args[0], file=sys.stderr)
+        return 2
+    return 0
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -352,8 +393,19 @@ def main(argv: list[str] | None = None) -> None:
     find.add_argument("--limit", type=int, default=50)
     archive_sub.add_parser("migrate", help="apply the schema migrations")
     archive_sub.add_parser("backfill", help="schedule every finished game in Redis (REDIS_URL) for archiving")
+    content = sub.add_parser("content", help="content packs: list, validate, schema")
+    content_sub = content.add_subparsers(dest="content_cmd", required=True)
+    listed = content_sub.add_parser("list", help="the installed packs of every game, validated")
+    listed.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    check = content_sub.add_parser("validate", help="validate pack folders (exit status 1 if one is invalid)")
+    check.add_argument("folders", nargs="+")
+    schema = content_sub.add_parser("schema", help="the JSON Schemas of a game's pack files")
+    schema.add_argument("game")
+    schema.add_argument("--out", default=None, help="write <out>/<game>/<file>.schema.json instead of printing")
 
     args = parser.parse_args(argv)
+    if args.cmd == "content":
+        raise SystemExit(_content(args))
     if args.cmd == "serve":
         from benthic.config import settings
         from benthic.serve import run as run_service

@@ -75,6 +75,8 @@ class Settings(msgspec.Struct, frozen=True):
     limit_token_per_ip: str = "300/minute"
     max_open_games_per_player: int = 20  # unfinished games a player may hold a seat in (0: no cap)
     forwarded_allow_ips: str = "127.0.0.1"  # proxies whose X-Forwarded-For names the client (comma list, or *)
+    # directories of extra content packs (os.pathsep-separated in BENTHIC_CONTENT_DIRS), besides the built-in ones
+    content_dirs: tuple[str, ...] = ()
 
     @property
     def json_logs(self) -> bool:
@@ -131,11 +133,12 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
 
     values: dict[str, object] = {}
     for field in msgspec.structs.fields(Settings):
-        if field.name in ("redis_url", "token_keys"):
+        if field.name in ("redis_url", "token_keys", "content_dirs"):
             continue
         values[field.name] = get(field.name, getattr(defaults, field.name))
     values["redis_url"] = env.get("REDIS_URL", env.get("BENTHIC_REDIS_URL", defaults.redis_url))
     values["token_keys"] = _token_keys(env.get("BENTHIC_TOKEN_KEYS", ""))
+    values["content_dirs"] = tuple(p for p in env.get("BENTHIC_CONTENT_DIRS", "").split(os.pathsep) if p.strip())
     if values["environment"] == "dev":
         # Insecure, well-known defaults so `benthic serve` works out of the box on a laptop; production
         # refuses to start without real keys (see check_production).

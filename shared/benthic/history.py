@@ -26,7 +26,9 @@ def history_entry(engine: Engine, envelope: Envelope, viewer: int | None, event:
     for a spectator) may see it, or None when that viewer does not see the event at all.  Platform events
     (``game_scored``, ...) are public and shown as stored.  ``event``: the engine event already decoded."""
     if envelope.is_engine:
-        shown = engine.redact(event if event is not None else engine.decode_event(envelope.data), viewer)
+        if event is None:
+            event = engine.decode_event(envelope.data, envelope.engine_version)
+        shown = engine.redact(event, viewer)
         if shown is None:
             return None
         return _json.encode(_Entry(envelope.version, envelope.ts_ms, shown))

@@ -15,6 +15,7 @@ from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 from benthic.archive import Archive, ArchiveUnavailable
 from benthic.config import Settings
 from benthic.redisconn import UNAVAILABLE
+from benthic.rules import GameNotSupported
 from benthic.telemetry import AUTH_REFUSALS, log, metrics_payload
 
 
@@ -77,6 +78,11 @@ def _http_error(_: Request[Any, Any, Any], exc: HTTPException) -> Response[Error
     return _error(exc.status_code, code, str(exc.detail))
 
 
+def _not_supported(_: Request[Any, Any, Any], exc: GameNotSupported) -> Response[ErrorBody]:
+    """This process cannot read the game (GameNotSupported is counted where the fold is refused)."""
+    return _error(503, exc.code, f"this service cannot read the game: {exc.message}", {"game_type": exc.game_type})
+
+
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[ErrorBody]:
     log().exception("unhandled_error", path=request.url.path, error=repr(exc))
     return _error(HTTP_500_INTERNAL_SERVER_ERROR, "internal_error", "an internal error occurred; nothing was changed")
@@ -118,6 +124,7 @@ EXCEPTION_HANDLERS: dict[Any, Callable[..., Response[ErrorBody]]] = {
     HTTPException: _http_error,
     **{kind: _unavailable for kind in UNAVAILABLE},
     ArchiveUnavailable: _archive_unavailable,
+    GameNotSupported: _not_supported,
     Exception: _unexpected,
 }
 

@@ -83,6 +83,11 @@ DEAD_LETTERED = Counter(
 GAMES_SCORED = Counter("benthic_games_scored_total", "Games scored (game_scored appended)", ["game_type"])
 SCORING_FAILURES = Counter("benthic_scoring_failures_total", "Failed attempts to score a game", ["game_type"])
 RATINGS_UPDATED = Counter("benthic_ratings_updated_total", "Games applied to ratings", ["game_type"])
+GAMES_NOT_SUPPORTED = Counter(
+    "benthic_games_not_supported_total",
+    "Folds refused because this process cannot read the recorded game (engine version, content pack)",
+    ["game_type", "code"],
+)
 REDIS_MEMORY_USED = Gauge("benthic_redis_memory_used_bytes", "Redis used_memory")
 REDIS_MEMORY_MAX = Gauge("benthic_redis_memory_max_bytes", "Redis maxmemory (0: no limit)")
 LIVE_CLIENTS = Gauge("benthic_live_clients", "Clients waiting on long-poll or SSE")
@@ -123,6 +128,8 @@ ARCHIVE_STEPS = ("copy", "verify", "delete", "purge")
 def zero_series(service: str, game_types: tuple[str, ...], groups: tuple[str, ...] = ()) -> None:
     """Create the labelled counters at 0, so ``rate()`` and ``increase()`` see their first increment."""
     for game_type in game_types:
+        for code in ("engine_version_unsupported", "content_pack_unavailable"):
+            GAMES_NOT_SUPPORTED.labels(game_type, code)
         if service == "command":
             APPEND_CONFLICTS.labels(game_type)
             EVENTS_APPENDED.labels(game_type)

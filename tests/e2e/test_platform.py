@@ -20,12 +20,16 @@ import msgspec
 import pytest
 from benthic.bots_http import HttpGame, start_bot_game
 from benthic.client import ApiFailure, BenthicClient
+from benthic.keys import GameKeys
 from benthic.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
+from benthic.rules.packs import set_directories
 from benthic.store import EventStore
+from benthic.store.entries import DATA, HEAD, CommitHead, encode_head
 from redis.asyncio import Redis
 
 from tests.engine_harness import hidden_from, strings_in
+from tests.variant_packs import FIRST_VIEW_CHECKS, VARIANT_ID, VARIANT_VERSION, build_variant
 
 GAMES = game_types()
 pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
@@ -39,8 +43,21 @@ GENEROUS_LIMITS = {
 
 
 @pytest.fixture(scope="module")
-def platform(redis_url: str, archive_url: str) -> Iterator[LocalPlatform]:
+def packs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The second content pack of every game (tests/variant_packs.py), for the services and this process."""
+    directory = tmp_path_factory.mktemp("content-packs")
+    for game in GAMES:
+        if get_engine(game).content_packs is not None:
+            build_variant(game, directory)
+    set_directories([directory])
+    yield directory
+    set_directories([])
+
+
+@pytest.fixture(scope="module")
+def platform(redis_url: str, archive_url: str, packs: Path) -> Iterator[LocalPlatform]:
     env = {
+        "BENTHIC_CONTENT_DIRS": str(packs),
         "BENTHIC_CLAIM_IDLE_MS": "1500",
         "BENTHIC_CLAIM_INTERVAL_S": "0.5",
         "BENTHIC_METRICS_INTERVAL_S": "1",
@@ -96,7 +113,7 @@ async def _raw_game(platform: LocalPlatform, game_id: str) -> tuple[Any, list[An
     state = engine.initial_state()
     for envelope in envelopes:
         if envelope.is_engine:
-            state = engine.evolve(state, engine.decode_event(envelope.data))
+            state = engine.evolve(state, engine.decode_event(envelope.data, envelope.engine_version))
         states.append(state)
     return engine, envelopes, states
 
@@ -444,3 +461,68 @@ async def test_dev_mode_the_cli_mints_tokens_and_plays_as_two_commands_do(platfo
     assert legal["seat"] == 1
     both = json.loads(await asyncio.to_thread(run, "create", game_type, "--player", alice, "--player", bob))
     assert all(s["token"] for s in both["seats"]), "dev: the CLI fetched every named player's token"
+@pytest.mark.parametrize("game_type", [g for g in GAMES if get_engine(g).content_packs is not None])
+async def test_a_second_content_pack_plays_a_game_end_to_end(
+    platform: LocalPlatform, client: BenthicClient, game_type: str
+) -> None:
+    """A pack installed from BENTHIC_CONTENT_DIRS, chosen with options.content: recorded in the first event,
+    used by the command service, the projection and scoring to the end; unknown packs are refused."""
+    engine = get_engine(game_type)
+    with pytest.raises(ApiFailure) as refused:
+        await start_bot_game(client, game_type, 2, name="nopack", options={"content": "no-such-pack"})
+    assert (refused.value.status, refused.value.code) == (422, "unknown_content_pack")
+    game_id, tokens = await start_bot_game(client, game_type, 2, name=f"pack{uuid.uuid4().hex[:4]}",
+                                           options={"content": VARIANT_ID})
+    history = await _until(lambda: client.history(game_id, None, None, limit=1), what="first event projected")
+    first = history["events"][0]["event"]
+    assert first["content"] == {"id": VARIANT_ID, "version": VARIANT_VERSION}
+    view = await _until(lambda: _at_version(client.view(game_id, None, None), 1), what="first view")
+    assert FIRST_VIEW_CHECKS[game_type](view["view"])
+    game = HttpGame(client, game_id, tokens, random.Random(3))
+    await game.play()
+    scores = await _until(lambda: client.scores(game_id), what="final scores")
+    await _until(lambda: _scored(client, game_id), what="game_scored projected")
+    engine_, envelopes, states = await _raw_game(platform, game_id)
+    assert engine_.is_over(states[-1]) and states[-1].content == f"{VARIANT_ID}@{VARIANT_VERSION}"
+    assert scores == msgspec.json.decode(msgspec.json.encode(engine.final_scores(states[-1])))
+    assert all(e.engine_version == engine.engine_version for e in envelopes if e.is_engine)
+    views, histories = await _served(client, game_id, tokens, len(envelopes))
+    _check_views_and_histories(engine_, envelopes, states, 2, views, histories)
+
+
+async def test_a_game_of_an_engine_version_this_release_cannot_read_is_refused_and_counted(
+    platform: LocalPlatform, client: BenthicClient
+) -> None:
+    """Events recorded by a newer engine (as during a rolling deploy): the command service never folds them,
+    answers 503 engine_version_unsupported and counts the refusal."""
+    game_type = GAMES[0]
+    engine = get_engine(game_type)
+    game_id, tokens = await start_bot_game(client, game_type, engine.max_seats, name=f"newer{uuid.uuid4().hex[:4]}")
+    legal = await client.legal(game_id, tokens[0])
+    seat = legal["prompt"]["seats"][0]
+    legal = await client.legal(game_id, tokens[seat])
+    redis = Redis.from_url(platform.redis_url)
+    try:  # what a replica of a newer release would have appended (without a feed notification)
+        keys = GameKeys(game_id, 16)
+        last = (await redis.xrevrange(keys.events, count=1))[0][1]
+        version = legal["version"] + 1
+        head = CommitHead(int(time.time() * 1000), 1, engine_version=engine.engine_version + 1)
+        await redis.xadd(keys.events, {DATA: last[DATA], HEAD: encode_head(head)}, id=f"{version}-0")
+        await redis.hset(keys.meta, "version", version)
+    finally:
+        await redis.aclose()
+    for token in tokens.values():
+        response = await client.http.get(f"{platform.command_url}/games/{game_id}/legal",
+                                         headers={"Authorization": f"Bearer {token}"})
+        body = response.json()
+        assert (response.status_code, body["code"]) == (503, "engine_version_unsupported"), body
+        assert f"version {engine.engine_version + 1}" in body["message"]
+    command = {"command_id": uuid.uuid4().hex, "command": legal["commands"][0]}
+    response = await client.http.post(f"{platform.command_url}/games/{game_id}/commands", json=command,
+                                      headers={"Authorization": f"Bearer {tokens[seat]}"})
+    assert response.status_code == 503 and response.json()["code"] == "engine_version_unsupported"
+    metrics = (await client.http.get(f"{platform.command_url}/metrics")).text
+    counted = [line for line in metrics.splitlines() if line.startswith("benthic_games_not_supported_total{")
+               and 'code="engine_version_unsupported"' in line and f'game_type="{game_type}"' in line]
+    assert counted and float(counted[0].rsplit(" ", 1)[1]) >= len(tokens) + 1
+

@@ -78,6 +78,9 @@ class _Entry(msgspec.Struct, array_like=True, frozen=True):
     command_id: str
     seat: int | None
     ts_ms: int
+    actor: str = ""
+    actor_kind: str = ""
+    engine_version: int = 1
 
 
 _entries_decoder = msgspec.msgpack.Decoder(list[_Entry])
@@ -88,14 +91,16 @@ _encoder = msgspec.msgpack.Encoder()
 def pack_events(envelopes: list[Envelope]) -> tuple[bytes, int]:
     """(compressed log, its uncompressed size)."""
     raw = _encoder.encode(
-        [_Entry(e.version, e.type, e.kind, e.data, e.command_id, e.seat, e.ts_ms) for e in envelopes]
+        [_Entry(e.version, e.type, e.kind, e.data, e.command_id, e.seat, e.ts_ms, e.actor, e.actor_kind,
+                e.engine_version) for e in envelopes]
     )
     return zstandard.ZstdCompressor(level=_LEVEL).compress(raw), len(raw)
 
 
 def unpack_events(blob: bytes) -> list[Envelope]:
     entries = _entries_decoder.decode(zstandard.ZstdDecompressor().decompress(blob))
-    return [Envelope(e.version, e.type, e.data, e.kind, e.command_id, e.seat, e.ts_ms) for e in entries]
+    return [Envelope(e.version, e.type, e.data, e.kind, e.command_id, e.seat, e.ts_ms, e.actor, e.actor_kind,
+                     e.engine_version) for e in entries]
 
 
 def pack_read_models(models: dict[str, bytes]) -> tuple[bytes, int]:

@@ -28,6 +28,7 @@ class CommitHead(msgspec.Struct, frozen=True, array_like=True):
     seat: int | None = None
     actor: str = ""
     actor_kind: str = ""
+    engine_version: int = 1  # of the engine that recorded the commit's events (heads without one predate it: 1)
 
 
 _head_encoder = msgspec.msgpack.Encoder()
@@ -84,6 +85,7 @@ def envelopes(entries: Iterable[tuple[bytes, dict[bytes, bytes]]], head: CommitH
                 ts_ms=head.ts_ms,
                 actor=head.actor,
                 actor_kind=head.actor_kind,
+                engine_version=head.engine_version,
             )
         )
     return out

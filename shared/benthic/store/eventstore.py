@@ -80,7 +80,9 @@ class EventStore:
                 types=[] if kind == "e" else [e.type for e in events],
             )
         )
-        head = CommitHead(now_ms, len(events), kind, command_id, seat, *((actor.id, actor.kind) if actor else ()))
+        engine_version = next((e.engine_version for e in events if e.engine_version is not None), 1)
+        head = CommitHead(now_ms, len(events), kind, command_id, seat, actor.id if actor else "",
+                          actor.kind if actor else "", engine_version)
         keys, args = append.append_call(
             self.keys(game_id),
             expected_version=expected_version,

@@ -63,6 +63,7 @@ class NewEvent(msgspec.Struct, frozen=True):
     type: str
     data: bytes
     kind: str = ENGINE
+    engine_version: int | None = None  # of the engine that produced an engine event (kept in the commit head)
 
 
 class Actor(msgspec.Struct, frozen=True):

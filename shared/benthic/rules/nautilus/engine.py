@@ -4,18 +4,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, RuleViolation, Secret, rng_for
+from benthic.rules import emitter
+from benthic.rules.core import (
+    Engine,
+    FinalScores,
+    GameConfig,
+    Prompt,
+    RuleViolation,
+    Secret,
+    rng_for,
+    switches_content,
+)
 from benthic.rules.nautilus import decide as deciding
 from benthic.rules.nautilus import events as ev
 from benthic.rules.nautilus import views
 from benthic.rules.nautilus.commands import Command
 from benthic.rules.nautilus.content import CONTENT as C
+from benthic.rules.nautilus.content import PACKS
 from benthic.rules.nautilus.evolve import evolve
 from benthic.rules.nautilus.flow import Emitter
 from benthic.rules.nautilus.heuristic import heuristic
 from benthic.rules.nautilus.legal import legal_commands
 from benthic.rules.nautilus.scoring import final_scores
 from benthic.rules.nautilus.state import State
+from benthic.rules.nautilus.upcast import UPCASTERS
 
 OPTION_CHOICES: dict[str, tuple[Any, ...]] = {
     "allow_withdraw_in_place": (True, False),
@@ -56,9 +68,12 @@ def parse_options(raw: dict[str, Any], seats: int) -> ev.Options:
     )
 
 
-class NautilusEngine(Engine):
+class NautilusEngine(Engine[State, Command, ev.Event]):
     game_type = "nautilus"
-    version = "nautilus/1"
+    version = "nautilus/2"
+    engine_version = 2
+    upcasters = UPCASTERS
+    content_packs = PACKS
     min_seats = 2
     max_seats = 4
     command_type = Command
@@ -80,13 +95,13 @@ class NautilusEngine(Engine):
             base = rng.choice(C.base_anchors)
         else:
             base = tuple(options.base_placement)  # type: ignore[assignment]
-        placements = []
+        placements: list[ev.Placement] = []
         for depth in C.depths:
             chips = list(C.chips_by_depth[depth])
             rng.shuffle(chips)
             spaces = [i for i, d in enumerate(C.find_space_depth) if d == depth]
             placements.extend(
-                ev.Placement(cell=C.xy(C.find_space_cell[space]), chip=chip)
+                ev.Placement(cell=C.xy(C.find_space_cell[space]), chip=chip, depth=depth)
                 for space, chip in zip(spaces, chips)
             )
         cards = list(C.card_ids)
@@ -104,34 +119,49 @@ class NautilusEngine(Engine):
                 stacks=dict(C.initial_stacks),
                 atlantis_points=tuple(counts.atlantis_points),
                 seed=config.seed,
+                content=config.content or PACKS.default_ref,
             ),
             ev.SeaFindsDealt(placements=tuple(placements)),
             *(ev.AssignmentDealt(seat=i, card=cards[i]) for i in range(n)),
             ev.RoundStarted(round=1, start_seat=start_seat, final_round=False),
             ev.TurnStarted(round=1, phase=1, seat=start_seat),
         ]
-        em = Emitter(self.initial_state())
+        em: Emitter = emitter.Emitter(self.initial_state(), evolve)
         for event in setup:
-            em(event)
+            em.emit(event)
         deciding.auto_pass(em)
         return em.events
 
     def initial_state(self) -> State:
         return State()
 
+    @switches_content
     def evolve(self, state: State, event: Any) -> State:
-        return evolve(state, event)
+        if state.content is PACKS.key:  # the hot path: a game of the pack in use
+            return evolve(state, event)
+        return PACKS.run(PACKS.key_of(state, event), evolve, state, event)
 
+    # The hot paths switch to their state's pack themselves (see evolve); every other method is wrapped.
+    @switches_content
     def decide(self, state: State, seat: int, command: Any) -> list[Any]:
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), deciding.decide, state, seat, command)
         return deciding.decide(state, seat, command)
 
+    @switches_content
     def prompt(self, state: State) -> Prompt | None:
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), views.prompt, state)
         return views.prompt(state)
 
+    @switches_content
     def is_over(self, state: State) -> bool:
-        return state.ended
+        return state.ended  # reads no content
 
+    @switches_content
     def legal_commands(self, state: State, seat: int) -> list[Any]:
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), legal_commands, state, seat)
         return legal_commands(state, seat)
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
