@@ -23,10 +23,12 @@ from benthic.rules.core import (
     Secret,
     rng_for,
 )
+from benthic.rules.presentation import Description
 
 __all__ = [
     "Bot",
     "CommandFormatError",
+    "Description",
     "Engine",
     "FinalScores",
     "GameConfig",

@@ -17,6 +17,8 @@ from typing import Any, ClassVar, Protocol
 
 import msgspec
 
+from benthic.rules.presentation import Description
+
 __all__ = [
     "Bot",
     "CommandFormatError",
@@ -185,6 +187,26 @@ class Engine:
     def heuristic(self, state: Any, seat: int) -> float:
         """How good ``state`` looks for ``seat`` (higher is better); used by the greedy bot."""
         raise NotImplementedError
+
+    # --- what people read (benthic.rules.presentation) ----------------------------------------
+    def catalogue(self) -> dict[str, Any]:
+        """Every component, board, space, track, term and option of the game, JSON-ready, built once from
+        the loaded content (shared: never mutate it).  ``catalogue()["content_version"]`` versions it."""
+        raise NotImplementedError
+
+    @property
+    def content_version(self) -> str:
+        """The engine version plus a digest of the catalogue: changes whenever anything a client draws does."""
+        return str(self.catalogue()["content_version"])
+
+    def describe(self, state: Any, command: Any, seat: int | None = None) -> Description:
+        """``command`` of ``seat`` (default: the one prompted seat) as a person reads it: a short label and
+        the catalogue ids it concerns.  Uses only what ``seat`` may see; meant for that seat's legal commands."""
+        raise NotImplementedError
+
+    def describe_all(self, state: Any, commands: Sequence[Any], seat: int | None = None) -> list[Description]:
+        """``describe`` of each command (engines may share work between them)."""
+        return [self.describe(state, command, seat) for command in commands]
 
     @property
     def bots(self) -> Mapping[str, Bot]:

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, RuleViolation, Secret, rng_for
 from benthic.rules.nautilus import decide as deciding
 from benthic.rules.nautilus import events as ev
 from benthic.rules.nautilus import views
+from benthic.rules.nautilus.catalogue import catalogue
 from benthic.rules.nautilus.commands import Command
 from benthic.rules.nautilus.content import CONTENT as C
+from benthic.rules.nautilus.describe import describe, describe_all
 from benthic.rules.nautilus.evolve import evolve
 from benthic.rules.nautilus.flow import Emitter
 from benthic.rules.nautilus.heuristic import heuristic
 from benthic.rules.nautilus.legal import legal_commands
 from benthic.rules.nautilus.scoring import final_scores
 from benthic.rules.nautilus.state import State
+from benthic.rules.presentation import Description
 
 OPTION_CHOICES: dict[str, tuple[Any, ...]] = {
     "allow_withdraw_in_place": (True, False),
@@ -148,3 +152,12 @@ class NautilusEngine(Engine):
 
     def heuristic(self, state: State, seat: int) -> float:
         return heuristic(state, seat)
+
+    def catalogue(self) -> dict[str, Any]:
+        return catalogue(self.version)
+
+    def describe(self, state: State, command: Any, seat: int | None = None) -> Description:
+        return describe(state, command, seat)
+
+    def describe_all(self, state: State, commands: Sequence[Any], seat: int | None = None) -> list[Description]:
+        return describe_all(state, commands, seat)
