@@ -30,16 +30,12 @@ PROMPT_KINDS = ("turn", "pay", "choose_king", "scout_decide", "scout_discard", "
                 "setup")
 
 
-class _L(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    pass
-
-
-class Row(_L):
+class Row(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     first: Point
     step: float
 
 
-class GoalLayout(_L):
+class GoalLayout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     card: Point
     first: Point
     row_step: float
@@ -48,18 +44,18 @@ class GoalLayout(_L):
     spot_size: Point
 
 
-class Grid(_L):
+class Grid(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     first: Point
     step: Point
     size: Point
 
 
-class Box(_L):
+class Box(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     at: Point
     size: Point
 
 
-class CentralLayout(_L):
+class CentralLayout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     view_box: tuple[float, float, float, float]
     goals: GoalLayout
     character_row: Row
@@ -71,7 +67,7 @@ class CentralLayout(_L):
     wild_reserve: Grid
 
 
-class PlayerLayout(_L):
+class PlayerLayout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     view_box: tuple[float, float, float, float]
     slots: Row
     king: Point
@@ -81,19 +77,19 @@ class PlayerLayout(_L):
     mantas: Box
 
 
-class DepthRows(_L):
+class DepthRows(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     x: float
     first_y: float
     step: float
     size: Point
 
 
-class LocationCard(_L):
+class LocationCard(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     size: Point
     depth_rows: DepthRows
 
 
-class Layout(_L):
+class Layout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     data_version: str
     character_card: Point
     location_card: LocationCard

@@ -8,7 +8,7 @@ components they use (two copies of an Ocean Character, two Wild Mantas of one ki
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from benthic.rules.presentation import MAX_LABEL, Description, count, join_and
@@ -169,7 +169,7 @@ class _Describer:
         return handler(self, c)
 
 
-_HANDLERS: dict[type, Any] = {
+_HANDLERS: dict[type, Callable[[_Describer, Any], Description]] = {
     cmd.ChooseKing: _Describer.choose_king,
     cmd.PlayCharacter: _Describer.play,
     cmd.FlipManta: _Describer.flip,

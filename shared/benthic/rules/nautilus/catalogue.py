@@ -32,24 +32,20 @@ KIND_NAMES = {"gold": "Gold", "luminous_crab": "Luminous Crab", "deep_sea_urchin
 DEPTH_NAMES = {"lagoon": "Lagoon", "slope": "Slope", "deep": "Deep Sea", "gorge": "Gorge"}
 
 
-class _L(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    pass
-
-
-class StationLayout(_L):
+class StationLayout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     corner_cut: float
     lock_size: Point
     lock_offsets: dict[str, Point]
 
 
-class SupplyLayout(_L):
+class SupplyLayout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     view_box: tuple[float, float, float, float]
     tile_size: Point
     stacks: dict[str, Point]
     box: Point
 
 
-class RowLayout(_L):
+class RowLayout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     view_box: tuple[float, float, float, float]
     size: Point
     first: Point
@@ -57,7 +53,7 @@ class RowLayout(_L):
     row_step: Point = (0, 0)
 
 
-class Layout(_L):
+class Layout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     data_version: str
     cell_size: float
     map_margin: float

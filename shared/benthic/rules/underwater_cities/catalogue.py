@@ -17,7 +17,7 @@ from benthic.rules.presentation import CatalogueError, envelope, join_and, sente
 
 from . import content as content_module
 from .content import Card, Content, Contract, MetropolisTile, PlayerBoardRecord, content
-from .effects import Effect, Gain
+from .effects import Effect, Gain, Res
 from .prompts import ALLOWED, RUNNING, STAGE_PROMPTS
 from .setup import MAX_SEATS, MIN_SEATS
 from .state import Rules
@@ -39,21 +39,17 @@ Point = tuple[float, float]
 
 # --- layout.json --------------------------------------------------------------------------------------------
 
-class _L(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    pass
-
-
-class Box(_L):
+class Box(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     at: Point
     size: Point
 
 
-class TrackLayout(_L):
+class TrackLayout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     size: Point
     positions: Any  # a list of points (era) or {space: point} (Federation)
 
 
-class MainBoardLayout(_L):
+class MainBoardLayout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     view_box: tuple[float, float, float, float]
     slot_size: Point
     slots: dict[str, Point]
@@ -68,7 +64,7 @@ class MainBoardLayout(_L):
     federation_track: TrackLayout
 
 
-class PlayerBoardLayout(_L):
+class PlayerBoardLayout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     view_box: tuple[float, float, float, float]
     city_size: Point
     metropolis_size: Point
@@ -78,7 +74,7 @@ class PlayerBoardLayout(_L):
     building_offsets: dict[str, Point]
 
 
-class Layout(_L):
+class Layout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     data_version: str
     card_size: Point
     main_board: MainBoardLayout
@@ -109,9 +105,9 @@ def load_layout(data: Content) -> Layout:
         raise CatalogueError(f"layout.json: Federation positions for {sorted(fed_spaces)} expected")
     board = layout.player_board
     for record in data.board_records.values():
-        for site in (*record.city_sites, *record.metropolis_spaces):
-            if site.id not in board.sites:
-                raise CatalogueError(f"layout.json: site {site.id} of board {record.id} has no position")
+        for site_id in (*(c.id for c in record.city_sites), *(m.id for m in record.metropolis_spaces)):
+            if site_id not in board.sites:
+                raise CatalogueError(f"layout.json: site {site_id} of board {record.id} has no position")
         for building in record.building_sites:
             if building.id.rsplit(":", 1)[1] not in board.building_offsets:
                 raise CatalogueError(f"layout.json: no offset for building site {building.id}")
@@ -353,8 +349,8 @@ def _yield_gain(y: content_module.Yield) -> Gain:
                 points=y.points)
 
 
-def _yield_res(y: content_module.Yield) -> content_module.Res:
-    return content_module.Res(y.credit, y.kelp, y.steelplast, y.science, y.biomatter)
+def _yield_res(y: content_module.Yield) -> Res:
+    return Res(y.credit, y.kelp, y.steelplast, y.science, y.biomatter)
 
 
 def _yield_points(y: content_module.Yield) -> str:

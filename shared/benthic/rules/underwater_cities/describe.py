@@ -8,7 +8,7 @@ drawn by ``draw3`` is named only to the seat that drew it, which is the only sea
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
@@ -85,7 +85,7 @@ def site_name(state: GameState, seat: int, site: str) -> str:
 
 def _site_bonus(state: GameState, seat: int, site: str) -> str:
     geom = geometry(state.players[seat])
-    bonus = geom.city_bonus.get(site)
+    bonus: str | None = geom.city_bonus.get(site)
     if bonus is None and site in geom.tunnels:
         bonus = geom.tunnels[site].bonus
     if bonus is None and site in geom.buildings:
@@ -356,7 +356,7 @@ class _Describer:
         return handler(self, c)
 
 
-_HANDLERS: dict[type, Any] = {
+_HANDLERS: dict[type, Callable[[_Describer, Any], Description]] = {
     cmd.KeepCards: _Describer.keep_cards,
     cmd.DiscardCards: _Describer.discard_cards,
     cmd.UseAbility: _Describer.use_ability,
