@@ -20,6 +20,7 @@ from litestar import Litestar, Request, Response, get, post
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 
+from services.command import gametypes
 from services.command.service import (
     CommandAccepted,
     CommandRequest,
@@ -104,9 +105,24 @@ async def operator_state(request: Request[Any, Any, Any], game_id: str, format: 
 def list_game_types() -> list[dict[str, Any]]:
     return [
         {"game_type": g, "min_seats": get_engine(g).min_seats, "max_seats": get_engine(g).max_seats,
-         "commands": sorted(get_engine(g).command_names)}
+         "commands": sorted(get_engine(g).command_names), "content_version": get_engine(g).content_version}
         for g in game_types()
     ]
+
+
+@get("/game-types/{game_type:str}", summary="A game type: seats, options, commands, content version",
+     tags=["content"], sync_to_thread=False)
+def game_type(request: Request[Any, Any, Any], game_type: str, v: str | None = None) -> Response[Any]:
+    """Cacheable (strong `ETag`, `If-None-Match` → 304, long `max-age`); `?v=<content version>` pins it."""
+    return gametypes.answer(gametypes.game_type_document(game_type), request.headers.get("if-none-match"), v)
+
+
+@get("/game-types/{game_type:str}/content", summary="The content catalogue of a game type", tags=["content"],
+     sync_to_thread=False)
+def game_type_content(request: Request[Any, Any, Any], game_type: str, v: str | None = None) -> Response[Any]:
+    """Every card, tile, board, space, track, term and option, with texts and geometry (see
+    docs/ENGINE_CONTRACT.md).  Cacheable like `/game-types/{type}`."""
+    return gametypes.answer(gametypes.content_document(game_type), request.headers.get("if-none-match"), v)
 
 
 async def _redis_metrics(redis: Any, interval: float) -> None:
@@ -143,7 +159,7 @@ def create_app(settings: Settings) -> Litestar:
 
     app = Litestar(
         route_handlers=[create_game, join_game, post_command, legal_commands, operator_state, list_game_types,
-                        *health_routes(lambda: ready())],
+                        game_type, game_type_content, *health_routes(lambda: ready())],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[red_middleware(SERVICE)],

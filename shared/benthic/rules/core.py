@@ -191,8 +191,11 @@ class Engine:
     # --- what people read (benthic.rules.presentation) ----------------------------------------
     def catalogue(self) -> dict[str, Any]:
         """Every component, board, space, track, term and option of the game, JSON-ready, built once from
-        the loaded content (shared: never mutate it).  ``catalogue()["content_version"]`` versions it."""
-        raise NotImplementedError
+        the loaded content (shared: never mutate it).  ``catalogue()["content_version"]`` versions it.
+        This default (for engines that describe nothing yet) is an empty catalogue."""
+        from benthic.rules.presentation import empty_catalogue
+
+        return empty_catalogue(self)
 
     @property
     def content_version(self) -> str:
@@ -201,8 +204,11 @@ class Engine:
 
     def describe(self, state: Any, command: Any, seat: int | None = None) -> Description:
         """``command`` of ``seat`` (default: the one prompted seat) as a person reads it: a short label and
-        the catalogue ids it concerns.  Uses only what ``seat`` may see; meant for that seat's legal commands."""
-        raise NotImplementedError
+        the catalogue ids it concerns.  Uses only what ``seat`` may see; meant for that seat's legal commands.
+        This default writes the command's name and arguments."""
+        from benthic.rules.presentation import generic_description
+
+        return generic_description(self.command_name(command), self.command_to_builtins(command))
 
     def describe_all(self, state: Any, commands: Sequence[Any], seat: int | None = None) -> list[Description]:
         """``describe`` of each command (engines may share work between them)."""

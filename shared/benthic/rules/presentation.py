@@ -24,7 +24,11 @@ __all__ = [
     "catalogue_ids",
     "check_catalogue",
     "count",
+    "empty_catalogue",
+    "empty_catalogue",
     "envelope",
+    "generic_description",
+    "generic_description",
     "join_and",
     "join_or",
     "named_ids_in",
@@ -224,6 +228,28 @@ def check_catalogue(catalogue: Mapping[str, Any]) -> None:
         if not option.get("name") or "default" not in option or "values" not in option or not option.get("text"):
             _fail(f"option {option}: needs a name, a default, values (a list, or null when open) and a text")
     msgspec.json.encode(catalogue)
+
+
+# --- engines that describe nothing yet -----------------------------------------------------------------------
+
+_EMPTY: dict[str, dict[str, Any]] = {}
+
+
+def empty_catalogue(engine: Any) -> dict[str, Any]:
+    """The catalogue of an engine without one (a plugin): no components, boards or terms; cached per engine."""
+    key = f"{engine.game_type}@{engine.version}"
+    if key not in _EMPTY:
+        body = {"components": {}, "boards": {}, "tracks": {}, "terms": {}, "options": []}
+        _EMPTY[key] = envelope(engine.version, engine.game_type, snake_name(engine.game_type),
+                               (engine.min_seats, engine.max_seats), body)
+    return _EMPTY[key]
+
+
+def generic_description(name: str, fields: Mapping[str, Any]) -> Description:
+    """ "Play card: x" from a command's name and JSON fields (for engines without ``describe``)."""
+    args = ", ".join(f"{k} {msgspec.json.encode(v).decode()}" for k, v in fields.items() if k != "type")
+    label = snake_name(name) + (f": {args}" if args else "")
+    return Description(label if len(label) <= MAX_LABEL else label[:MAX_LABEL - 1] + "…", [])
 
 
 # --- labels --------------------------------------------------------------------------------------------------
