@@ -25,9 +25,7 @@ __all__ = [
     "check_catalogue",
     "count",
     "empty_catalogue",
-    "empty_catalogue",
     "envelope",
-    "generic_description",
     "generic_description",
     "join_and",
     "join_or",
@@ -239,7 +237,7 @@ def empty_catalogue(engine: Any) -> dict[str, Any]:
     """The catalogue of an engine without one (a plugin): no components, boards or terms; cached per engine."""
     key = f"{engine.game_type}@{engine.version}"
     if key not in _EMPTY:
-        body = {"components": {}, "boards": {}, "tracks": {}, "terms": {}, "options": []}
+        body: dict[str, Any] = {"components": {}, "boards": {}, "tracks": {}, "terms": {}, "options": []}
         _EMPTY[key] = envelope(engine.version, engine.game_type, snake_name(engine.game_type),
                                (engine.min_seats, engine.max_seats), body)
     return _EMPTY[key]
