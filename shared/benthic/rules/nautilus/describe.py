@@ -7,13 +7,15 @@ peeked at it; otherwise a label says only its depth, which is public.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Any
 
 from benthic.rules.presentation import Description, count, join_and
 
 from . import commands as cmd
 from .catalogue import DEPTH_NAMES, KIND_NAMES, RESEARCH_NAMES, chip_name, tile_name
+from .city import City
 from .content import CONTENT as C
 from .content import STACK_KINDS_RESIDENTIAL
 from .derived import city, echo_range
@@ -32,6 +34,13 @@ def cell_id(xy: tuple[int, int] | list[int]) -> str:
     return f"{xy[0]},{xy[1]}"
 
 
+@cache
+def block_ids(anchor: tuple[int, int]) -> tuple[str, ...]:
+    """The catalogue ids of the 9 cells a station at ``anchor`` covers."""
+    return tuple(cell_id(C.xy(cell)) for cell in C.block_cells(*anchor))
+
+
+@cache
 def tile(tile_id: str) -> str:
     return tile_name(C.tiles[tile_id])
 
@@ -48,6 +57,12 @@ class _Describer:
         self.seat = seat
         self.me = state.seats[seat]
         self._index: dict[str, int] | None = None
+        self._city: City | None = None
+
+    def city(self) -> City:
+        if self._city is None:
+            self._city = city(self.state)
+        return self._city
 
     def station_index(self, tile_id: str) -> int:
         if self._index is None:
@@ -72,18 +87,18 @@ class _Describer:
         assert turn is not None
         x0, y0 = c.anchor
         paid = max(0, block_level((x0, y0)) - turn.cost_level_paid)
-        cells = [cell_id(C.xy(cell)) for cell in C.block_cells(x0, y0)]
         price = f"for {nemo(paid)}" if paid else "at no extra cost"
         turned = f", turned {c.rotation}°" if c.rotation else ""
-        covered = sum(1 for cell in C.block_cells(x0, y0) if cell in C.find_space_at
-                      and self.state.finds[C.find_space_at[cell]])
-        finds = f"; it covers {count(covered, 'find')}" if covered else ""
-        return Description(f"Build {tile(c.tile)} at {x0},{y0}{turned} {price}{finds}", [c.tile, *cells])
+        finds = self.state.finds
+        covered = sum(1 for cell in C.block_cells(x0, y0)
+                      if (space := C.find_space_at.get(cell)) is not None and finds[space])
+        covers = f"; it covers {count(covered, 'find')}" if covered else ""
+        return Description(f"Build {tile(c.tile)} at {x0},{y0}{turned} {price}{covers}", [c.tile, *block_ids((x0, y0))])
 
     # --- researchers ---------------------------------------------------------------------------------------
     def move_researcher(self, c: cmd.MoveResearcher | cmd.BonusMoveResearcher) -> Description:
         a, b = self.station_index(c.from_), self.station_index(c.to)
-        steps = city(self.state).distance(a, b)
+        steps = self.city().distance(a, b)
         fee = activation_fee(self.state, self.seat, b)
         target = self.state.stations[b]
         extra = ""
@@ -177,27 +192,29 @@ class _Describer:
         return Description(texts.get(self.prompt, "Pass"), [])
 
     def describe(self, c: Any) -> Description:
-        if isinstance(c, cmd.BuyStation):
-            return self.buy(c)
-        if isinstance(c, cmd.BuildStation):
-            return self.build(c)
-        if isinstance(c, (cmd.MoveResearcher, cmd.BonusMoveResearcher)):
-            return self.move_researcher(c)
-        if isinstance(c, cmd.LaunchSub):
-            return self.launch(c)
-        if isinstance(c, cmd.Echo):
-            return self.echo(c)
-        if isinstance(c, (cmd.MoveSub, cmd.TempoMove)):
-            return self.move(c)
-        if isinstance(c, cmd.WithdrawSub):
-            return self.withdraw(c)
-        if isinstance(c, cmd.Peek):
-            return self.peek(c)
-        if isinstance(c, cmd.CashAssignment):
-            return self.cash(c)
-        if isinstance(c, (cmd.EndTurn, cmd.SkipTempo, cmd.EndPeeks, cmd.SkipBonus)):
-            return self.pass_()
-        raise TypeError(f"not a Nautilus command: {c!r}")
+        handler = _HANDLERS.get(type(c))
+        if handler is None:
+            raise TypeError(f"not a Nautilus command: {c!r}")
+        return handler(self, c)
+
+
+_HANDLERS: dict[type, Callable[[_Describer, Any], Description]] = {
+    cmd.BuyStation: _Describer.buy,
+    cmd.BuildStation: _Describer.build,
+    cmd.MoveResearcher: _Describer.move_researcher,
+    cmd.BonusMoveResearcher: _Describer.move_researcher,
+    cmd.LaunchSub: _Describer.launch,
+    cmd.Echo: _Describer.echo,
+    cmd.MoveSub: _Describer.move,
+    cmd.TempoMove: _Describer.move,
+    cmd.WithdrawSub: _Describer.withdraw,
+    cmd.Peek: _Describer.peek,
+    cmd.CashAssignment: _Describer.cash,
+    cmd.EndTurn: lambda d, c: d.pass_(),
+    cmd.SkipTempo: lambda d, c: d.pass_(),
+    cmd.EndPeeks: lambda d, c: d.pass_(),
+    cmd.SkipBonus: lambda d, c: d.pass_(),
+}
 
 
 def describe(state: State, command: Any, seat: int | None = None) -> Description:
