@@ -120,8 +120,7 @@ def _location_entry(cat: Catalog, loc: Location) -> dict[str, Any]:
     depths = "; ".join(f"{i + 1}) {depth_text(d)}" for i, d in enumerate(loc.depths)) or "none (placed fully risen)"
     manta = ""
     if loc.wild_manta is not None:
-        face = cat.face(loc.wild_manta)
-        manta = f" When fully risen, take a Wild Manta: {manta_text(face).replace('flip it (ready → tired) ', '')}."
+        manta = f" When it is fully risen, you take a {_manta_kind_entry(cat, loc.wild_manta)['name']}."
     text = (f"{TYPE_NAMES[loc.type]}. Buy for {count(loc.coin_price, 'coin')} or conquer for {loc.power_price} "
             f"power ({max(0, loc.power_price - discount)} from the top row). Depths, top to bottom: {depths}."
             f"{manta} Worth {loc.prosperity} PP once scored.")

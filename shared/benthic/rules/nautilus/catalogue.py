@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from benthic.rules.presentation import CatalogueError, count, envelope, join_and, sentence, terms_from
+from benthic.rules.presentation import CatalogueError, count, envelope, join_and, join_or, sentence, terms_from
 
 from . import content as content_module
 from .content import ChipDef, Content, TileDef
@@ -107,8 +107,13 @@ def _benefit_text(c: Content, research_type: str) -> str:
     meaning = {"training": "steps for your researchers in Phase 2", "technology": "spaces per submarine move",
                "echo": "Echo range", "trial": "finds you look at after recovering a Shell or Snail",
                "analysis": "Nemo per treasure chest"}.get(research_type, "benefit")
-    steps = ", ".join(f"{v} with {n}" for n, v in enumerate(values) if n == 0 or v != values[n - 1])
-    return f"{meaning.capitalize()}: {steps} {research_type} stations in operation"
+    name = RESEARCH_NAMES.get(research_type, research_type)
+    changes = [n for n, v in enumerate(values) if n == 0 or v != values[n - 1]]
+    steps = []
+    for i, n in enumerate(changes):
+        more = " or more" if i == len(changes) - 1 and n < len(values) - 1 else ""
+        steps.append(f"{values[n]} with {n}{more}" if i else f"{values[n]} with {n} {name} stations in operation")
+    return f"{meaning[0].upper()}{meaning[1:]}: {', '.join(steps)}"
 
 
 def _tile_entry(c: Content, tile: TileDef) -> dict[str, Any]:
@@ -123,9 +128,12 @@ def _tile_entry(c: Content, tile: TileDef) -> dict[str, Any]:
                 f"{count(tables.activation_fee, 'Nemo', 'Nemo')}. {_benefit_text(c, rtype)}.")
         effect = {"research_type": rtype, "benefits": list(c.benefits[rtype])}
     else:
-        caps = ", ".join(f"{pc.residential_cap} with {n} players" for n, pc in sorted(c.player_counts.items()))
+        by_cap: dict[int, list[str]] = {}
+        for n, pc in sorted(c.player_counts.items()):
+            by_cap.setdefault(pc.residential_cap, []).append(str(n))
+        caps = ", ".join(f"1 to {cap} with {join_or(ns)} players" for cap, ns in by_cap.items())
         text = (f"Residential station: free, but bought staffed with researchers at "
-                f"{count(tables.researcher_staff_price, 'Nemo', 'Nemo')} each (1 to {caps}); no owner.")
+                f"{count(tables.researcher_staff_price, 'Nemo', 'Nemo')} each ({caps}); no owner.")
         effect = None
     entry: dict[str, Any] = {"id": tile.id, "category": "tile", "name": tile_name(tile), "kind": tile.kind,
                              "research_type": tile.research_type, "stack": tile.stack,
@@ -139,16 +147,16 @@ def _tile_entry(c: Content, tile: TileDef) -> dict[str, Any]:
 def _chip_entry(c: Content, chip: ChipDef) -> dict[str, Any]:
     front = c.kind_front[chip.kind]
     points = c.kind_points[chip.kind]
-    costs = ", ".join(f"{v} in the {DEPTH_NAMES[d]}" for d, v in c.recovery_cost.items())
+    costs = join_and(f"{count(v, 'Nemo', 'Nemo')} in the {DEPTH_NAMES[d]}" for d, v in c.recovery_cost.items())
     if chip.kind == "atlantis":
-        text = (f"Blue front (recovery: {costs} Nemo). Goes to space {chip.atlantis_number} of the Atlantis "
+        text = (f"Blue front (recovering it costs {costs}). Goes to space {chip.atlantis_number} of the Atlantis "
                 "tracker with the finder's marker; the finder may move one researcher up to "
                 f"{c.tables.atlantis_bonus_steps} stations. Atlantis point chips go to the players with the "
                 "most Atlantis finds.")
     elif front == "blue":
         extra = " After recovering it, Trial stations let you look at face-down finds." if chip.kind in (
             "shell", "snail") else ""
-        text = (f"Blue front (recovery: {costs} Nemo). Kept on your tableau: worth "
+        text = (f"Blue front (recovering it costs {costs}). Kept on your tableau: worth "
                 f"{count(points or 0, 'point')} (special assignments can raise it).{extra}")
     elif chip.kind == "treasure_chest":
         values = c.benefits["analysis"]
