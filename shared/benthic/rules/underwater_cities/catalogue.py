@@ -123,15 +123,17 @@ def _builtins(value: Any) -> Any:
 def _card_text(card: Card, slot_texts: dict[str, str]) -> str:
     if card.type in ("instant", "action") and card.effect is not None:
         text = sentence(("action: " if card.type == "action" else "") + effect_text(card.effect))
-        if card.is_special and card.cost:
-            text += f" Pay {card.cost} credit{'s' if card.cost > 1 else ''} to use it when played on its colour."
-        return text
-    if card.permanent is not None:
-        return permanent_text(card.permanent, slot_texts)
-    if card.production is not None:
-        return production_text(card.production)
-    assert card.end_scoring is not None
-    return end_scoring_text(card.end_scoring)
+    elif card.permanent is not None:
+        text = permanent_text(card.permanent, slot_texts)
+    elif card.production is not None:
+        text = production_text(card.production)
+    else:
+        assert card.end_scoring is not None
+        text = end_scoring_text(card.end_scoring)
+    if card.is_special and card.cost:
+        text += f" Special card: pay {card.cost} credit{'s' if card.cost > 1 else ''} to use it when you play it " \
+                "on a slot of its colour."
+    return text
 
 
 def _card_entry(card: Card, slot_texts: dict[str, str]) -> dict[str, Any]:
