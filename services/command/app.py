@@ -146,6 +146,8 @@ def create_app(settings: Settings) -> Litestar:
         app.state.service = CommandService(store, loader, tokens, settings.conflict_retries)
         task = asyncio.create_task(_redis_metrics(redis, settings.metrics_interval_s))
         zero_series(SERVICE, game_types())
+        for game in game_types():  # built (and their data checked) now, not on the first request
+            gametypes.content_document(game)
         log().info("service_started", port=settings.command_port, game_types=list(game_types()))
         try:
             yield
