@@ -44,9 +44,14 @@ class Box(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     size: Point
 
 
-class TrackLayout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class EraTrackLayout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     size: Point
-    positions: Any  # a list of points (era) or {space: point} (Federation)
+    positions: tuple[Point, ...]  # one per space of info.era_track, in order
+
+
+class FederationLayout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    size: Point
+    positions: dict[str, Point]  # "0" (below space 4) and each space
 
 
 class MainBoardLayout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -60,8 +65,8 @@ class MainBoardLayout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     era_deck: Point
     era_discard: Point
     cloning_tile: Box
-    era_track: TrackLayout
-    federation_track: TrackLayout
+    era_track: EraTrackLayout
+    federation_track: FederationLayout
 
 
 class PlayerBoardLayout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -181,10 +186,6 @@ def _space(sid: str, kind: str, name: str, at: Point, size: Point, **extra: Any)
     return {"id": sid, "kind": kind, "name": name, "x": at[0], "y": at[1], "w": size[0], "h": size[1], **extra}
 
 
-def _slot_effect_text(effect: Effect) -> str:
-    return effect_sentence(effect)
-
-
 def _main_board(side: str, data: Content, layout: MainBoardLayout, card: Point) -> dict[str, Any]:
     side_data = data.main_board.sides[side]  # type: ignore[index]
     spaces: dict[str, dict[str, Any]] = {}
@@ -193,7 +194,7 @@ def _main_board(side: str, data: Content, layout: MainBoardLayout, card: Point) 
         spaces[slot.id] = _space(
             slot.id, "slot", name, layout.slots[slot.id], layout.slot_size, colour=slot.colour,
             ordinal=slot.ordinal, clockwise=slot.clockwise, action=slot.code,
-            text=_slot_effect_text(slot.effect), effect=_builtins(slot.effect))
+            text=effect_sentence(slot.effect), effect=_builtins(slot.effect))
     for i in range(side_data.special_row_size):
         sid = f"special_row:{i + 1}"
         spaces[sid] = _space(sid, "special_row", f"Special card row, position {i + 1}", layout.special_row[i],
