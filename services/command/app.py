@@ -12,7 +12,7 @@ from benthic.auth import SeatClaim, SeatTokens, TokenError, bearer, is_operator
 from benthic.config import Settings
 from benthic.gamestate import StateLoader
 from benthic.http import EXCEPTION_HANDLERS, ApiError, health_routes
-from benthic.redisconn import memory, redis_client
+from benthic.redisconn import RedisProbe, memory, redis_client
 from benthic.rules import game_types, get_engine
 from benthic.store import EventStore
 from benthic.telemetry import REDIS_MEMORY_MAX, REDIS_MEMORY_USED, log, red_middleware, zero_series
@@ -137,7 +137,11 @@ async def _redis_metrics(redis: Any, interval: float) -> None:
 def create_app(settings: Settings) -> Litestar:
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        redis = redis_client(settings.redis_url, 256, settings.redis_cluster)
+        redis = redis_client(settings.redis_url, settings.redis_pool, settings.redis_cluster,
+                             settings.redis_pool_timeout_s)
+        probe = RedisProbe(settings.redis_url, settings.redis_cluster)
+        await probe.start()
+        app.state.probe = probe
         store = EventStore(redis, settings.partitions, settings.feed_maxlen)
         loader = StateLoader(store, settings.state_cache_games, settings.snapshot_every)
         tokens = SeatTokens(settings.token_keys)
@@ -153,15 +157,20 @@ def create_app(settings: Settings) -> Litestar:
             yield
         finally:
             task.cancel()
+            await probe.stop()
             await redis.aclose()
 
     async def ready() -> dict[str, Any]:
-        await app.state.redis.ping()
-        return {"ok": bool(game_types()), "game_types": list(game_types())}
+        probe: RedisProbe = app.state.probe
+        report: dict[str, Any] = {"ok": probe.ok and bool(game_types()), "redis": probe.ok,
+                                  "game_types": list(game_types())}
+        if not probe.ok:
+            report["error"] = probe.error
+        return report
 
     app = Litestar(
         route_handlers=[create_game, join_game, post_command, legal_commands, operator_state, list_game_types,
-                        game_type, game_type_content, *health_routes(lambda: ready())],
+                        game_type, game_type_content, *health_routes(ready)],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[red_middleware(SERVICE)],

@@ -268,6 +268,11 @@ class CommandService:
             folded = await self.loader.load(game_id, engine)
         assert folded is not None
         for _attempt in range(self.conflict_retries + 1):
+            if engine.is_over(folded.state):
+                if (done := await self.store.committed(game_id, request.command_id)) is not None:
+                    return await self._replayed(engine, game_id, seat, name, request.command_id, done)
+                COMMANDS.labels(engine.game_type, name, "rejected", "game_finished").inc()
+                raise ApiError(409, "game_finished", "the game is over: it accepts no more commands")
             if request.expected_version is not None and request.expected_version != folded.version:
                 if not fresh:
                     folded, fresh = await self.loader.load(game_id, engine), True

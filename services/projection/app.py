@@ -4,34 +4,41 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
-import msgspec
 from benthic.auth import SeatTokens, TokenError, bearer
 from benthic.bus import FeedConsumer
 from benthic.config import Settings
 from benthic.gamestate import StateLoader
+from benthic.history import history_body
 from benthic.http import EXCEPTION_HANDLERS, ApiError, health_routes
-from benthic.redisconn import redis_client
+from benthic.redisconn import RedisProbe, redis_client
 from benthic.rules import game_types
 from benthic.store import EventStore
-from benthic.telemetry import GAMES, LIVE_CLIENTS, log, red_middleware, zero_series
+from benthic.telemetry import GAMES, LIVE_STREAMS_REFUSED, log, red_middleware, zero_series
 from litestar import Litestar, Request, Response, get
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
-from litestar.response import ServerSentEvent
-from litestar.response.sse import ServerSentEventMessage
+from litestar.response import Stream
 
+from services.projection.live import LiveCapacityReached, LiveHub
 from services.projection.projector import Projector
-from services.projection.reads import STATUSES, ReadModels, UpdateHub
+from services.projection.readmodel import FINISHED_MARK, SCORES, STATUSES, SUMMARY, viewer_name
+from services.projection.reads import ReadModels
 
 SERVICE = "projection"
 GROUP = "projection"
+KEEP_ALIVE_S = 15.0
 
 
 def _reads(request: Request[Any, Any, Any]) -> ReadModels:
     return request.app.state.reads  # type: ignore[no-any-return]
+
+
+def _hub(request: Request[Any, Any, Any]) -> LiveHub:
+    return request.app.state.hub  # type: ignore[no-any-return]
 
 
 def _viewer(request: Request[Any, Any, Any], game_id: str, seat: int | None) -> int | None:
@@ -50,38 +57,38 @@ def _viewer(request: Request[Any, Any, Any], game_id: str, seat: int | None) -> 
     return seat
 
 
-def _field(kind: str, viewer: int | None) -> str:
-    return f"{kind}:{'pub' if viewer is None else viewer}"
+def _not_found(game_id: str) -> ApiError:
+    return ApiError(404, "game_not_found", f"no game {game_id!r} (or not projected yet)")
+
+
+def _at_capacity() -> ApiError:
+    LIVE_STREAMS_REFUSED.inc()
+    return ApiError(503, "too_many_live_clients", "this server holds its maximum of live clients; retry shortly",
+                    retry_after=2)
 
 
 async def _view_response(
     request: Request[Any, Any, Any], game_id: str, viewer: int | None, after_version: int | None, wait: float
 ) -> Response[bytes]:
-    reads = _reads(request)
-    field = _field("view", viewer)
-    found = await reads.field(game_id, field)
-    if found is None:
-        raise ApiError(404, "game_not_found", f"no game {game_id!r} (or not projected yet)")
-    version, body = found
-    if after_version is not None and version <= after_version and wait > 0:
-        hub: UpdateHub = request.app.state.hub
-        deadline = asyncio.get_running_loop().time() + min(wait, request.app.state.settings.long_poll_max_s)
-        LIVE_CLIENTS.inc()
+    hub = _hub(request)
+    latest = await hub.current(game_id, viewer)
+    if latest is None:
+        raise _not_found(game_id)
+    if after_version is not None and latest[0] <= after_version and wait > 0:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + min(wait, request.app.state.settings.long_poll_max_s)
         try:
-            with hub.subscription(game_id) as event:
-                while version <= after_version:
-                    remaining = deadline - asyncio.get_running_loop().time()
-                    if remaining <= 0:
+            async with hub.watch(game_id, viewer) as client:
+                latest = await hub.current(game_id, viewer) or latest  # a version written while we registered
+                while latest[0] <= after_version and (remaining := deadline - loop.time()) > 0:
+                    with contextlib.suppress(TimeoutError):
+                        latest = await client.next(remaining) or latest
+                    if client.dropped:
                         break
-                    with contextlib.suppress(asyncio.TimeoutError):
-                        await asyncio.wait_for(event.wait(), remaining)
-                    event.clear()
-                    version, body = await reads.field(game_id, field) or (version, body)
-        finally:
-            LIVE_CLIENTS.dec()
-    if body is None:
-        raise ApiError(404, "no_view", "no view for this seat")
-    etag = f'"{game_id}:{version}:{"pub" if viewer is None else viewer}"'
+        except LiveCapacityReached:
+            raise _at_capacity() from None
+    version, body = latest
+    etag = f'"{game_id}:{version}:{viewer_name(viewer)}"'
     headers = {"ETag": etag, "X-Benthic-Version": str(version), "Cache-Control": "no-cache"}
     if request.headers.get("if-none-match") == etag:
         return Response(b"", status_code=304, headers=headers)
@@ -102,19 +109,23 @@ async def seat_view(
     return await _view_response(request, game_id, _viewer(request, game_id, seat), after_version, wait)
 
 
-async def _history(request: Request[Any, Any, Any], game_id: str, viewer: int | None, after: int, limit: int) -> Response[bytes]:
-    reads = _reads(request)
-    version = await reads.version(game_id)
-    if version is None:
-        raise ApiError(404, "game_not_found", f"no game {game_id!r} (or not projected yet)")
-    limit = max(1, min(limit, 1000))
-    entries = await reads.history(game_id, viewer, after, limit)
-    body = b'{"game_id":"' + game_id.encode() + b'","version":' + str(version).encode() + b',"events":[' + b",".join(entries) + b"]}"
-    return Response(body, media_type="application/json", headers={"X-Benthic-Version": str(version)})
+async def _history(
+    request: Request[Any, Any, Any], game_id: str, viewer: int | None, after: int, limit: int
+) -> Response[bytes]:
+    found = await _reads(request).history(game_id, viewer, after, max(1, min(limit, 1000)))
+    if found is None:
+        raise _not_found(game_id)
+    version, entries = found
+    return Response(
+        history_body(game_id, version, entries), media_type="application/json",
+        headers={"X-Benthic-Version": str(version)},
+    )
 
 
 @get("/games/{game_id:str}/history", summary="Event history as a spectator sees it", tags=["read"])
-async def public_history(request: Request[Any, Any, Any], game_id: str, after: int = 0, limit: int = 500) -> Response[bytes]:
+async def public_history(
+    request: Request[Any, Any, Any], game_id: str, after: int = 0, limit: int = 500
+) -> Response[bytes]:
     return await _history(request, game_id, None, after, limit)
 
 
@@ -125,59 +136,69 @@ async def seat_history(
     return await _history(request, game_id, _viewer(request, game_id, seat), after, limit)
 
 
-async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | None) -> ServerSentEvent:
-    reads = _reads(request)
-    field = _field("view", viewer)
-    if await reads.field(game_id, field) is None:
-        raise ApiError(404, "game_not_found", f"no game {game_id!r} (or not projected yet)")
-    hub: UpdateHub = request.app.state.hub
+def _sse_frame(version: int, body: bytes) -> bytes:
+    return b"id: %d\nevent: view\ndata: %s\n\n" % (version, body)
 
-    async def stream() -> AsyncIterator[ServerSentEventMessage]:
-        sent = -1
-        LIVE_CLIENTS.inc()
+
+async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | None) -> Stream:
+    hub = _hub(request)
+    first = await hub.current(game_id, viewer)
+    if first is None:
+        raise _not_found(game_id)
+    try:
+        client = hub.open(game_id, viewer, stream=True)
+    except LiveCapacityReached:
+        raise _at_capacity() from None
+
+    async def stream() -> AsyncIterator[bytes]:
         try:
-            with hub.subscription(game_id) as event:
-                while True:
-                    found = await reads.field(game_id, field)
-                    if found and found[0] > sent and found[1] is not None:
-                        sent = found[0]
-                        yield ServerSentEventMessage(data=found[1].decode(), event="view", id=str(sent))
-                        if b'"status":"finished"' in found[1]:
-                            return
-                    try:
-                        await asyncio.wait_for(event.wait(), 15)
-                    except TimeoutError:
-                        yield ServerSentEventMessage(comment="keep-alive")
-                    event.clear()
+            version, body = await hub.current(game_id, viewer) or first
+            yield _sse_frame(version, body)
+            while FINISHED_MARK not in body:
+                try:
+                    latest = await client.next(KEEP_ALIVE_S)
+                except TimeoutError:
+                    yield b": keep-alive\n\n"
+                    continue
+                if latest is None:  # fell too far behind: closed; the client reconnects
+                    return
+                if latest[0] > version:
+                    version, body = latest
+                    yield _sse_frame(version, body)
         finally:
-            LIVE_CLIENTS.dec()
+            hub.release(client)
 
-    return ServerSentEvent(stream())
+    frames = stream()
+    weakref.finalize(frames, hub.release, client)  # a stream that never starts still frees its place
+    return Stream(
+        frames, media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "X-Benthic-Version": str(first[0])},
+    )
 
 
 @get("/games/{game_id:str}/live", summary="Server-sent events: the spectator view on every change", tags=["live"])
-async def public_live(request: Request[Any, Any, Any], game_id: str) -> ServerSentEvent:
+async def public_live(request: Request[Any, Any, Any], game_id: str) -> Stream:
     return await _live(request, game_id, None)
 
 
 @get("/games/{game_id:str}/seats/{seat:int}/live", summary="Server-sent events: a seat's view", tags=["live"])
-async def seat_live(request: Request[Any, Any, Any], game_id: str, seat: int) -> ServerSentEvent:
+async def seat_live(request: Request[Any, Any, Any], game_id: str, seat: int) -> Stream:
     return await _live(request, game_id, _viewer(request, game_id, seat))
 
 
 @get("/games/{game_id:str}", summary="A game's lobby card", tags=["lobby"])
 async def game_summary(request: Request[Any, Any, Any], game_id: str) -> Response[bytes]:
-    found = await _reads(request).field(game_id, "summary")
+    found = await _reads(request).field(game_id, SUMMARY)
     if found is None or found[1] is None:
-        raise ApiError(404, "game_not_found", f"no game {game_id!r} (or not projected yet)")
+        raise _not_found(game_id)
     return Response(found[1], media_type="application/json", headers={"X-Benthic-Version": str(found[0])})
 
 
 @get("/games/{game_id:str}/scores", summary="Final scores of a finished game", tags=["read"])
 async def scores(request: Request[Any, Any, Any], game_id: str) -> Response[bytes]:
-    found = await _reads(request).field(game_id, "scores")
+    found = await _reads(request).field(game_id, SCORES)
     if found is None:
-        raise ApiError(404, "game_not_found", f"no game {game_id!r} (or not projected yet)")
+        raise _not_found(game_id)
     if found[1] is None:
         raise ApiError(404, "not_finished", "the game is not finished")
     return Response(found[1], media_type="application/json")
@@ -215,15 +236,19 @@ async def _games_gauge(reads: ReadModels, interval: float) -> None:
 def create_app(settings: Settings, consume: bool = True) -> Litestar:
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        redis = redis_client(settings.redis_url, 256, settings.redis_cluster)
+        redis = redis_client(settings.redis_url, settings.redis_pool, settings.redis_cluster,
+                             settings.redis_pool_timeout_s)
+        updates = redis_client(settings.redis_url, 4, settings.redis_cluster)  # the hub's own subscription
+        probe = RedisProbe(settings.redis_url, settings.redis_cluster)
         store = EventStore(redis, settings.partitions, settings.feed_maxlen)
         loader = StateLoader(store, settings.state_cache_games, snapshot_every=0)
-        reads = ReadModels(redis, settings.partitions)
-        hub = UpdateHub(redis, settings.partitions)
-        projector = Projector(redis, store, loader)
+        reads = ReadModels(redis, store)
+        hub = LiveHub(updates, reads, settings.partitions, settings.live_streams_max, settings.live_buffer)
+        projector = Projector(redis, store, loader, meta_cache_size=settings.state_cache_games)
         consumer = FeedConsumer(settings, GROUP, projector.handle, pause_s=settings.projection_pause_ms / 1000)
-        app.state.update(redis=redis, reads=reads, hub=hub, consumer=consumer, projector=projector,
+        app.state.update(redis=redis, reads=reads, hub=hub, consumer=consumer, projector=projector, probe=probe,
                          tokens=SeatTokens(settings.token_keys))
+        await probe.start()
         await hub.start()
         if consume:
             await consumer.start()
@@ -237,16 +262,22 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
             if consume:
                 await consumer.stop()
             await hub.stop()
+            await probe.stop()
+            await updates.aclose()
             await redis.aclose()
 
     async def ready() -> dict[str, Any]:
-        await app.state.redis.ping()
-        healthy = app.state.consumer.healthy or not consume
-        return {"ok": healthy, "consumer": healthy}
+        probe: RedisProbe = app.state.probe
+        consuming = app.state.consumer.healthy or not consume
+        report: dict[str, Any] = {"ok": probe.ok and consuming, "redis": probe.ok, "consumer": consuming,
+                                  "live_clients": app.state.hub.clients}
+        if not probe.ok:
+            report["error"] = probe.error
+        return report
 
     app = Litestar(
         route_handlers=[public_view, seat_view, public_history, seat_history, public_live, seat_live, game_summary,
-                        scores, lobby, leaderboard, *health_routes(lambda: ready())],
+                        scores, lobby, leaderboard, *health_routes(ready)],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[red_middleware(SERVICE)],
@@ -258,4 +289,4 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
     return app
 
 
-__all__ = ["create_app", "msgspec"]
+__all__ = ["create_app"]

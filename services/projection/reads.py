@@ -1,43 +1,62 @@
-"""Reading the read models, and waking long-poll / SSE clients when a game's version moves."""
+"""Reading the read models: views, lobby cards, scores, leaderboards, and histories derived from the stream."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-from collections import defaultdict
 from typing import Any
 
 import msgspec
-from benthic.keys import GameKeys, RatingKeys, lobby_key, updates_channel
-from benthic.telemetry import log
+from benthic.history import history_entries
+from benthic.keys import GameKeys, RatingKeys, lobby_key
+from benthic.rules import get_engine
+from benthic.store import EventStore
 from redis.asyncio import Redis
 
-STATUSES = ("open", "running", "finished")
+from services.projection.readmodel import GAME_TYPE, STATUSES, VERSION, unpack_view, view_field
 
 
 class ReadModels:
-    def __init__(self, redis: Redis, partitions: int) -> None:
+    def __init__(self, redis: Redis, store: EventStore) -> None:
         self.redis = redis
-        self.partitions = partitions
+        self.store = store
+        self.partitions = store.partitions
 
     def keys(self, game_id: str) -> GameKeys:
         return GameKeys(game_id, self.partitions)
 
     async def version(self, game_id: str) -> int | None:
-        raw = await self.redis.hget(self.keys(game_id).read_model, "version")
+        raw = await self.redis.hget(self.keys(game_id).read_model, VERSION)
         return int(raw) if raw is not None else None
 
     async def field(self, game_id: str, field: str) -> tuple[int, bytes | None] | None:
-        """(version, field value), or None when the game has no read model yet."""
-        version, value = await self.redis.hmget(self.keys(game_id).read_model, ["version", field])
+        """(version, field value), or None when the game has no read model (yet, or any more)."""
+        version, value = await self.redis.hmget(self.keys(game_id).read_model, [VERSION, field])
         if version is None:
             return None
         return int(version), value
 
-    async def history(self, game_id: str, viewer: int | None, after: int, limit: int) -> list[bytes]:
-        return await self.redis.zrangebyscore(  # type: ignore[no-any-return]
-            self.keys(game_id).history(viewer), f"({after}", "+inf", start=0, num=limit
-        )
+    async def views(self, game_id: str, viewers: list[int | None]) -> tuple[int, dict[int | None, bytes]] | None:
+        """(version, {viewer: view JSON}) in one read, or None when the game has no read model."""
+        raw = await self.redis.hmget(self.keys(game_id).read_model, [VERSION, *(view_field(v) for v in viewers)])
+        if raw[0] is None:
+            return None
+        return int(raw[0]), {v: unpack_view(body) for v, body in zip(viewers, raw[1:], strict=True) if body}
+
+    async def history(self, game_id: str, viewer: int | None, after: int, limit: int) -> tuple[int, list[bytes]] | None:
+        """(projected version, up to ``limit`` entries after ``after`` as ``viewer`` sees them), never beyond the
+        projected version so the history agrees with the views; None when the game has no read model."""
+        version, game_type = await self.redis.hmget(self.keys(game_id).read_model, [VERSION, GAME_TYPE])
+        if version is None or game_type is None:
+            return None
+        projected = int(version)
+        engine = get_engine(game_type.decode())
+        entries: list[bytes] = []
+        while len(entries) < limit and after < projected:
+            batch = await self.store.load(game_id, after=after, until=projected, count=max(limit - len(entries), 16))
+            if not batch:
+                break
+            entries.extend(history_entries(engine, batch, viewer))
+            after = batch[-1].version
+        return projected, entries[:limit]
 
     async def lobby(self, game_types: list[str], statuses: list[str], limit: int) -> list[dict[str, Any]]:
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -92,63 +111,3 @@ class ReadModels:
                 }
             )
         return board
-
-
-class UpdateHub:
-    """One pub/sub subscription per process on every partition's update channel, fanned out in process."""
-
-    def __init__(self, redis: Redis, partitions: int) -> None:
-        self.redis = redis
-        self.partitions = partitions
-        self._waiters: dict[str, set[asyncio.Event]] = defaultdict(set)
-        self._task: asyncio.Task[None] | None = None
-        self._stopping = False
-
-    async def start(self) -> None:
-        self._task = asyncio.create_task(self._listen())
-
-    async def stop(self) -> None:
-        self._stopping = True
-        if self._task:
-            self._task.cancel()
-            await asyncio.wait([self._task], timeout=5)  # never hang on a cancellation a client swallowed
-
-    async def _listen(self) -> None:
-        channels = [updates_channel(p) for p in range(self.partitions)]
-        while not self._stopping:
-            pubsub = self.redis.pubsub()
-            try:
-                await pubsub.subscribe(*channels)
-                async for message in pubsub.listen():
-                    if message.get("type") != "message":
-                        continue
-                    game_id = message["data"].decode().rpartition(":")[0]
-                    for event in self._waiters.get(game_id, ()):
-                        event.set()
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:  # noqa: BLE001 - resubscribe after a connection loss
-                log().warning("updates_subscription_lost", error=repr(error))
-                self.wake_all()
-                await asyncio.sleep(1.0)
-            finally:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()
-
-    def wake_all(self) -> None:
-        for events in self._waiters.values():
-            for event in events:
-                event.set()
-
-    @contextlib.contextmanager
-    def subscription(self, game_id: str):  # type: ignore[no-untyped-def]
-        event = asyncio.Event()
-        self._waiters[game_id].add(event)
-        try:
-            yield event
-        finally:
-            waiters = self._waiters.get(game_id)
-            if waiters is not None:
-                waiters.discard(event)
-                if not waiters:
-                    del self._waiters[game_id]

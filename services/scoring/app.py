@@ -10,7 +10,7 @@ from benthic.bus import FeedConsumer
 from benthic.config import Settings
 from benthic.gamestate import StateLoader
 from benthic.http import EXCEPTION_HANDLERS, health_routes
-from benthic.redisconn import redis_client
+from benthic.redisconn import RedisProbe, redis_client
 from benthic.rules import game_types
 from benthic.store import EventStore
 from benthic.telemetry import log, red_middleware, zero_series
@@ -26,12 +26,15 @@ GROUP = "scoring"
 def create_app(settings: Settings) -> Litestar:
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        redis = redis_client(settings.redis_url, 64, settings.redis_cluster)
+        redis = redis_client(settings.redis_url, settings.redis_pool, settings.redis_cluster,
+                             settings.redis_pool_timeout_s)
+        probe = RedisProbe(settings.redis_url, settings.redis_cluster)
+        await probe.start()
         store = EventStore(redis, settings.partitions, settings.feed_maxlen)
         loader = StateLoader(store, min(settings.state_cache_games, 500), snapshot_every=0)
         scorer = Scorer(redis, store, loader)
         consumer = FeedConsumer(settings, GROUP, scorer.handle, pause_s=settings.scoring_pause_ms / 1000)
-        app.state.update(redis=redis, consumer=consumer, scorer=scorer)
+        app.state.update(redis=redis, consumer=consumer, scorer=scorer, probe=probe)
         await consumer.start()
         zero_series(SERVICE, game_types())
         log().info("service_started", port=settings.scoring_port)
@@ -39,14 +42,19 @@ def create_app(settings: Settings) -> Litestar:
             yield
         finally:
             await consumer.stop()
+            await probe.stop()
             await redis.aclose()
 
     async def ready() -> dict[str, Any]:
-        await app.state.redis.ping()
-        return {"ok": app.state.consumer.healthy, "consumer": app.state.consumer.healthy}
+        probe: RedisProbe = app.state.probe
+        consuming = app.state.consumer.healthy
+        report: dict[str, Any] = {"ok": probe.ok and consuming, "redis": probe.ok, "consumer": consuming}
+        if not probe.ok:
+            report["error"] = probe.error
+        return report
 
     app = Litestar(
-        route_handlers=[*health_routes(lambda: ready())],
+        route_handlers=[*health_routes(ready)],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[red_middleware(SERVICE)],

@@ -10,35 +10,37 @@ changes) or a moved revision (it re-reads and tries again).  All keys of a game 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from benthic.keys import RatingKeys
+from benthic.store.scripts import load_lua
 from openskill.models import PlackettLuce
 
 _MODEL = PlackettLuce()
 
-# KEYS: 1 marker, 2 leaderboard, 3.. player hashes.  ARGV: 1 marker value, then per player:
-# expected revision, player id, mu, sigma, win (0/1), name, ordinal.
-_APPLY = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return 'rated' end
-for i = 3, #KEYS do
-  local at = 2 + (i - 3) * 7
-  local rev = redis.call('HGET', KEYS[i], 'rev') or '0'
-  if rev ~= ARGV[at] then return 'moved' end
-end
-for i = 3, #KEYS do
-  local at = 2 + (i - 3) * 7
-  redis.call('HINCRBY', KEYS[i], 'rev', 1)
-  redis.call('HINCRBY', KEYS[i], 'games', 1)
-  redis.call('HINCRBY', KEYS[i], 'wins', tonumber(ARGV[at + 4]))
-  redis.call('HSET', KEYS[i], 'mu', ARGV[at + 2], 'sigma', ARGV[at + 3], 'name', ARGV[at + 5])
-  redis.call('ZADD', KEYS[2], ARGV[at + 6], ARGV[at + 1])
-end
-redis.call('SET', KEYS[1], ARGV[1])
-return 'applied'
-"""
-
+SOURCE = load_lua(__package__, "apply_ratings")
 MAX_ATTEMPTS = 50
+
+
+class RatingUpdate(NamedTuple):
+    revision: str  # the player's revision the new rating was computed from
+    player_id: str
+    mu: float
+    sigma: float
+    won: bool
+    name: str
+    ordinal: float
+
+
+def apply_call(
+    keys: RatingKeys, game_id: str, players: Sequence[tuple[str, str]], ranks: Sequence[int],
+    updates: Sequence[RatingUpdate],
+) -> tuple[list[str], list[Any]]:
+    """Keys and arguments of ``apply_ratings.lua``; the marker records each player's rank."""
+    args: list[Any] = [",".join(f"{pid}:{rank}" for (pid, _), rank in zip(players, ranks, strict=True))]
+    for u in updates:
+        args += [u.revision, u.player_id, u.mu, u.sigma, 1 if u.won else 0, u.name, u.ordinal]
+    return [keys.rated(game_id), keys.leaderboard, *(keys.player(pid) for pid, _ in players)], args
 
 
 async def apply_ratings(
@@ -49,7 +51,7 @@ async def apply_ratings(
     keys = RatingKeys(game_type)
     marker = keys.rated(game_id)
     player_keys = [keys.player(pid) for pid, _ in players]
-    script = redis.register_script(_APPLY)
+    script = redis.register_script(SOURCE)
     for _attempt in range(MAX_ATTEMPTS):
         async with redis.pipeline(transaction=False) as pipe:
             pipe.exists(marker)
@@ -62,11 +64,13 @@ async def apply_ratings(
             [_MODEL.create_rating([float(r[b"mu"]), float(r[b"sigma"])]) if r else _MODEL.rating()] for r in current
         ]
         rated = _MODEL.rate(ratings, ranks=list(ranks))
-        args: list[Any] = [",".join(f"{pid}:{rank}" for (pid, _), rank in zip(players, ranks, strict=True))]
-        for (pid, name), record, [new], rank in zip(players, current, rated, ranks, strict=True):
-            args += [record.get(b"rev", b"0").decode(), pid, new.mu, new.sigma, 1 if rank == 1 else 0,
-                     name or pid, new.ordinal()]
-        outcome = await script(keys=[marker, keys.leaderboard, *player_keys], args=args)
+        updates = [
+            RatingUpdate(record.get(b"rev", b"0").decode(), pid, new.mu, new.sigma, rank == 1, name or pid,
+                         new.ordinal())
+            for (pid, name), record, [new], rank in zip(players, current, rated, ranks, strict=True)
+        ]
+        script_keys, args = apply_call(keys, game_id, players, ranks, updates)
+        outcome = await script(keys=script_keys, args=args)
         outcome = outcome.decode() if isinstance(outcome, bytes) else outcome
         if outcome == "applied":
             return True

@@ -69,6 +69,29 @@ def parse_notification(body: Any) -> Notification:
     return msgspec.convert(body, Notification)
 
 
+def _stream_id(raw: bytes | str) -> tuple[int, int]:
+    text = raw.decode() if isinstance(raw, bytes) else raw
+    ms, _, seq = text.partition("-")
+    return int(ms), int(seq or 0)
+
+
+async def trim_consumed(redis: Redis, stream: str) -> int:
+    """Drop the feed entries every consumer group has consumed: below the oldest entry still pending or not yet
+    delivered in any group.  A feed then holds only what is in flight, whatever ``feed_maxlen`` allows.  A group
+    that has read nothing yet holds the whole feed; one created later starts from what remains."""
+    floor: tuple[int, int] | None = None
+    for group in await redis.xinfo_groups(stream):
+        candidate = _stream_id(group["last-delivered-id"])
+        if group.get("pending"):
+            oldest = await redis.xpending_range(stream, group["name"], "-", "+", 1)
+            if oldest:
+                candidate = min(candidate, _stream_id(oldest[0]["message_id"]))
+        floor = candidate if floor is None else min(floor, candidate)
+    if floor is None or floor == (0, 0):
+        return 0
+    return int(await redis.xtrim(stream, minid=f"{floor[0]}-{floor[1]}", approximate=True))
+
+
 class FeedConsumer:
     """One consumer group over every partition feed.  It owns its Redis connections."""
 
@@ -191,6 +214,7 @@ class FeedConsumer:
             if start in (b"0-0", "0-0") or not entries:
                 break
         await self._forget_dead_consumers(stream)
+        await trim_consumed(self.redis, stream)
         return handled
 
     async def _process_claimed(self, partition: int, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:

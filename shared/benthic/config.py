@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 from functools import cache
+from pathlib import Path
 
 import msgspec
 
@@ -20,7 +21,7 @@ class Settings(msgspec.Struct, frozen=True):
     log_level: str = "info"
     log_format: str = ""  # "json" | "console"; empty: by environment
     snapshot_every: int = 200  # events between state snapshots
-    state_cache_games: int = 5000  # games whose folded state a service keeps in memory
+    state_cache_games: int = 20_000  # games whose folded state a service keeps in memory (~15-30 KB each)
     max_body_bytes: int = 64 * 1024
     conflict_retries: int = 8  # re-decides after a version conflict without expected_version
     feed_maxlen: int = 200_000  # approximate cap of each partition feed (entries)
@@ -35,6 +36,10 @@ class Settings(msgspec.Struct, frozen=True):
     consumer_block_ms: int = 100
     metrics_interval_s: float = 5.0
     long_poll_max_s: float = 30.0
+    redis_pool: int = 64  # Redis connections per process; requests wait for a free one
+    redis_pool_timeout_s: float = 2.0  # ... this long, then answer 503 store_unavailable
+    live_streams_max: int = 10_000  # SSE streams and long-polls per projection process (503 beyond)
+    live_buffer: int = 16  # versions a live client may fall behind before it is closed
     command_port: int = 8001
     projection_port: int = 8002
     scoring_port: int = 8003
@@ -57,8 +62,28 @@ def _token_keys(raw: str) -> tuple[tuple[str, bytes], ...]:
     return tuple(keys)
 
 
+def _read_setting_files(env: dict[str, str]) -> dict[str, str]:
+    """Settings from files (a mounted Secret): for every setting NAME (``REDIS_URL``, ``BENTHIC_*``), a
+    ``NAME_FILE`` names a file whose text, less one trailing newline, is the value.  Setting both NAME and
+    NAME_FILE is an error; so is a file that cannot be read.  A NAME_FILE that is itself a setting's name is
+    that setting, not a pointer."""
+    names = {f"BENTHIC_{field.name.upper()}" for field in msgspec.structs.fields(Settings)} | {"REDIS_URL"}
+    for name in sorted(names):
+        pointer = f"{name}_FILE"
+        if pointer in names or pointer not in env:
+            continue
+        if name in env:
+            raise SystemExit(f"{name} and {pointer} are both set: set one of them")
+        try:
+            text = Path(env[pointer]).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise SystemExit(f"{pointer}: cannot read {env[pointer]!r}: {error}") from None
+        env[name] = text[:-2] if text.endswith("\r\n") else text.removesuffix("\n")
+    return env
+
+
 def from_env(env: dict[str, str] | None = None) -> Settings:
-    env = dict(os.environ if env is None else env)
+    env = _read_setting_files(dict(os.environ if env is None else env))
     defaults = Settings()
 
     def get(name: str, default: object) -> object:

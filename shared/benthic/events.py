@@ -11,7 +11,7 @@ PLATFORM = "p"  # an event the platform adds (game_scored)
 
 
 class Envelope(msgspec.Struct, frozen=True):
-    """One entry of a game stream."""
+    """One entry of a game stream, with the metadata of the commit it belongs to."""
 
     version: int
     type: str
@@ -20,6 +20,8 @@ class Envelope(msgspec.Struct, frozen=True):
     command_id: str = ""
     seat: int | None = None
     ts_ms: int = 0
+    actor: str = ""  # who acted (a player id), when known
+    credential: str = ""  # how they proved it (player, matchmaker, operator, bot)
 
     @property
     def is_engine(self) -> bool:
@@ -35,8 +37,9 @@ class GameScored(msgspec.Struct, frozen=True, tag_field="type", tag="game_scored
     players: list[str] = []
 
 
-class Notification(msgspec.Struct, frozen=True):
-    """The body of a partition feed entry (inside FastStream's message format)."""
+class Notification(msgspec.Struct, frozen=True, omit_defaults=True):
+    """The body of a partition feed entry (inside FastStream's message format).  ``types`` lists the event
+    types of a platform commit (``game_scored``, ...); an engine commit leaves it empty to keep the feed small."""
 
     game_id: str
     game_type: str

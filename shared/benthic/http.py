@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -10,6 +11,7 @@ from litestar import Request, Response, get
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
+from benthic.redisconn import UNAVAILABLE
 from benthic.telemetry import log, metrics_payload
 
 
@@ -22,12 +24,16 @@ class ErrorBody(msgspec.Struct, frozen=True):
 class ApiError(Exception):
     """An error answer: HTTP status plus a stable ``code`` and a human ``message``."""
 
-    def __init__(self, status: int, code: str, message: str, details: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, status: int, code: str, message: str, details: dict[str, Any] | None = None,
+        retry_after: int | None = None,
+    ) -> None:
         super().__init__(f"{status} {code}: {message}")
         self.status = status
         self.code = code
         self.message = message
         self.details = details
+        self.retry_after = retry_after
 
 
 def _error(status: int, code: str, message: str, details: dict[str, Any] | None = None) -> Response[ErrorBody]:
@@ -35,7 +41,10 @@ def _error(status: int, code: str, message: str, details: dict[str, Any] | None 
 
 
 def _api_error(_: Request[Any, Any, Any], exc: ApiError) -> Response[ErrorBody]:
-    return _error(exc.status, exc.code, exc.message, exc.details)
+    response = _error(exc.status, exc.code, exc.message, exc.details)
+    if exc.retry_after is not None:
+        response.headers["Retry-After"] = str(exc.retry_after)
+    return response
 
 
 _HTTP_CODES = {
@@ -65,9 +74,31 @@ def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Err
     return _error(HTTP_500_INTERNAL_SERVER_ERROR, "internal_error", "an internal error occurred; nothing was changed")
 
 
+RETRY_AFTER_S = 1
+
+
+def store_unavailable() -> ApiError:
+    return ApiError(503, "store_unavailable", "the store cannot answer right now; nothing was changed, retry shortly")
+
+
+_last_outage_log = 0.0
+
+
+def _unavailable(request: Request[Any, Any, Any], exc: Exception) -> Response[ErrorBody]:
+    global _last_outage_log
+    if time.monotonic() - _last_outage_log > 1.0:  # one line a second, not one per refused request
+        _last_outage_log = time.monotonic()
+        log().warning("store_unavailable", path=request.url.path, error=repr(exc))
+    error = store_unavailable()
+    return Response(
+        ErrorBody(error.code, error.message), status_code=503, headers={"Retry-After": str(RETRY_AFTER_S)}
+    )
+
+
 EXCEPTION_HANDLERS: dict[Any, Callable[..., Response[ErrorBody]]] = {
     ApiError: _api_error,
     HTTPException: _http_error,
+    **{kind: _unavailable for kind in UNAVAILABLE},
     Exception: _unexpected,
 }
 
@@ -80,7 +111,7 @@ def metrics() -> Response[bytes]:
 
 def health_routes(ready: Callable[[], Awaitable[dict[str, Any]]]) -> list[Any]:
     """``/healthz``: the process serves.  ``/readyz``: it can do its job now (``ready`` raises or returns
-    a report with ``ok``)."""
+    a report with ``ok``; it must answer from what the process already knows, never wait on a busy pool)."""
 
     @get("/healthz", include_in_schema=False, sync_to_thread=False)
     def healthz() -> dict[str, str]:

@@ -41,11 +41,8 @@ class GameKeys:
         return feed_key(self.partition)
 
     @property
-    def read_model(self) -> str:  # hash: version, status, views per viewer, scores
+    def read_model(self) -> str:  # hash: version, status, summary, views per viewer, scores
         return f"{self.tag}:rm:{self.game_id}"
-
-    def history(self, viewer: int | None) -> str:  # zset: redacted events by version
-        return f"{self.tag}:h:{self.game_id}:{'pub' if viewer is None else viewer}"
 
     def lobby(self, game_type: str, status: str) -> str:
         return lobby_key(self.partition, game_type, status)

@@ -99,6 +99,14 @@ class LocalPlatform:
                     raise RuntimeError(f"{service} not ready after {timeout}s; see {self.log_dir}/{service}.log")
                 time.sleep(0.1)
 
+    def pids(self) -> dict[str, int]:
+        """The process id of every server process this platform runs: each service, and ``redis`` when the
+        Redis is the private one it started (not one named by ``redis_url``)."""
+        pids = {service: process.pid for service, process in self.processes.items()}
+        if self._redis is not None and self._redis.process is not None:
+            pids["redis"] = self._redis.process.pid
+        return pids
+
     def kill(self, service: str) -> None:
         process = self.processes.pop(service)
         process.kill()

@@ -2,23 +2,49 @@
 
 Every multi-key operation of Benthic stays inside one hash slot (``{pK}`` for a game, ``{r:<type>}`` for the
 ratings of a game type), so the same code runs on both; only the client and the FastStream broker change.
+
+A process's requests share a bounded pool: a request waits for a free connection (``redis_pool_timeout_s``)
+rather than failing because others are in flight; what cannot get one in time, or finds Redis unreachable,
+is answered ``503 store_unavailable`` (see ``benthic.http``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import Any
 
 from faststream.redis import RedisBroker, RedisClusterBroker
-from redis.asyncio import Redis, RedisCluster
+from redis.asyncio import BlockingConnectionPool, Redis, RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import ConstantBackoff
+from redis.exceptions import ClusterDownError, TryAgainError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
-_TIMEOUTS: dict[str, Any] = {"socket_timeout": 30, "socket_connect_timeout": 5}
+_TIMEOUTS: dict[str, Any] = {"socket_timeout": 10, "socket_connect_timeout": 1}
+
+# What "the store cannot answer now" looks like from redis-py: unreachable, timed out, no free connection,
+# a cluster without a master for a slot.  Anything else is a bug, not an outage.
+UNAVAILABLE: tuple[type[BaseException], ...] = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    ClusterDownError,
+    TryAgainError,
+    ConnectionRefusedError,
+)
 
 
-def redis_client(url: str, max_connections: int = 64, cluster: bool = False) -> Any:
-    """A client whose calls cannot hang forever on a broken connection."""
+def redis_client(url: str, max_connections: int = 64, cluster: bool = False, pool_timeout: float = 2.0) -> Any:
+    """A client whose calls cannot hang forever on a broken connection, with a pool of ``max_connections``
+    that callers wait on (up to ``pool_timeout`` seconds) when every connection is busy."""
+    retry = Retry(ConstantBackoff(0.05), 1)
     if cluster:
-        return RedisCluster.from_url(url, max_connections=max_connections, **_TIMEOUTS)
-    return Redis.from_url(url, max_connections=max_connections, health_check_interval=30, **_TIMEOUTS)
+        return RedisCluster.from_url(url, max_connections=max_connections, retry=retry, **_TIMEOUTS)
+    pool = BlockingConnectionPool.from_url(
+        url, max_connections=max_connections, timeout=pool_timeout, health_check_interval=30, retry=retry, **_TIMEOUTS
+    )
+    return Redis(connection_pool=pool)
 
 
 def broker(url: str, cluster: bool, **options: Any) -> RedisBroker:
@@ -32,3 +58,39 @@ async def memory(redis: Any) -> tuple[int, int]:
     used = sum(int(n.get("used_memory", 0)) for n in nodes)
     limits = [int(n.get("maxmemory", 0)) for n in nodes]
     return used, 0 if 0 in limits else sum(limits)
+
+
+class RedisProbe:
+    """Pings Redis on its own connection every ``interval`` seconds, so readiness is known at once whatever the
+    load on the request pool, and turns false within one interval of an outage."""
+
+    def __init__(self, url: str, cluster: bool, interval: float = 0.5) -> None:
+        self.redis = redis_client(url, 2, cluster, pool_timeout=interval)
+        self.interval = interval
+        self.ok = False
+        self.error = "not probed yet"
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        await self._probe()
+        self._task = asyncio.create_task(self._loop())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.wait([self._task], timeout=2)
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()
+
+    async def _loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            await self._probe()
+
+    async def _probe(self) -> None:
+        try:
+            await asyncio.wait_for(self.redis.ping(), self.interval * 2)
+        except Exception as error:  # noqa: BLE001 - any failure means not ready
+            self.ok, self.error = False, repr(error)
+        else:
+            self.ok, self.error = True, ""

@@ -86,6 +86,13 @@ RATINGS_UPDATED = Counter("benthic_ratings_updated_total", "Games applied to rat
 REDIS_MEMORY_USED = Gauge("benthic_redis_memory_used_bytes", "Redis used_memory")
 REDIS_MEMORY_MAX = Gauge("benthic_redis_memory_max_bytes", "Redis maxmemory (0: no limit)")
 LIVE_CLIENTS = Gauge("benthic_live_clients", "Clients waiting on long-poll or SSE")
+LIVE_STREAMS = Gauge("benthic_live_streams", "Open server-sent-event streams of this process")
+LIVE_STREAMS_REFUSED = Counter(
+    "benthic_live_streams_refused_total", "SSE streams and long-polls refused at the per-process cap (503)"
+)
+LIVE_CLIENTS_DROPPED = Counter(
+    "benthic_live_clients_dropped_total", "Live clients closed because they fell too far behind"
+)
 
 
 def zero_series(service: str, game_types: tuple[str, ...], groups: tuple[str, ...] = ()) -> None:

@@ -9,6 +9,7 @@ import signal
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -45,6 +46,14 @@ async def client(platform: LocalPlatform) -> Any:
     api = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token)
     yield api
     await api.aclose()
+
+
+def test_pids_name_each_service_process_and_no_redis_it_did_not_start(platform: LocalPlatform) -> None:
+    pids = platform.pids()
+    assert set(pids) == set(platform.processes)  # redis_url was given: its Redis is not the platform's
+    for service, pid in pids.items():
+        command_line = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        assert command_line[command_line.index(b"serve") + 1] == service.encode(), command_line
 
 
 async def _until(probe: Any, timeout: float = 30.0, what: str = "condition") -> Any:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from typing import Any
 
 import pytest
 from benthic.bus import FeedConsumer
@@ -17,17 +18,23 @@ from benthic.store import EventStore, NewEvent, SeatInfo, VersionConflict
 from services.projection.projector import Projector
 from services.projection.reads import ReadModels
 from services.scoring.scorer import Scorer
+from tests.integration.store_contract import EventStoreContract
 from tests.platform_helpers import StoreGame, settings_for_tests
 
 GAMES = game_types()
+
+
+class TestEventStoreOnCluster(EventStoreContract):
+    @pytest.fixture
+    def client(self, redis_cluster: Any) -> Any:
+        return redis_cluster
 
 
 async def test_cluster_appends_are_gapless_under_racing_writers(redis_cluster) -> None:
     store = EventStore(redis_cluster, partitions=16)
     game_ids = [f"c{uuid.uuid4().hex[:8]}" for _ in range(6)]  # spread over the cluster's nodes
     for game_id in game_ids:
-        await store.create(game_id, "test", [NewEvent("e", b"{}")], seats=[SeatInfo("a"), SeatInfo("b")],
-                           options={}, engine_version="t", seeded=True, now_ms=1)
+        await new_game_with_id(store, game_id)
 
     async def writer(game_id: str, w: int) -> None:
         for _ in range(100):
@@ -45,6 +52,11 @@ async def test_cluster_appends_are_gapless_under_racing_writers(redis_cluster) -
         assert [e.version for e in await store.load(game_id)] == list(range(1, 12))
 
 
+async def new_game_with_id(store: EventStore, game_id: str) -> None:
+    await store.create(game_id, "test", [NewEvent("e", b"{}")], seats=[SeatInfo("a"), SeatInfo("b")],
+                       options={}, engine_version="t", seeded=True, now_ms=1)
+
+
 @pytest.mark.skipif(not GAMES, reason="no engine registered yet")
 async def test_cluster_consumers_project_and_score_once(redis_cluster, redis_cluster_url) -> None:
     settings = settings_for_tests(redis_cluster_url, redis_cluster=True)
@@ -59,7 +71,7 @@ async def test_cluster_consumers_project_and_score_once(redis_cluster, redis_clu
         for game in games:
             await game.play()
         deadline = time.monotonic() + 60
-        reads = ReadModels(redis_cluster, settings.partitions)
+        reads = ReadModels(redis_cluster, store)
         for game in games:
             while True:
                 summary = await reads.field(game.game_id, "summary")
@@ -81,5 +93,5 @@ async def test_cluster_consumers_project_and_score_once(redis_cluster, redis_clu
         assert [e.type for e in await store.load(game.game_id)].count("game_scored") == 1
         record = await redis_cluster.hgetall(RatingKeys(game.engine.game_type).player(f"player-0-{game.game_id}"))
         assert int(record[b"games"]) == 1
-    lobby = await ReadModels(redis_cluster, settings.partitions).lobby(list(GAMES), ["finished"], 100)
+    lobby = await ReadModels(redis_cluster, store).lobby(list(GAMES), ["finished"], 100)
     assert {g.game_id for g in games} <= {g["game_id"] for g in lobby}

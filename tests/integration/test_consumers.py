@@ -7,13 +7,15 @@ import time
 
 import msgspec
 import pytest
-from benthic.bus import FeedConsumer, ensure_group
+from benthic.bus import FeedConsumer, ensure_group, trim_consumed
 from benthic.gamestate import StateLoader
 from benthic.keys import GameKeys, RatingKeys, feed_key
 from benthic.rules import game_types
 from benthic.store import EventStore
 
 from services.projection.projector import Projector
+from services.projection.readmodel import unpack_view
+from services.projection.reads import ReadModels
 from services.scoring.scorer import Scorer
 from tests.platform_helpers import StoreGame, settings_for_tests
 
@@ -75,14 +77,15 @@ async def test_dead_consumer_pending_entries_are_claimed_and_views_converge(redi
         await survivor.stop()
     for game in games:
         keys = GameKeys(game.game_id, settings.partitions)
-        public = msgspec.json.decode(await redis.hget(keys.read_model, "view:pub"))
+        public = msgspec.json.decode(unpack_view(await redis.hget(keys.read_model, "view:pub")))
         assert public["version"] == game.version
         assert public["view"] == msgspec.json.decode(msgspec.json.encode(game.engine.view(game.state, None)))
         for seat in range(game.seats):
-            view = msgspec.json.decode(await redis.hget(keys.read_model, f"view:{seat}"))
+            view = msgspec.json.decode(unpack_view(await redis.hget(keys.read_model, f"view:{seat}")))
             assert view["view"] == msgspec.json.decode(msgspec.json.encode(game.engine.view(game.state, seat)))
-        history = await redis.zrange(keys.history(None), 0, -1, withscores=True)
-        versions = [int(score) for _, score in history]
+        found = await ReadModels(redis, EventStore(redis, settings.partitions)).history(game.game_id, None, 0, 10_000)
+        assert found is not None
+        versions = [msgspec.json.decode(entry)["version"] for entry in found[1]]
         assert versions == sorted(set(versions)), "history has duplicates"
         assert versions[-1] <= game.version
 
@@ -134,7 +137,9 @@ async def test_notifications_out_of_order_or_lost_are_repaired_from_the_stream(r
     # Project only from a late notification: everything before it must be read from the game stream.
     assert await projector.project(game.game_id, game_type) == game.version
     assert await projector.project(game.game_id, game_type) == 0  # a duplicate is a no-op
-    versions = [int(s) for _, s in await redis.zrange(GameKeys(game.game_id, 16).history(0), 0, -1, withscores=True)]
+    found = await ReadModels(redis, store).history(game.game_id, 0, 0, 10_000)
+    assert found is not None and found[0] == game.version
+    versions = [msgspec.json.decode(entry)["version"] for entry in found[1]]
     assert versions == sorted(set(versions))
 
 
@@ -192,3 +197,18 @@ async def test_scoring_consumer_killed_mid_batch_still_scores_once(redis, redis_
     assert len(scored) == 1
     record = await redis.hgetall(RatingKeys(game_type).player(f"player-0-{game.game_id}"))
     assert int(record[b"games"]) == 1
+
+
+async def test_feed_keeps_only_what_some_group_has_not_consumed(redis) -> None:
+    stream = feed_key(0)
+    for group in ("fast", "slow"):
+        await redis.xgroup_create(stream, group, id="0", mkstream=True)
+    ids = [await redis.xadd(stream, {"n": i}) for i in range(500)]
+    assert await trim_consumed(redis, stream) == 0  # nobody has read anything: everything stays
+    [[_, fast]] = await redis.xreadgroup("fast", "c", {stream: ">"}, count=500)
+    await redis.xack(stream, "fast", *(entry_id for entry_id, _ in fast))
+    [[_, slow]] = await redis.xreadgroup("slow", "c", {stream: ">"}, count=300)
+    await redis.xack(stream, "slow", *(entry_id for entry_id, _ in slow[:250]))  # 250..299 still pending
+    assert await trim_consumed(redis, stream) >= 200  # whole stream nodes below the oldest pending entry
+    kept = [entry_id for entry_id, _ in await redis.xrange(stream)]
+    assert kept[-250:] == ids[250:]  # the pending and the undelivered entries all stay

@@ -25,10 +25,37 @@ RULE_FILES = sorted((DEPLOY / "prometheus/rules").glob("*.yml"))
 RULE_TESTS = sorted((DEPLOY / "prometheus/tests").glob("*.yml"))
 DASHBOARDS = sorted((DEPLOY / "grafana/dashboards").glob("*.json"))
 OVERLAYS = ("base", "overlays/dev", "overlays/prod", "overlays/prod-cluster")
-SERVICES = {"command": 8001, "projection": 8002, "scoring": 8003}
+SERVICES = {"command": 8001, "projection": 8002, "scoring": 8003, "archiver": 8004, "bots": 8005}
+ARCHIVE_CLIENTS = {"command", "projection", "archiver"}  # the services that connect to PostgreSQL
+# Settings the manifests and compose set that benthic.config does not read yet on this branch: those of round 2
+# (/work/notes/new-services.md, and issue 11's identity settings), added by the services' authors.  Once a name is a field of
+# benthic.config.Settings, a test says to drop it from here; empty this set when they have all landed.
+PENDING_SETTINGS: set[str] = {
+    "BENTHIC_ARCHIVE_URL",
+    "BENTHIC_ARCHIVE_AFTER_S",
+    "BENTHIC_ARCHIVE_RETENTION_DAYS",
+    "BENTHIC_ARCHIVE_BATCH",
+    "BENTHIC_ARCHIVE_POOL",
+    # identity (issue 11; names as on its branch)
+    "BENTHIC_JWT_ISSUER",
+    "BENTHIC_JWT_AUDIENCE",
+    "BENTHIC_JWKS_URL",
+    "BENTHIC_SEAT_TOKEN_TTL_S",
+    "BENTHIC_LIMIT_CREATE_PER_PLAYER",
+    "BENTHIC_LIMIT_CREATE_PER_IP",
+    "BENTHIC_LIMIT_JOIN_PER_PLAYER",
+    "BENTHIC_LIMIT_JOIN_PER_IP",
+    "BENTHIC_LIMIT_COMMAND_PER_PLAYER",
+    "BENTHIC_LIMIT_COMMAND_PER_IP",
+    "BENTHIC_LIMIT_TOKEN_PER_PLAYER",
+    "BENTHIC_LIMIT_TOKEN_PER_IP",
+    "BENTHIC_MAX_OPEN_GAMES_PER_PLAYER",
+    "BENTHIC_FORWARDED_ALLOW_IPS",
+}
 INSTALL_HINT = "install it with scripts/install-ops-tools.sh"
-# Debian's kubectl 1.20 (kustomize v2), unpacked aside by scripts/install-ops-tools.sh.
-OLD_KUBECTL = Path(os.environ.get("BENTHIC_OLD_KUBECTL", "/opt/benthic-ops/kubectl-1.20/usr/bin/kubectl"))
+CHECKOV = (
+    "/opt/benthic-ops/checkov/bin/checkov"  # its own virtualenv: its pinned dependencies never meet ours
+)
 # Grafana's variables, as the live test substitutes them: a 1 s scrape interval makes 1m a fair rate window.
 GRAFANA_VARIABLES = {"$__rate_interval": "1m", "$__interval": "15s", "$__range": "5m", "$game_type": ".+"}
 
@@ -56,6 +83,15 @@ def tool(name: str) -> str:
     return found  # type: ignore[return-value]
 
 
+def checkov() -> str:
+    """checkov from its own virtualenv (scripts/install-ops-tools.sh), $BENTHIC_CHECKOV, or on PATH."""
+    for candidate in (os.environ.get("BENTHIC_CHECKOV"), CHECKOV, shutil.which("checkov")):
+        if candidate and Path(candidate).exists():
+            return candidate
+    missing("checkov")
+    raise AssertionError  # not reached: missing() skips or fails
+
+
 def module(name: str) -> Any:
     try:
         return __import__(name)
@@ -70,31 +106,36 @@ def run(args: list[str], cwd: Path = ROOT, timeout: float = 120) -> subprocess.C
 # ---------------------------------------------------------------------------------------------- kustomize
 
 
-def kubectls() -> list[tuple[str, str]]:
-    """(label, path) of every kubectl with kustomize: the one on PATH and Debian's 1.20 (kustomize v2)."""
-    found = []
-    on_path = shutil.which("kubectl")
-    if on_path:
-        found.append(("kubectl on PATH", on_path))
-    if OLD_KUBECTL.exists() and (not on_path or Path(on_path).resolve() != OLD_KUBECTL.resolve()):
-        found.append(("kubectl 1.20 (kustomize v2)", str(OLD_KUBECTL)))
-    return found
+def kubectl() -> str:
+    """The kubectl on PATH, whose embedded kustomize must be v5 or newer (current syntax, its warnings)."""
+    path = shutil.which("kubectl")
+    if path is None:
+        missing("kubectl (with kustomize v5)")
+    return path  # type: ignore[return-value]
 
 
 @cache
-def _render(kubectl: str, overlay: str) -> str:
-    result = run([kubectl, "kustomize", str(K8S / overlay)])
-    assert result.returncode == 0, f"{kubectl} kustomize {overlay} failed:\n{result.stderr}"
-    return result.stdout
+def kustomize_version(path: str) -> tuple[int, ...]:
+    result = run([path, "version", "--client"])
+    match = re.search(r"Kustomize Version: v(\d+)\.(\d+)\.(\d+)", result.stdout)
+    assert match, f"{path} version --client names no kustomize:\n{result.stdout}{result.stderr}"
+    return tuple(int(part) for part in match.groups())
 
 
-def render(overlay: str, kubectl: str | None = None) -> list[dict[str, Any]]:
-    if kubectl is None:
-        available = kubectls()
-        if not available:
-            missing("kubectl (with kustomize)")
-        kubectl = available[0][1]
-    return [doc for doc in yaml.safe_load_all(_render(kubectl, overlay)) if doc]
+@cache
+def _render(path: str, overlay: str) -> tuple[str, str]:
+    result = run([path, "kustomize", str(K8S / overlay)])
+    assert result.returncode == 0, f"{path} kustomize {overlay} failed:\n{result.stderr}"
+    return result.stdout, result.stderr
+
+
+def rendered(overlay: str) -> tuple[str, str]:
+    """The rendered YAML of an overlay and what kustomize printed on stderr (its warnings)."""
+    return _render(kubectl(), overlay)
+
+
+def render(overlay: str) -> list[dict[str, Any]]:
+    return [doc for doc in yaml.safe_load_all(rendered(overlay)[0]) if doc]
 
 
 def by_kind(objects: list[dict[str, Any]], kind: str) -> dict[str, dict[str, Any]]:
@@ -153,6 +194,7 @@ def all_expressions() -> list[Expression]:
 class Selector:
     metric: str
     labels: set[str] = field(default_factory=set)
+    equals: dict[str, str] = field(default_factory=dict)  # the label="value" matchers
 
 
 def _nodes(promql: Any, node: Any) -> Iterator[Any]:
@@ -169,8 +211,9 @@ def selectors(expr: str) -> list[Selector]:
         if isinstance(node, promql.MatrixSelector):
             node = node.vector_selector
         if isinstance(node, promql.VectorSelector):
-            labels = {m.name for m in node.matchers.matchers} - {"__name__"}
-            found.append(Selector(node.name, labels))
+            matchers = [m for m in node.matchers.matchers if m.name != "__name__"]
+            equals = {m.name: m.value for m in matchers if m.op == promql.MatchOp.Equal}
+            found.append(Selector(node.name, {m.name for m in matchers}, equals))
     return found
 
 
@@ -234,28 +277,82 @@ def _tag(items: list[tuple[str, str]], how: str) -> list[tuple[str, str]]:
 # ---------------------------------------------------------------------------------------------- metrics
 
 
+def setting_names() -> set[str]:
+    """The environment variables benthic.config reads: REDIS_URL and BENTHIC_<FIELD> of every field."""
+    import msgspec
+    from benthic.config import Settings
+
+    return {f"BENTHIC_{f.name.upper()}" for f in msgspec.structs.fields(Settings)} | {"REDIS_URL"}
+
+
+# Metrics of round 2 that the dashboards and alerts use and that the services do not define yet on this branch,
+# as /work/notes/new-services.md fixes them: name (a counter without `_total`) -> (type, label names).  The
+# services' authors define them; then a test says to drop each from here.  Empty it when they have all landed.
+PENDING_METRICS: dict[str, tuple[str, frozenset[str]]] = {
+    # archiver
+    "benthic_games_archived": ("counter", frozenset({"game_type"})),
+    "benthic_archive_failures": ("counter", frozenset({"step"})),
+    "benthic_archive_lag_seconds": ("gauge", frozenset()),
+    "benthic_archive_due_games": ("gauge", frozenset()),
+    "benthic_archive_size_bytes": ("gauge", frozenset()),
+    "benthic_archive_purged": ("counter", frozenset()),
+    "benthic_redis_memory_by_kind_bytes": ("gauge", frozenset({"kind"})),
+    # bots (issue 12)
+    "benthic_bot_moves": ("counter", frozenset({"game_type", "bot"})),
+    "benthic_bot_think_seconds": ("histogram", frozenset({"game_type", "bot"})),
+    "benthic_bot_move_lag_seconds": ("histogram", frozenset({"game_type"})),
+    "benthic_bot_failures": ("counter", frozenset({"game_type"})),
+    "benthic_clock_expiries": ("counter", frozenset({"game_type", "policy"})),
+    "benthic_clock_overdue_seconds": ("gauge", frozenset()),
+    "benthic_takeovers": ("counter", frozenset({"game_type"})),
+    "benthic_seat_reclaims": ("counter", frozenset({"game_type"})),
+    "benthic_resignations": ("counter", frozenset({"game_type"})),
+    "benthic_games_aborted": ("counter", frozenset({"game_type"})),
+}
+
+
+def samples(kind: str, name: str, labels: set[str]) -> dict[str, set[str]]:
+    """The sample names (and their label names) a metric of this type exposes."""
+    if kind == "counter":
+        return {f"{name}_total": labels}
+    if kind == "histogram":
+        return {f"{name}_bucket": labels | {"le"}, f"{name}_sum": labels, f"{name}_count": labels}
+    if kind == "info":
+        return {f"{name}_info": labels | {"version", "services"}}
+    return {name: labels}
+
+
 @cache
-def defined_metrics() -> dict[str, set[str]]:
-    """Sample names the services can expose (from benthic.telemetry), each with its label names, plus `up`."""
-    from benthic import telemetry
+def service_metrics() -> dict[str, set[str]]:
+    """Sample names the services define, each with its label names: every metric that benthic's and the
+    services' modules register with prometheus_client once imported."""
+    import importlib
+    import pkgutil
+
+    import benthic
+    from prometheus_client import REGISTRY
     from prometheus_client.metrics import MetricWrapperBase
 
+    import services
+
+    for package in (benthic, services):
+        for found in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            importlib.import_module(found.name)
+    names: dict[str, set[str]] = {}
+    for collector in list(REGISTRY._collector_to_names):
+        if isinstance(collector, MetricWrapperBase):
+            names.update(samples(collector._type, collector._name, set(collector._labelnames)))
+    return names
+
+
+@cache
+def defined_metrics() -> dict[str, set[str]]:
+    """Sample names the dashboards and alerts may use: what the services define, the pending metrics of round
+    2 (PENDING_METRICS), and `up`."""
     names: dict[str, set[str]] = {"up": set()}
-    for value in vars(telemetry).values():
-        if not isinstance(value, MetricWrapperBase):
-            continue
-        labels = set(value._labelnames)
-        kind, name = value._type, value._name
-        if kind == "counter":
-            names[f"{name}_total"] = labels
-        elif kind == "histogram":
-            names[f"{name}_bucket"] = labels | {"le"}
-            names[f"{name}_sum"] = labels
-            names[f"{name}_count"] = labels
-        elif kind == "info":
-            names[f"{name}_info"] = labels | {"version", "services"}
-        else:
-            names[name] = labels
+    for name, (kind, labels) in PENDING_METRICS.items():
+        names.update(samples(kind, name, set(labels)))
+    names.update(service_metrics())
     return names
 
 

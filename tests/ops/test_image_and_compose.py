@@ -13,13 +13,22 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from urllib.parse import urlsplit
 
-import msgspec
 import pytest
 import yaml
 from benthic.config import Settings
 
-from tests.ops.opstools import DEPLOY, ROOT, SERVICES, run, tool
+from tests.ops.opstools import (
+    ARCHIVE_CLIENTS,
+    DEPLOY,
+    PENDING_SETTINGS,
+    ROOT,
+    SERVICES,
+    run,
+    setting_names,
+    tool,
+)
 
 DOCKERFILE = DEPLOY / "Dockerfile"
 COMPOSE = DEPLOY / "docker-compose.yml"
@@ -70,7 +79,9 @@ def test_image_is_multi_stage_slim_non_root_with_the_serve_entrypoint() -> None:
     assert json.loads(entrypoint.removeprefix("ENTRYPOINT ")) == ["benthic", "serve"]
     exposed = {int(p) for line in final if line.startswith("EXPOSE ") for p in line.split()[1:]}
     defaults = Settings()
-    assert exposed == {defaults.command_port, defaults.projection_port, defaults.scoring_port}
+    assert exposed == set(SERVICES.values())
+    for service, port in SERVICES.items():  # where benthic.config has the port already, it agrees
+        assert getattr(defaults, f"{service}_port", port) == port, service
     assert "BENTHIC_HOST=0.0.0.0" in text, "listen beyond the container's loopback"
     assert "BENTHIC_ENVIRONMENT=production" in text, "fail closed: production unless told otherwise"
 
@@ -201,10 +212,7 @@ def test_compose_runs_redis_with_aof_and_noeviction_and_the_services_hardened() 
         "--appendonly yes" in redis and "--maxmemory-policy noeviction" in redis and "--maxmemory " in redis
     )
     assert any(v.endswith(":/data") for v in services["redis"]["volumes"])
-    fields = {f"BENTHIC_{f.name.upper()}" for f in msgspec.structs.fields(Settings)} | {
-        "REDIS_URL",
-        "POD_NAME",
-    }
+    fields = setting_names() | PENDING_SETTINGS | {"POD_NAME"}
     for name in SERVICES:
         service = services[name]
         assert service["command"] == [name]
@@ -212,12 +220,31 @@ def test_compose_runs_redis_with_aof_and_noeviction_and_the_services_hardened() 
         assert service["read_only"] is True and service["cap_drop"] == ["ALL"]
         assert "no-new-privileges:true" in service["security_opt"]
         assert service["depends_on"]["redis"]["condition"] == "service_healthy"
+        if name in ARCHIVE_CLIENTS:
+            assert service["depends_on"]["postgres"]["condition"] == "service_healthy", name
         assert f"{SERVICES[name]}/readyz" in " ".join(service["healthcheck"]["test"])
         assert set(service["environment"]) <= fields, set(service["environment"]) - fields
         assert service["environment"]["REDIS_URL"].startswith("redis://redis:6379")
         grace = float(service["stop_grace_period"].rstrip("s"))
         assert grace > 20 + float(service["environment"]["BENTHIC_DRAIN_TIMEOUT_S"])
     assert len({services[n]["image"] for n in SERVICES}) == 1, "one image"
+
+
+def test_compose_runs_postgres_for_the_archive() -> None:
+    services = _compose()["services"]
+    postgres = services["postgres"]
+    image, _, tag = postgres["image"].partition(":")
+    assert image == "postgres" and re.fullmatch(r"\d+\.\d+-alpine", tag), "official image, pinned"
+    assert any(v.endswith(":/var/lib/postgresql/data") for v in postgres["volumes"]), "data on a volume"
+    assert "pg_isready" in postgres["healthcheck"]["test"]
+    env = postgres["environment"]
+    dsn = urlsplit(services["archiver"]["environment"]["BENTHIC_ARCHIVE_URL"])
+    assert dsn.scheme == "postgresql" and dsn.hostname == "postgres" and dsn.port == 5432
+    assert dsn.username == env["POSTGRES_USER"] and dsn.path == f"/{env['POSTGRES_DB']}"
+    # The same interpolation on both sides (compose substitutes ${...}): the password can be set from outside.
+    assert dsn.password == env["POSTGRES_PASSWORD"] and env["POSTGRES_PASSWORD"].startswith(
+        "${POSTGRES_PASSWORD:-"
+    )
 
 
 def test_compose_mounts_exist_and_grafana_is_provisioned() -> None:

@@ -59,5 +59,5 @@ def test_game_keys_share_one_hash_slot() -> None:
     keys = GameKeys("game-123", 16)
     tag = f"{{p{partition_of('game-123', 16)}}}"
     for key in (keys.events, keys.meta, keys.commands, keys.snapshot, keys.feed, keys.read_model,
-                keys.history(None), keys.history(3), keys.lobby("nautilus", "open"), keys.updates):
+                keys.lobby("nautilus", "open"), keys.updates):
         assert key.startswith(tag)

@@ -1,0 +1,248 @@
+"""Live updates for every SSE and long-poll client of this process from ONE Redis subscription.
+
+The projection publishes ``<game>:<version>`` on its partition's channel after each read-model write.  The hub
+keeps the latest view of every (game, viewer) somebody watches; on a publish it reads the new views of that
+game once (one HMGET for all its watched viewers) and hands the same bytes to every client.  A client has a
+bounded buffer: one that falls that far behind is closed, so a slow client never delays the others and never
+holds memory.  A client never touches Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import defaultdict
+from collections.abc import AsyncIterator
+
+from benthic.keys import updates_channel
+from benthic.telemetry import LIVE_CLIENTS, LIVE_CLIENTS_DROPPED, LIVE_STREAMS, log
+from redis.asyncio import Redis, RedisCluster
+
+from services.projection.reads import ReadModels
+
+Latest = tuple[int, bytes]  # (version, view JSON)
+
+
+class LiveCapacityReached(Exception):
+    """This process already serves its maximum of live clients."""
+
+
+class LiveClient:
+    """One SSE stream or long-poll waiter: the views of one (game, viewer) it has not consumed yet."""
+
+    __slots__ = ("_queue", "dropped", "game_id", "stream", "viewer")
+
+    def __init__(self, game_id: str, viewer: int | None, buffer: int, stream: bool = False) -> None:
+        self.game_id = game_id
+        self.viewer = viewer
+        self.stream = stream
+        self._queue: asyncio.Queue[Latest | None] = asyncio.Queue(buffer)
+        self.dropped = False
+
+    def offer(self, latest: Latest) -> bool:
+        """Queue a new version; False (and the client is dropped) when its buffer is full."""
+        if self.dropped:
+            return False
+        try:
+            self._queue.put_nowait(latest)
+        except asyncio.QueueFull:
+            self.dropped = True
+            self._queue = asyncio.Queue(1)  # wake the reader with the end marker, free what it held
+            self._queue.put_nowait(None)
+            return False
+        return True
+
+    def close(self) -> None:
+        if not self.dropped:
+            self.dropped = True
+            with contextlib.suppress(asyncio.QueueFull):
+                self._queue.put_nowait(None)
+
+    async def next(self, timeout: float) -> Latest | None:
+        """The next version, None when the client was dropped; TimeoutError after ``timeout`` seconds."""
+        return await asyncio.wait_for(self._queue.get(), timeout)
+
+
+class LiveHub:
+    def __init__(self, redis: Redis, reads: ReadModels, partitions: int, max_clients: int, buffer: int) -> None:
+        self.redis = redis
+        self.reads = reads
+        self.partitions = partitions
+        self.max_clients = max_clients
+        self.buffer = buffer
+        self.clients = 0  # SSE streams and long-poll waiters
+        self.streams = 0  # SSE streams
+        self._watchers: dict[str, dict[int | None, set[LiveClient]]] = defaultdict(lambda: defaultdict(set))
+        self._latest: dict[tuple[str, int | None], Latest] = {}
+        self._fetching: dict[tuple[str, int | None], asyncio.Future[Latest | None]] = {}
+        self._refreshing: dict[str, asyncio.Task[None]] = {}
+        self._dirty: set[str] = set()
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = False
+        self.subscribed = asyncio.Event()
+
+    # --- lifecycle ------------------------------------------------------------------------------
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._listen())
+
+    async def stop(self) -> None:
+        self._stopping = True
+        for watchers in list(self._watchers.values()):
+            for clients in list(watchers.values()):
+                for client in list(clients):
+                    client.close()
+        tasks = [t for t in (self._task, *self._refreshing.values()) if t is not None]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=5)  # never hang on a cancellation a client library swallowed
+
+    # --- clients --------------------------------------------------------------------------------
+    @property
+    def full(self) -> bool:
+        return self.clients >= self.max_clients
+
+    def open(self, game_id: str, viewer: int | None, stream: bool = False) -> LiveClient:
+        """Register a client of (game, viewer) (``stream``: an SSE stream, else a long-poll waiter); release it
+        with ``release``.  Raises LiveCapacityReached: the check and the registration are one step."""
+        if self.full:
+            raise LiveCapacityReached()
+        client = LiveClient(game_id, viewer, self.buffer, stream)
+        self._watchers[game_id][viewer].add(client)
+        self._count(1, stream)
+        return client
+
+    def release(self, client: LiveClient) -> None:
+        """Forget a client (idempotent)."""
+        watchers = self._watchers.get(client.game_id)
+        if watchers is None or client not in watchers.get(client.viewer, ()):
+            return
+        client.close()
+        self._count(-1, client.stream)
+        watchers[client.viewer].discard(client)
+        if not watchers[client.viewer]:
+            del watchers[client.viewer]
+            self._latest.pop((client.game_id, client.viewer), None)
+        if not watchers:
+            del self._watchers[client.game_id]
+
+    @contextlib.asynccontextmanager
+    async def watch(self, game_id: str, viewer: int | None) -> AsyncIterator[LiveClient]:
+        """A long-poll waiter for as long as the block runs.  Raises LiveCapacityReached."""
+        client = self.open(game_id, viewer)
+        try:
+            yield client
+        finally:
+            self.release(client)
+
+    def _count(self, change: int, stream: bool) -> None:
+        self.clients += change
+        LIVE_CLIENTS.set(self.clients)
+        if stream:
+            self.streams += change
+            LIVE_STREAMS.set(self.streams)
+
+    async def current(self, game_id: str, viewer: int | None) -> Latest | None:
+        """The newest view of (game, viewer): from memory while somebody watches it, else one read shared by
+        every concurrent caller.  None when the game has no read model or no view for that viewer."""
+        key = (game_id, viewer)
+        latest = self._latest.get(key)
+        if latest is not None:
+            return latest
+        pending = self._fetching.get(key)
+        if pending is None:
+            pending = asyncio.get_running_loop().create_future()
+            self._fetching[key] = pending
+            try:
+                found = await self.reads.views(game_id, [viewer])
+                result = None if found is None or viewer not in found[1] else (found[0], found[1][viewer])
+                if result is not None and game_id in self._watchers and viewer in self._watchers[game_id]:
+                    known = self._latest.get(key)
+                    if known is None or known[0] < result[0]:
+                        self._latest[key] = result
+                pending.set_result(result)
+            except BaseException as error:
+                pending.set_exception(error)
+                pending.exception()  # retrieved: concurrent callers re-raise it, nobody logs it as lost
+                raise
+            finally:
+                del self._fetching[key]
+            return result
+        return await asyncio.shield(pending)
+
+    # --- updates --------------------------------------------------------------------------------
+    def updated(self, game_id: str) -> None:
+        """A new version of ``game_id`` was written: refresh its watched views (coalesced per game)."""
+        if game_id not in self._watchers:
+            return
+        if game_id in self._refreshing:
+            self._dirty.add(game_id)
+            return
+        self._refreshing[game_id] = asyncio.create_task(self._refresh(game_id))
+
+    async def _refresh(self, game_id: str) -> None:
+        try:
+            while True:
+                self._dirty.discard(game_id)
+                watchers = self._watchers.get(game_id)
+                if not watchers:
+                    return
+                try:
+                    found = await self.reads.views(game_id, list(watchers))
+                except Exception as error:  # noqa: BLE001 - the next publish or resubscription retries
+                    log().warning("live_refresh_failed", game_id=game_id, error=repr(error))
+                    return
+                if found is not None:
+                    self._deliver(game_id, found[0], found[1])
+                if game_id not in self._dirty:
+                    return
+        finally:
+            self._refreshing.pop(game_id, None)
+
+    def _deliver(self, game_id: str, version: int, bodies: dict[int | None, bytes]) -> None:
+        watchers = self._watchers.get(game_id, {})
+        for viewer, body in bodies.items():
+            key = (game_id, viewer)
+            known = self._latest.get(key)
+            if known is not None and known[0] >= version:
+                continue
+            clients = watchers.get(viewer)
+            if not clients:
+                continue
+            latest = (version, body)
+            self._latest[key] = latest
+            for client in list(clients):
+                if not client.offer(latest):
+                    LIVE_CLIENTS_DROPPED.inc()
+
+    def _wake_all(self) -> None:
+        for game_id in list(self._watchers):
+            self.updated(game_id)
+
+    async def _listen(self) -> None:
+        channels = [updates_channel(p) for p in range(self.partitions)]
+        while not self._stopping:
+            pubsub = None
+            try:
+                if isinstance(self.redis, RedisCluster):
+                    await self.redis.initialize()  # its pubsub needs the slot map a first command would load
+                pubsub = self.redis.pubsub()
+                await pubsub.subscribe(*channels)
+                self.subscribed.set()
+                self._wake_all()  # versions published while we were not subscribed
+                while not self._stopping:
+                    message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                    if message is None or message.get("type") != "message":
+                        continue
+                    self.updated(message["data"].decode().rpartition(":")[0])
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # noqa: BLE001 - resubscribe after a connection loss
+                self.subscribed.clear()
+                log().warning("updates_subscription_lost", error=repr(error))
+                await asyncio.sleep(0.2)
+            finally:
+                if pubsub is not None:
+                    with contextlib.suppress(Exception):
+                        await pubsub.aclose()
+

@@ -1,0 +1,118 @@
+"""Building a game's read models: pure, engine views in, the fields to store out.
+
+The read model of a game is one Redis hash: ``version`` and ``status`` (written by the script), the lobby card
+``summary``, ``seats`` (to notice joins), ``game_type``, ``scored``, one ``view:<viewer>`` per viewer
+(zlib-compressed JSON: views are most of a live game's footprint) and ``scores`` once the game is over.
+Histories are not stored: they are derived from the event stream when read (``benthic.history``).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+from benthic.events import Envelope
+from benthic.gamestate import Folded
+from benthic.rules import Engine
+from benthic.store import GameMeta
+
+STATUSES = ("open", "running", "finished")
+SUMMARY = "summary"
+SEATS = "seats"
+SCORES = "scores"
+SCORED = "scored"
+GAME_TYPE = "game_type"
+VERSION = "version"
+FINISHED_MARK = b'"status":"finished"'
+
+_json = msgspec.json.Encoder()
+
+
+def viewer_name(viewer: int | None) -> str:
+    return "pub" if viewer is None else str(viewer)
+
+
+def view_field(viewer: int | None) -> str:
+    return f"view:{viewer_name(viewer)}"
+
+
+def viewers(seats: int) -> list[int | None]:
+    """Every viewer of a game: the spectator first, then each seat."""
+    return [None, *range(seats)]
+
+
+def pack_view(body: bytes) -> bytes:
+    return zlib.compress(body, 1)
+
+
+def unpack_view(stored: bytes) -> bytes:
+    return zlib.decompress(stored)
+
+
+class Summary(msgspec.Struct, frozen=True):
+    """A game as the lobby shows it."""
+
+    game_id: str
+    game_type: str
+    status: str
+    version: int
+    seats: list[dict[str, Any] | None]
+    created_ms: int
+    updated_ms: int
+    prompt: dict[str, Any] | None = None
+    scored: bool = False
+
+
+class View(msgspec.Struct, frozen=True):
+    game_id: str
+    version: int
+    status: str
+    seat: int | None
+    view: dict[str, Any]
+
+
+class ReadModel(msgspec.Struct, frozen=True):
+    version: int
+    status: str
+    updated_ms: int  # the lobby orders games by it
+    fields: list[tuple[str, bytes]]
+
+
+def seats_json(meta: GameMeta) -> bytes:
+    return _json.encode([msgspec.to_builtins(s) for s in meta.seats])
+
+
+def build(engine: Engine, meta: GameMeta, folded: Folded, tail: Sequence[Envelope], scored: bool) -> ReadModel:
+    """The read model of ``meta``'s game at ``folded`` (``tail``: the envelopes folded since the last write)."""
+    state = folded.state
+    prompt = engine.prompt(state)
+    status = "finished" if prompt is None else meta.status
+    updated_ms = max([meta.updated_ms, meta.created_ms, *(e.ts_ms for e in tail)])
+    summary = Summary(
+        game_id=meta.game_id,
+        game_type=meta.game_type,
+        status=status,
+        version=folded.version,
+        seats=[
+            None if s is None else {"seat": i, "player_id": s.player_id, "name": s.name}
+            for i, s in enumerate(meta.seats)
+        ],
+        created_ms=meta.created_ms,
+        updated_ms=updated_ms,
+        prompt=msgspec.to_builtins(prompt) if prompt else None,
+        scored=scored,
+    )
+    fields: list[tuple[str, bytes]] = [
+        (SUMMARY, _json.encode(summary)),
+        (SEATS, seats_json(meta)),
+        (GAME_TYPE, meta.game_type.encode()),
+        (SCORED, b"1" if scored else b"0"),
+    ]
+    for viewer in viewers(len(meta.seats)):
+        view = View(meta.game_id, folded.version, status, viewer, engine.view(state, viewer))
+        fields.append((view_field(viewer), pack_view(_json.encode(view))))
+    if prompt is None:
+        fields.append((SCORES, _json.encode(engine.final_scores(state))))
+    return ReadModel(folded.version, status, updated_ms, fields)

@@ -1,0 +1,26 @@
+-- Write a game's read model, move it between the lobby lists, and tell live clients its new version.
+-- KEYS: 1 read model (hash), 2 meta (hash), 3..5 lobby (open, running, finished)
+-- ARGV: 1 version, 2 status, 3 game id, 4 lobby score, 5 updates channel, then (field, value) pairs
+-- Returns 1 when written, 0 when the read model is already newer, -1 when the game is gone (archived).
+if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
+local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
+local version = tonumber(ARGV[1])
+if version < current then return 0 end
+local fields = {'version', ARGV[1], 'status', ARGV[2]}
+for i = 6, #ARGV, 2 do
+  fields[#fields + 1] = ARGV[i]
+  fields[#fields + 1] = ARGV[i + 1]
+end
+redis.call('HSET', KEYS[1], unpack(fields))
+local statuses = {'open', 'running', 'finished'}
+for s = 1, 3 do
+  if statuses[s] == ARGV[2] then
+    redis.call('ZADD', KEYS[2 + s], ARGV[4], ARGV[3])
+  else
+    redis.call('ZREM', KEYS[2 + s], ARGV[3])
+  end
+end
+-- the lobby lists the newest finished games only; their read models stay until archived
+redis.call('ZREMRANGEBYRANK', KEYS[5], 0, -10001)
+redis.call('PUBLISH', ARGV[5], ARGV[3] .. ':' .. ARGV[1])
+return 1

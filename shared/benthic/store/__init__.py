@@ -1,0 +1,29 @@
+"""The event store on Redis Streams: appends (one Lua script per commit), loads, snapshots."""
+
+from benthic.feed import DATA_FIELD
+from benthic.store.eventstore import EventStore
+from benthic.store.records import (
+    Commit,
+    GameMeta,
+    GameNotFound,
+    JoinRefused,
+    NewEvent,
+    SeatInfo,
+    Snapshot,
+    VersionConflict,
+    parse_meta,
+)
+
+__all__ = [
+    "DATA_FIELD",
+    "Commit",
+    "EventStore",
+    "GameMeta",
+    "GameNotFound",
+    "JoinRefused",
+    "NewEvent",
+    "SeatInfo",
+    "Snapshot",
+    "VersionConflict",
+    "parse_meta",
+]

@@ -1,0 +1,195 @@
+"""The event store on Redis Streams.
+
+A game's events live in ``{pK}:g:<game>`` with entry ID ``<version>-0`` (layout in ``entries.py``).  One Lua
+script appends a commit atomically: it checks the expected version and the command id (a repeat returns the
+first commit and adds nothing), adds the events, updates the game's meta hash and adds one notification to
+the partition feed.  Acknowledged means appended: what survives a crash of Redis itself depends on
+``appendfsync`` (README).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+from redis.asyncio import Redis
+
+from benthic.events import Envelope, Notification
+from benthic.feed import encode_notification
+from benthic.keys import GameKeys
+from benthic.pipelining import ScriptBatcher
+from benthic.store import append, join, snapshot
+from benthic.store.entries import CommitHead, encode_head, envelopes, last_head, starts_inside_commit
+from benthic.store.records import (
+    Commit,
+    GameMeta,
+    GameNotFound,
+    JoinRefused,
+    NewEvent,
+    SeatInfo,
+    Snapshot,
+    VersionConflict,
+    parse_meta,
+    seat_encoder,
+)
+
+_LOOKBACK = 64  # entries read backwards to find the head of a commit a range starts inside
+
+
+class EventStore:
+    def __init__(self, redis: Redis, partitions: int, feed_maxlen: int = 200_000) -> None:
+        self.redis = redis
+        self.partitions = partitions
+        self.feed_maxlen = feed_maxlen
+        self._append = ScriptBatcher(redis, append.SOURCE)
+        self._join = redis.register_script(join.SOURCE)
+        self._snapshot = redis.register_script(snapshot.SOURCE)
+
+    def keys(self, game_id: str) -> GameKeys:
+        return GameKeys(game_id, self.partitions)
+
+    async def append(
+        self,
+        game_id: str,
+        game_type: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        command_id: str = "",
+        seat: int | None = None,
+        now_ms: int,
+        ended: bool = False,
+        meta: dict[str, str] | None = None,
+        actor: str = "",
+        credential: str = "",
+    ) -> Commit:
+        """Append ``events`` (one commit, all of one kind) after ``expected_version``.  Raises VersionConflict,
+        GameNotFound; returns the first commit of ``command_id`` (``duplicate=True``) when that command was
+        already appended."""
+        kind = events[0].kind if events else "e"
+        notification = encode_notification(
+            Notification(
+                game_id=game_id,
+                game_type=game_type,
+                kind="events",
+                first_version=expected_version + 1,
+                last_version=expected_version + len(events),
+                ts_ms=now_ms,
+                ended=ended,
+                types=[] if kind == "e" else [e.type for e in events],
+            )
+        )
+        head = CommitHead(now_ms, len(events), kind, command_id, seat, actor, credential)
+        keys, args = append.append_call(
+            self.keys(game_id),
+            expected_version=expected_version,
+            command_id=command_id,
+            now_ms=now_ms,
+            head=encode_head(head),
+            events=[e.data for e in events],
+            notification=notification,
+            feed_maxlen=self.feed_maxlen,
+            ended=ended,
+            meta=meta or {},
+        )
+        reply = append.parse_append_reply(await self._append(keys, args))
+        if reply.status == "conflict":
+            raise VersionConflict(expected_version, reply.current)
+        if reply.status == "missing":
+            raise GameNotFound(game_id)
+        return Commit(reply.first, reply.last, duplicate=reply.status == "duplicate")
+
+    async def create(
+        self,
+        game_id: str,
+        game_type: str,
+        events: Sequence[NewEvent],
+        *,
+        seats: Sequence[SeatInfo | None],
+        options: dict[str, Any],
+        engine_version: str,
+        seeded: bool,
+        now_ms: int,
+        extra_meta: dict[str, str] | None = None,
+        actor: str = "",
+        credential: str = "",
+    ) -> Commit:
+        meta: dict[str, str] = {
+            "game_type": game_type,
+            "seats": str(len(seats)),
+            "options": msgspec.json.encode(options).decode(),
+            "created_ms": str(now_ms),
+            "engine_version": engine_version,
+            "seeded": "1" if seeded else "0",
+            "status": "running" if all(seats) else "open",
+            **(extra_meta or {}),
+        }
+        for i, info in enumerate(seats):
+            if info is not None:
+                meta[f"player:{i}"] = info.player_id
+                meta[f"seat:{i}"] = seat_encoder.encode(info).decode()
+        return await self.append(
+            game_id, game_type, 0, events, command_id=f"create:{game_id}", now_ms=now_ms, meta=meta, actor=actor,
+            credential=credential,
+        )
+
+    async def join(self, game_id: str, game_type: str, seat: int, info: SeatInfo, now_ms: int) -> str:
+        """Take an open seat; returns the game's status after it.  Raises GameNotFound, JoinRefused."""
+        notification = encode_notification(
+            Notification(game_id=game_id, game_type=game_type, kind="seats", ts_ms=now_ms)
+        )
+        keys, args = join.join_call(
+            self.keys(game_id),
+            seat=seat,
+            player_id=info.player_id,
+            record=seat_encoder.encode(info),
+            now_ms=now_ms,
+            notification=notification,
+            feed_maxlen=self.feed_maxlen,
+        )
+        reply = join.parse_join_reply(await self._join(keys=keys, args=args))
+        if reply.outcome == "missing":
+            raise GameNotFound(game_id)
+        if reply.outcome != "ok":
+            raise JoinRefused(reply.outcome, reply.seat)
+        return reply.status
+
+    async def meta(self, game_id: str) -> GameMeta | None:
+        raw = await self.redis.hgetall(self.keys(game_id).meta)
+        return parse_meta(game_id, raw) if raw else None
+
+    async def version(self, game_id: str) -> int:
+        value = await self.redis.hget(self.keys(game_id).meta, "version")
+        return int(value) if value is not None else 0
+
+    async def load(self, game_id: str, after: int = 0, until: int | None = None, count: int | None = None) -> list[Envelope]:
+        """Entries with after < version <= until (all after ``after`` when until is None), at most ``count``."""
+        key = self.keys(game_id).events
+        end = "+" if until is None else f"{until}-0"
+        entries = await self.redis.xrange(key, f"{after + 1}-0", end, count=count)
+        return await self.envelopes(key, entries)
+
+    async def envelopes(self, key: str, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> list[Envelope]:
+        """Envelopes of entries read from ``key``, finding the head of a commit the entries start inside."""
+        head = None
+        if starts_inside_commit(entries):
+            first = int(entries[0][0].split(b"-", 1)[0])
+            before = await self.redis.xrevrange(key, f"{first - 1}-0", "-", count=_LOOKBACK)
+            head = last_head(before)
+        return envelopes(entries, head)
+
+    async def committed(self, game_id: str, command_id: str) -> Commit | None:
+        value = await self.redis.hget(self.keys(game_id).commands, command_id)
+        if value is None:
+            return None
+        first, _, last = value.decode().partition(":")
+        return Commit(int(first), int(last), duplicate=True)
+
+    async def save_snapshot(self, game_id: str, state: Snapshot) -> None:
+        """Keep the newest snapshot (a slower writer never replaces a newer one)."""
+        keys, args = snapshot.snapshot_call(self.keys(game_id), state)
+        await self._snapshot(keys=keys, args=args)
+
+    async def load_snapshot(self, game_id: str) -> Snapshot | None:
+        return snapshot.parse_snapshot(await self.redis.hgetall(self.keys(game_id).snapshot))

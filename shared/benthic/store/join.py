@@ -1,0 +1,34 @@
+"""Packing the join script's keys and arguments, and reading its reply (``join.lua``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from benthic.keys import GameKeys
+from benthic.store.scripts import load_lua, text
+
+SOURCE = load_lua(__package__, "join")
+
+
+class JoinReply(msgspec.Struct, frozen=True):
+    outcome: str  # ok | missing | no_such_seat | seat_taken | already_seated
+    status: str = ""  # the game's status after an ok
+    seat: int | None = None  # the seat the player already holds (already_seated)
+
+
+def join_call(
+    keys: GameKeys, *, seat: int, player_id: str, record: bytes, now_ms: int, notification: bytes, feed_maxlen: int
+) -> tuple[list[str], list[Any]]:
+    return [keys.meta, keys.feed], [seat, player_id, record, now_ms, notification, feed_maxlen]
+
+
+def parse_join_reply(reply: Sequence[Any]) -> JoinReply:
+    parts = [text(part) for part in reply]
+    if parts[0] == "ok":
+        return JoinReply("ok", status=parts[1])
+    if parts[0] == "already_seated":
+        return JoinReply("already_seated", seat=int(parts[1]))
+    return JoinReply(parts[0])

@@ -1,0 +1,89 @@
+"""What the store hands out and takes in: commits, game metadata, snapshots, and its errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from benthic.events import ENGINE
+
+
+class VersionConflict(Exception):
+    def __init__(self, expected: int, current: int) -> None:
+        super().__init__(f"expected version {expected}, the game is at {current}")
+        self.expected = expected
+        self.current = current
+
+
+class GameNotFound(LookupError):
+    pass
+
+
+class JoinRefused(Exception):
+    def __init__(self, reason: str, seat: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.seat = seat
+
+
+class Commit(msgspec.Struct, frozen=True):
+    first_version: int
+    last_version: int
+    duplicate: bool = False
+
+
+class SeatInfo(msgspec.Struct, frozen=True):
+    player_id: str
+    name: str = ""
+
+
+class GameMeta(msgspec.Struct, frozen=True):
+    game_id: str
+    game_type: str
+    version: int
+    status: str  # open | running | finished
+    seats: list[SeatInfo | None]
+    options: dict[str, Any]
+    created_ms: int
+    updated_ms: int
+    seeded: bool = False
+    engine_version: str = ""
+
+
+class Snapshot(msgspec.Struct, frozen=True):
+    engine_version: str
+    version: int  # stream version the state was folded to
+    state: bytes  # the engine's msgpack encoding of the state
+
+
+class NewEvent(msgspec.Struct, frozen=True):
+    type: str
+    data: bytes
+    kind: str = ENGINE
+
+
+_seat_decoder = msgspec.json.Decoder(SeatInfo)
+_options_decoder = msgspec.json.Decoder(dict[str, Any])
+seat_encoder = msgspec.json.Encoder()
+
+
+def parse_meta(game_id: str, raw: dict[bytes, bytes]) -> GameMeta:
+    fields = {k.decode(): v for k, v in raw.items()}
+    count = int(fields.get("seats", b"0"))
+    seats: list[SeatInfo | None] = []
+    for i in range(count):
+        record = fields.get(f"seat:{i}")
+        seats.append(_seat_decoder.decode(record) if record else None)
+    return GameMeta(
+        game_id=game_id,
+        game_type=fields["game_type"].decode(),
+        version=int(fields.get("version", b"0")),
+        status=fields.get("status", b"open").decode(),
+        seats=seats,
+        options=_options_decoder.decode(fields.get("options", b"{}")),
+        created_ms=int(fields.get("created_ms", b"0")),
+        updated_ms=int(fields.get("updated_ms", b"0")),
+        seeded=fields.get("seeded") == b"1",
+        engine_version=fields.get("engine_version", b"").decode(),
+    )
