@@ -14,6 +14,7 @@ QUICK = os.environ.get("BENTHIC_BENCH_QUICK") == "1"
 
 STEPS = [
     ("engines", ["-m", "bench.engine_bench", "--seconds", "3" if QUICK else "20"]),
+    ("describe", ["-m", "bench.describe_bench", "--states", "60" if QUICK else "300"]),
     ("store", ["-m", "bench.store_bench", "--seconds", "3" if QUICK else "15"]),
     ("e2e", ["-m", "bench.e2e_bench", "--seconds", "10" if QUICK else "60", "--games", "20" if QUICK else "200"]),
     # Server CPU per move against boardgame.io 0.50 in memory (skips that side without node and npm).

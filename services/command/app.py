@@ -50,6 +50,7 @@ from litestar.openapi.spec import Components
 
 from services.command.players import PlayerGames
 from services.command.seating import check_player_id
+from services.command import gametypes
 from services.command.service import (
     CommandAccepted,
     CommandRequest,
@@ -258,7 +259,7 @@ async def revoke_player(request: Request[Any, Any, Any], player_id: str) -> Revo
 def list_game_types() -> list[dict[str, Any]]:
     return [
         {"game_type": g, "min_seats": get_engine(g).min_seats, "max_seats": get_engine(g).max_seats,
-         "commands": sorted(get_engine(g).command_names)}
+         "commands": sorted(get_engine(g).command_names), "content_version": get_engine(g).content_version}
         for g in game_types()
     ]
 
@@ -269,6 +270,21 @@ def dev_jwks(request: Request[Any, Any, Any]) -> dict[str, Any]:
     """Only without an identity provider (dev mode): the JWKS of the built-in, insecure development issuer."""
     issuer: DevIssuer = request.app.state.dev_issuer
     return issuer.jwks()
+
+
+@get("/game-types/{game_type:str}", summary="A game type: seats, options, commands, content version",
+     tags=["content"], sync_to_thread=False)
+def game_type(request: Request[Any, Any, Any], game_type: str, v: str | None = None) -> Response[Any]:
+    """Cacheable (strong `ETag`, `If-None-Match` → 304, long `max-age`); `?v=<content version>` pins it."""
+    return gametypes.answer(gametypes.game_type_document(game_type), request.headers.get("if-none-match"), v)
+
+
+@get("/game-types/{game_type:str}/content", summary="The content catalogue of a game type", tags=["content"],
+     sync_to_thread=False)
+def game_type_content(request: Request[Any, Any, Any], game_type: str, v: str | None = None) -> Response[Any]:
+    """Every card, tile, board, space, track, term and option, with texts and geometry (see
+    docs/ENGINE_CONTRACT.md).  Cacheable like `/game-types/{type}`."""
+    return gametypes.answer(gametypes.content_document(game_type), request.headers.get("if-none-match"), v)
 
 
 async def _redis_metrics(redis: Any, interval: float) -> None:
@@ -321,6 +337,8 @@ def create_app(settings: Settings) -> Litestar:
         )
         task = asyncio.create_task(_redis_metrics(redis, settings.metrics_interval_s))
         zero_series(SERVICE, game_types())
+        for game in game_types():  # built (and their data checked) now, not on the first request
+            gametypes.content_document(game)
         if dev_issuer is not None:
             log().warning("insecure_dev_issuer", message=INSECURE_WARNING, keys=settings.dev_issuer_dir,
                           jwks="/.well-known/jwks.json")
@@ -348,7 +366,7 @@ def create_app(settings: Settings) -> Litestar:
         return report
 
     routes: list[Any] = [create_game, join_game, seat_token, my_seats, post_command, legal_commands, operator_state,
-                         operator_audit, revoke_game, revoke_player, list_game_types,
+                         operator_audit, revoke_game, revoke_player, list_game_types, game_type, game_type_content,
                          *health_routes(ready)]
     if dev_mode:
         routes.append(dev_jwks)

@@ -17,6 +17,7 @@ from benthic.http import ApiError
 from benthic.identity import PLAYER, Credential
 from benthic.rules import (
     CommandFormatError,
+    Description,
     Engine,
     GameConfig,
     GameNotSupported,
@@ -131,9 +132,11 @@ class CommandAccepted(msgspec.Struct, frozen=True):
     last_version: int
     duplicate: bool
     events: list[dict[str, Any]]
-    # With ?include=legal: the prompt after this commit and the caller's legal commands in it.
+    # With ?include=legal: the prompt after this commit and the caller's legal commands in it, and their labels
+    # (aligned with `legal` by index).
     prompt: dict[str, Any] | None = None
     legal: list[Any] | None = None
+    labels: list[Description] | None = None
 
 
 class LegalCommands(msgspec.Struct, frozen=True):
@@ -142,6 +145,7 @@ class LegalCommands(msgspec.Struct, frozen=True):
     version: int
     prompt: dict[str, Any] | None
     commands: list[Any]
+    labels: list[Description]  # labels[i] describes commands[i]: {label, highlights}
 
 
 def now_ms() -> int:
@@ -316,6 +320,7 @@ class CommandService:
             folded.version,
             msgspec.to_builtins(prompt) if prompt else None,
             [engine.command_to_builtins(c) for c in commands],
+            engine.describe_all(folded.state, commands, claim.seat) if commands else [],
         )
 
     async def command(
@@ -430,6 +435,7 @@ class CommandService:
             log().debug("command_accepted", game_id=game_id, command_id=request.command_id,
                         version=commit.last_version, events=len(events))
             prompt = engine.prompt(after) if include_legal else None
+            legal = engine.legal_commands(after, seat) if include_legal else []
             return CommandAccepted(
                 game_id,
                 request.command_id,
@@ -439,7 +445,8 @@ class CommandService:
                 False,
                 [_redacted(engine, e, seat, v) for v, e in enumerate(events, commit.first_version)],
                 msgspec.to_builtins(prompt) if prompt else None,
-                [engine.command_to_builtins(c) for c in engine.legal_commands(after, seat)] if include_legal else None,
+                [engine.command_to_builtins(c) for c in legal] if include_legal else None,
+                (engine.describe_all(after, legal, seat) if legal else []) if include_legal else None,
             )
         COMMANDS.labels(engine.game_type, name, "conflict", "too_many_conflicts").inc()
         raise ApiError(409, "too_many_conflicts", "the game changed too often while deciding; retry the command")

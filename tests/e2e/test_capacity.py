@@ -194,7 +194,12 @@ async def test_a_redis_outage_is_answered_503_and_every_service_is_ready_again_a
                 assert time.monotonic() - back < 30, "the services did not become ready again"
                 await asyncio.sleep(0.05)
             print(f"ready again {time.monotonic() - back:.2f}s after Redis came back")
-        answer = await client.play(game_id, seat_token, legal["commands"][0], command_id="during-outage")
+        try:
+            answer = await client.play(game_id, seat_token, legal["commands"][0], command_id="during-outage")
+        except ApiFailure as failure:  # say why: the services' own account of it
+            errors = [line for s in SERVICES for line in (platform.log_dir / f"{s}.log").read_text().splitlines()
+                      if '"unhandled_error"' in line or '"store_unavailable"' in line]
+            raise AssertionError(f"{failure!r} after the outage; the services logged: {errors[-5:]}") from failure
         assert answer["duplicate"] is False and answer["first_version"] == version + 1  # nothing was appended
         await _projected(client, game_id, answer["last_version"])
         await client.aclose()

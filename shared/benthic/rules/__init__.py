@@ -27,12 +27,14 @@ from benthic.rules.core import (
     Secret,
     rng_for,
 )
+from benthic.rules.presentation import Description
 
 __all__ = [
     "AnyEngine",
     "Bot",
     "CommandFormatError",
     "ContentPackUnavailable",
+    "Description",
     "Engine",
     "EngineVersionUnsupported",
     "FinalScores",

@@ -20,6 +20,8 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 import msgspec
 
+from benthic.rules.presentation import Description
+
 __all__ = [
     "AnyEngine",
     "Bot",
@@ -299,6 +301,32 @@ class Engine(ABC, Generic[S, C, E]):
     @abstractmethod
     def heuristic(self, state: S, seat: int) -> float:
         """How good ``state`` looks for ``seat`` (higher is better); used by the greedy bot."""
+
+    # --- what people read (benthic.rules.presentation) ----------------------------------------
+    def catalogue(self) -> dict[str, Any]:
+        """Every component, board, space, track, term and option of the game, JSON-ready, built once from
+        the loaded content (shared: never mutate it).  ``catalogue()["content_version"]`` versions it.
+        This default (for engines that describe nothing yet) is an empty catalogue."""
+        from benthic.rules.presentation import empty_catalogue
+
+        return empty_catalogue(self)
+
+    @property
+    def content_version(self) -> str:
+        """The engine version plus a digest of the catalogue: changes whenever anything a client draws does."""
+        return str(self.catalogue()["content_version"])
+
+    def describe(self, state: S, command: C, seat: int | None = None) -> Description:
+        """``command`` of ``seat`` (default: the one prompted seat) as a person reads it: a short label and
+        the catalogue ids it concerns.  Uses only what ``seat`` may see; meant for that seat's legal commands.
+        This default writes the command's name and arguments."""
+        from benthic.rules.presentation import generic_description
+
+        return generic_description(self.command_name(command), self.command_to_builtins(command))
+
+    def describe_all(self, state: S, commands: Sequence[C], seat: int | None = None) -> list[Description]:
+        """``describe`` of each command (engines may share work between them)."""
+        return [self.describe(state, command, seat) for command in commands]
 
     # --- shared machinery --------------------------------------------------------------------
     def replay(self, events: Iterable[E]) -> S:

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from benthic.rules.aquatica import decide as deciding
 from benthic.rules.aquatica import legal, scoring, setup, views
+from benthic.rules.aquatica.catalogue import catalogue
 from benthic.rules.aquatica.commands import Command
 from benthic.rules.aquatica.content import PACKS
+from benthic.rules.aquatica.describe import describe, describe_all
 from benthic.rules.aquatica.events import Event
 from benthic.rules.aquatica.evolve import evolve
 from benthic.rules.aquatica.prompts import prompt_details, prompt_kind
 from benthic.rules.aquatica.state import State
 from benthic.rules.aquatica.upcast import UPCASTERS
 from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, Secret, switches_content
+from benthic.rules.presentation import Description
 
 
 def _prompt(state: State) -> Prompt | None:
@@ -86,3 +90,12 @@ class AquaticaEngine(Engine[State, Command, Event]):
 
     def heuristic(self, state: State, seat: int) -> float:
         return scoring.heuristic(state, seat)
+
+    def catalogue(self) -> dict[str, Any]:
+        return catalogue(self.version)
+
+    def describe(self, state: State, command: Any, seat: int | None = None) -> Description:
+        return describe(state, command, seat)
+
+    def describe_all(self, state: State, commands: Sequence[Any], seat: int | None = None) -> list[Description]:
+        return describe_all(state, commands, seat)

@@ -5,7 +5,8 @@ the next build)."""
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from benthic.rules.nautilus.content import CONTENT as C
 from benthic.rules.nautilus.state import Station

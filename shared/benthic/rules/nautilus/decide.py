@@ -6,7 +6,8 @@ auto-pass rule (§5.2, R-9) resolves every prompt whose only legal command is it
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from benthic.rules import emitter
 from benthic.rules.core import RuleViolation

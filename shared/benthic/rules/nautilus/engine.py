@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from benthic.rules import emitter
@@ -18,54 +19,20 @@ from benthic.rules.core import (
 from benthic.rules.nautilus import decide as deciding
 from benthic.rules.nautilus import events as ev
 from benthic.rules.nautilus import views
+from benthic.rules.nautilus.catalogue import catalogue
 from benthic.rules.nautilus.commands import Command
 from benthic.rules.nautilus.content import CONTENT as C
 from benthic.rules.nautilus.content import PACKS
+from benthic.rules.nautilus.describe import describe, describe_all
 from benthic.rules.nautilus.evolve import evolve
 from benthic.rules.nautilus.flow import Emitter
 from benthic.rules.nautilus.heuristic import heuristic
 from benthic.rules.nautilus.legal import legal_commands
+from benthic.rules.nautilus.options import parse_options
 from benthic.rules.nautilus.scoring import final_scores
 from benthic.rules.nautilus.state import State
 from benthic.rules.nautilus.upcast import UPCASTERS
-
-OPTION_CHOICES: dict[str, tuple[Any, ...]] = {
-    "allow_withdraw_in_place": (True, False),
-    "tiebreak": ("shared", "most_nemo"),
-    "assignment_cashing": ("prompt", "auto_optimal"),
-    "auto_pass": (True, False),
-}
-
-
-def parse_options(raw: dict[str, Any], seats: int) -> ev.Options:
-    """§4.1: every option by its spec name; anything else is ``invalid_option``."""
-    unknown = sorted(set(raw) - set(ev.Options.__struct_fields__))
-    if unknown:
-        raise RuleViolation("invalid_option", f"§4.1: unknown options {unknown}")
-    for name, allowed in OPTION_CHOICES.items():
-        if name in raw and not any(type(raw[name]) is type(a) and raw[name] == a for a in allowed):
-            raise RuleViolation("invalid_option", f"§4.1: {name} must be one of {list(allowed)}")
-    base = raw.get("base_placement", "first_game")
-    if base not in ("first_game", "random"):
-        if (
-            not isinstance(base, (list, tuple))
-            or len(base) != 2
-            or not all(type(v) is int for v in base)
-            or tuple(base) not in C.base_anchors
-        ):
-            raise RuleViolation(
-                "invalid_option",
-                f"§4.1: base_placement is first_game, random or an all-Lagoon anchor, not {base!r}",
-            )
-        base = (base[0], base[1])
-    start = raw.get("start_seat", "random")
-    if start != "random" and not (type(start) is int and 0 <= start < seats):
-        raise RuleViolation("invalid_option", f"§4.1: start_seat is random or 0..{seats - 1}, not {start!r}")
-    return ev.Options(
-        base_placement=base,
-        start_seat=start,
-        **{name: raw.get(name, getattr(ev.Options(), name)) for name in OPTION_CHOICES},
-    )
+from benthic.rules.presentation import Description
 
 
 class NautilusEngine(Engine[State, Command, ev.Event]):
@@ -178,3 +145,12 @@ class NautilusEngine(Engine[State, Command, ev.Event]):
 
     def heuristic(self, state: State, seat: int) -> float:
         return heuristic(state, seat)
+
+    def catalogue(self) -> dict[str, Any]:
+        return catalogue(self.version)
+
+    def describe(self, state: State, command: Any, seat: int | None = None) -> Description:
+        return describe(state, command, seat)
+
+    def describe_all(self, state: State, commands: Sequence[Any], seat: int | None = None) -> list[Description]:
+        return describe_all(state, commands, seat)

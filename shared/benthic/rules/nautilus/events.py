@@ -26,8 +26,8 @@ class _Event(msgspec.Struct, frozen=True, tag_field="type"):
 class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The game's options with every default filled in (§4.1)."""
 
-    base_placement: Union[str, Cell] = "first_game"
-    start_seat: Union[str, int] = "random"
+    base_placement: str | Cell = "first_game"
+    start_seat: str | int = "random"
     allow_withdraw_in_place: bool = True
     tiebreak: str = "shared"
     assignment_cashing: str = "prompt"

@@ -4,7 +4,8 @@ facts an event records (the decisions were taken by ``decide``)."""
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from msgspec.structs import replace
 

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, SeatResult, Secret, switches_content
+from benthic.rules.presentation import Description
 
 from . import views
+from .catalogue import catalogue
 from .commands import Command
 from .content import PACKS
 from .decide import decide
+from .describe import describe, describe_all
 from .events import Event
 from .evolve import evolve
 from .heuristic import evaluate
@@ -94,3 +98,12 @@ class UnderwaterCitiesEngine(Engine[GameState, Command, Event]):
 
     def heuristic(self, state: GameState, seat: int) -> float:
         return evaluate(state, seat)
+
+    def catalogue(self) -> dict[str, Any]:
+        return catalogue(self.version)
+
+    def describe(self, state: GameState, command: Any, seat: int | None = None) -> Description:
+        return describe(state, command, seat)
+
+    def describe_all(self, state: GameState, commands: Sequence[Any], seat: int | None = None) -> list[Description]:
+        return describe_all(state, commands, seat)
