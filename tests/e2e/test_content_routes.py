@@ -26,7 +26,8 @@ def platform(redis_url: str) -> Iterator[LocalPlatform]:
 
 @pytest.fixture
 async def client(platform: LocalPlatform) -> Any:
-    api = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token)
+    api = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
+                        mint=platform.mint)
     yield api
     await api.aclose()
 
@@ -100,7 +101,7 @@ async def test_legal_commands_come_with_aligned_labels(client: BenthicClient, ga
     seats = max(2, engine.min_seats)
     created = await client.create_game(game, [{"player_id": f"p{i}"} for i in range(seats)], seed=21)
     game_id = created["game_id"]
-    tokens = {g["seat"]: g["token"] for g in created["seats"]}
+    tokens = {g["seat"]: (await client.seat_token(game_id, g["player_id"]))["token"] for g in created["seats"]}
     for _ in range(6):  # a few moves, each checked against the engine on the operator's state
         version, raw = await client.operator_state(game_id)
         state = engine.decode_state(raw)
