@@ -74,10 +74,11 @@ class LoadClient:
     """The three calls the bots make, on aiohttp + msgspec: the load generator shares the machine with the
     services, and httpx's connection pool alone would cost it most of a core at a few hundred games."""
 
-    def __init__(self, command_url: str) -> None:
+    def __init__(self, command_url: str, mint: Any) -> None:
         import aiohttp
 
         self.command_url = command_url
+        self.mint = mint
         self.session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=0), timeout=aiohttp.ClientTimeout(total=60)
         )
@@ -96,8 +97,12 @@ class LoadClient:
         return msgspec.json.decode(raw)
 
     async def create_game(self, game_type: str, seats: list[Any], options: Any = None, seed: Any = None) -> Any:
-        return await self._call("POST", "/games", None, {"game_type": game_type, "seats": seats,
-                                                          "options": options or {}})
+        matchmaker = self.mint("bench-matchmaker", ("benthic:matchmaker",))
+        return await self._call("POST", "/games", matchmaker, {"game_type": game_type, "seats": seats,
+                                                                "options": options or {}})
+
+    async def seat_token(self, game_id: str, player_id: str) -> Any:
+        return await self._call("POST", f"/games/{game_id}/token", self.mint(player_id))
 
     async def legal(self, game_id: str, token: str) -> Any:
         return await self._call("GET", f"/games/{game_id}/legal", token)
@@ -121,7 +126,7 @@ async def _load(
     game sends its next command as soon as the last is answered (a closed loop: the maximum throughput).
     The first ``warmup`` seconds (creating every game at once, cold caches) are not measured; games that end
     are replaced by new ones, whose creation is measured like everything else."""
-    client: Any = LoadClient(platform.command_url)
+    client: Any = LoadClient(platform.command_url, platform.mint)
     latencies: list[tuple[float, float]] = []
     finished = 0
     errors: list[str] = []
@@ -203,7 +208,11 @@ def _env_overrides() -> dict[str, str]:
 
 def run(concurrent: int, seconds: float, types: list[str], rate: float, nice: bool = False) -> dict[str, Any]:
     niceness = {"projection": 5, "scoring": 10} if nice else {}
-    with LocalPlatform(env={"BENTHIC_LOG_LEVEL": "warning", **_env_overrides()}, niceness=niceness) as platform:
+    # Rate limits stay on (their Redis cost is part of every command) but far above the load's rates.
+    limits = {"BENTHIC_LIMIT_COMMAND_PER_PLAYER": "1000/second", "BENTHIC_LIMIT_COMMAND_PER_IP": "100000/second",
+              "BENTHIC_LIMIT_TOKEN_PER_PLAYER": "1000/minute", "BENTHIC_LIMIT_TOKEN_PER_IP": "1000000/minute"}
+    env = {"BENTHIC_LOG_LEVEL": "warning", **limits, **_env_overrides()}
+    with LocalPlatform(env=env, niceness=niceness) as platform:
         load = asyncio.run(_load(platform, concurrent, seconds, types, rate))
         rss = {s: _peak_rss_mb(platform.processes[s].pid) for s in SERVICES}
     return {

@@ -14,11 +14,13 @@ QUICK = os.environ.get("BENTHIC_BENCH_QUICK") == "1"
 
 STEPS = [
     ("engines", ["-m", "bench.engine_bench", "--seconds", "3" if QUICK else "20"]),
+    ("describe", ["-m", "bench.describe_bench", "--states", "60" if QUICK else "300"]),
     ("store", ["-m", "bench.store_bench", "--seconds", "3" if QUICK else "15"]),
     ("e2e", ["-m", "bench.e2e_bench", "--seconds", "10" if QUICK else "60", "--games", "20" if QUICK else "200"]),
     # Server CPU per move against boardgame.io 0.50 in memory (skips that side without node and npm).
     ("peer", ["-m", "bench.peer_bench", "--warmup", "3" if QUICK else "10", "--seconds", "5" if QUICK else "20",
               "--games", "20" if QUICK else "200"]),
+    ("archive", ["-m", "bench.archive_bench", "--games", "5" if QUICK else "30"]),
 ]
 OPTIONAL = [
     # The Underwater Cities balance report (10 minutes of 4-player greedy games), when its engine exists.

@@ -30,7 +30,7 @@ from benthic.store.entries import CommitHead, encode_head
 from redis.asyncio import Redis
 
 EVENT = NewEvent("station_built", b'{"type":"station_built","seat":1,"tile":"T17","anchor":[10,12],"rotation":90,'
-                 b'"locks":["blue","green"],"level":2,"paid":2}')
+                 b'"locks":["blue","green"],"level":2,"paid":2}', engine_version=2)
 
 
 async def _python_writer(url: str, games: list[str], seconds: float, writers: int) -> tuple[int, int]:

@@ -101,14 +101,14 @@ class VUGreedyBot(GreedyBot):
     """Supplementary bot (``--bot vu_greedy``): the generic greedy one-step look-ahead, rating a state by
     ``engine.heuristic`` (the final score if the game ended now) plus what the public view says the seat
     still has to come: resources while they can be spent, pieces that will produce, claimed cards valued by
-    ``card_values`` (§3.7.6 VU) for the time left, cards in hand.  Uses only the engine contract
+    ``bench.uc_card_values`` (§3.7.6 VU) for the time left, cards in hand.  Uses only the engine contract
     (``legal_commands``, ``decide``, ``fold``, ``heuristic``, ``prompt``, ``view``)."""
 
     name = "vu_greedy"
     tie_tolerance = 1e-9
 
     def __init__(self, catalogue_records: list[dict[str, Any]]) -> None:
-        from benthic.rules.underwater_cities import card_values as cv
+        from bench import uc_card_values as cv
 
         self._cv = cv
         self._cards = {c["id"]: c for c in catalogue_records}

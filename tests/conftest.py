@@ -1,5 +1,7 @@
-"""Test fixtures.  Store and service tests use a real Redis: REDIS_URL if set (its database is flushed by
-the tests: point it at a scratch database), else a private redis-server started on a free port."""
+"""Test fixtures.  Store and service tests use a real Redis and a real PostgreSQL: REDIS_URL /
+BENTHIC_ARCHIVE_URL if set (the tests flush that Redis database and empty the archive tables: point them at
+scratch ones), else servers from tests/servers.py: Docker containers when a daemon is reachable, private
+processes on free ports otherwise (BENTHIC_TEST_SERVERS=containers|processes forces one)."""
 
 from __future__ import annotations
 
@@ -10,23 +12,74 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+from tests.servers import Choice, ServerChoiceError, TestServers, choose_from_environment, describe, servers_for
+
 hypothesis_settings.register_profile("default", deadline=None, max_examples=10)
 hypothesis_settings.register_profile("long", deadline=None, max_examples=500)
 hypothesis_settings.load_profile("long" if os.environ.get("BENTHIC_LONG_TESTS") == "1" else "default")
 
 
+_choice: Choice | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _choice
+    try:
+        _choice = choose_from_environment()
+    except ServerChoiceError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    return describe(_choice) if _choice else []
+
+
 @pytest.fixture(scope="session")
-def redis_url() -> Iterator[str]:
+def test_servers() -> TestServers:
+    assert _choice is not None
+    return servers_for(_choice)
+
+
+@pytest.fixture(scope="session")
+def redis_url(test_servers: TestServers) -> Iterator[str]:
     url = os.environ.get("REDIS_URL")
     if url:
         yield url
         return
-    if shutil.which("redis-server") is None:
+    if test_servers.backend == "processes" and shutil.which("redis-server") is None:
         pytest.fail("no REDIS_URL and no redis-server on PATH: the store and service tests need a real Redis")
-    from benthic.devredis import PrivateRedis
+    with test_servers.redis() as url:
+        yield url
 
-    with PrivateRedis() as server:
-        yield server.url
+
+@pytest.fixture(scope="session")
+def archive_url(test_servers: TestServers) -> Iterator[str]:
+    """A PostgreSQL DSN for the archive, its schema migrated."""
+    url = os.environ.get("BENTHIC_ARCHIVE_URL")
+    if url:
+        _migrate(url)
+        yield url
+        return
+    with test_servers.postgres() as url:
+        _migrate(url)
+        yield url
+
+
+def _migrate(dsn: str) -> None:
+    from benthic.archive.schema import migrate
+
+    migrate(dsn)
+
+
+@pytest.fixture
+async def archive(archive_url: str) -> AsyncIterator[Archive]:  # noqa: F821
+    """The archive, emptied."""
+    from benthic.archive import Archive
+
+    async with Archive(archive_url, pool_size=4) as opened:
+        async with opened.pool.connection() as conn:
+            await conn.execute("TRUNCATE archived_games, archived_players")
+        yield opened
 
 
 @pytest.fixture

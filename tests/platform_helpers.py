@@ -46,12 +46,14 @@ class StoreGame:
         commit = await self.store.create(
             self.game_id,
             self.engine.game_type,
-            [NewEvent(self.engine.event_name(e), self.engine.encode_event(e)) for e in events],
+            [NewEvent(self.engine.event_name(e), self.engine.encode_event(e), engine_version=self.engine.engine_version)
+             for e in events],
             seats=[SeatInfo(f"player-{i}-{self.game_id}", f"P{i}") for i in range(self.seats)],
             options={},
             engine_version=self.engine.version,
             seeded=True,
             now_ms=1,
+            rated=True,  # as a trusted backend's game of authenticated players
         )
         self.state = self.engine.replay(events)
         self.version = commit.last_version
@@ -70,7 +72,8 @@ class StoreGame:
                 self.game_id,
                 self.engine.game_type,
                 self.version,
-                [NewEvent(self.engine.event_name(e), self.engine.encode_event(e)) for e in events],
+                [NewEvent(self.engine.event_name(e), self.engine.encode_event(e), engine_version=self.engine.engine_version)
+             for e in events],
                 command_id=uuid.uuid4().hex,
                 seat=seat,
                 now_ms=2,

@@ -8,18 +8,49 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
-from benthic.auth import SeatClaim, SeatTokens, TokenError, bearer, is_operator
-from benthic.config import Settings
+import structlog
+from benthic.auth import SeatClaim, SeatGate, SeatTokens, bearer, is_operator, unauthorized
+from benthic.config import Settings, check_identity
+from benthic.devissuer import DEV_AUDIENCE, DEV_ISSUER, INSECURE_WARNING, DevIssuer
+from benthic.content import install as install_content
 from benthic.gamestate import StateLoader
-from benthic.http import EXCEPTION_HANDLERS, ApiError, health_routes
+from benthic.http import (
+    EXCEPTION_HANDLERS,
+    OPERATOR,
+    PLAYER_JWT,
+    SEAT_TOKEN,
+    ApiError,
+    error_responses,
+    health_routes,
+    open_archive_reader,
+    security_schemes,
+)
+from benthic.identity import (
+    MATCHMAKER,
+    OPERATOR_CREDENTIAL,
+    PLAYER,
+    Credential,
+    IdentityError,
+    JwtVerifier,
+    StaticJwks,
+    key_source,
+)
+from benthic.identity import OPERATOR as OPERATOR_KIND
+from benthic.ratelimit import RateLimits
 from benthic.redisconn import RedisProbe, memory, redis_client
+from benthic.revocation import GAME, Revocation, Revocations
+from benthic.revocation import PLAYER as PLAYER_SCOPE
 from benthic.rules import game_types, get_engine
 from benthic.store import EventStore
-from benthic.telemetry import REDIS_MEMORY_MAX, REDIS_MEMORY_USED, log, red_middleware, zero_series
+from benthic.telemetry import REDIS_MEMORY_MAX, REDIS_MEMORY_USED, TOKENS_REVOKED, log, red_middleware, zero_series
 from litestar import Litestar, Request, Response, get, post
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components
 
+from services.command.players import PlayerGames
+from services.command.seating import check_player_id
+from services.command import gametypes
 from services.command.service import (
     CommandAccepted,
     CommandRequest,
@@ -29,66 +60,135 @@ from services.command.service import (
     Joined,
     JoinGame,
     LegalCommands,
+    PlayerSeats,
+    SeatToken,
 )
 
 SERVICE = "command"
-
-
-def _claim(request: Request[Any, Any, Any], game_id: str) -> SeatClaim:
-    token = bearer(request.headers.get("authorization"))
-    if token is None:
-        raise ApiError(401, "missing_token", "send the seat token as `Authorization: Bearer <token>`")
-    try:
-        claim = request.app.state.tokens.verify(token)
-    except TokenError as error:
-        raise ApiError(401, "invalid_token", str(error)) from None
-    return claim
+NO_STORE = {"Cache-Control": "no-store"}  # answers that carry seat tokens
 
 
 def _service(request: Request[Any, Any, Any]) -> CommandService:
     return request.app.state.service  # type: ignore[no-any-return]
 
 
-def _operator(request: Request[Any, Any, Any]) -> bool:
-    return is_operator(bearer(request.headers.get("authorization")), request.app.state.settings.operator_token)
+def _ip(request: Request[Any, Any, Any]) -> str | None:
+    return request.client.host if request.client else None
 
 
-@post("/games", status_code=201, summary="Create a game", tags=["lobby"])
-async def create_game(request: Request[Any, Any, Any], data: CreateGame) -> GameCreated:
-    """Seats are player records or null for an open seat.  The answer holds a seat token for every named
-    seat.  A fixed `seed` needs the operator token (it would reveal all hidden information)."""
-    return await _service(request).create(data, seed_allowed=_operator(request))
+async def _credential(request: Request[Any, Any, Any], *kinds: str) -> Credential:
+    """The caller's credential (a JWT of the identity provider, or the operator token), if of one of ``kinds``."""
+    token = bearer(request.headers.get("authorization"))
+    if token is None:
+        if kinds == (OPERATOR_KIND,):
+            raise ApiError(401, "operator_only", "this endpoint needs the operator token",
+                           headers={"WWW-Authenticate": "Bearer"})
+        raise unauthorized("missing_token", "send your JWT as `Authorization: Bearer <jwt>`")
+    if is_operator(token, request.app.state.settings.operator_token):
+        credential = OPERATOR_CREDENTIAL
+    else:
+        try:
+            credential = await request.app.state.identity.verify(token)
+        except IdentityError as error:
+            if error.status == 401:
+                raise unauthorized(error.code, error.message) from None
+            raise ApiError(error.status, error.code, error.message) from None
+    if credential.kind not in kinds:
+        if kinds == (OPERATOR_KIND,):
+            raise ApiError(403, "operator_only", "this endpoint needs the operator token or scope benthic:operator")
+        raise ApiError(403, "player_only", f"this endpoint acts for a player: send the player's own JWT, not a "
+                                           f"{credential.kind} credential")
+    return credential
 
 
-@post("/games/{game_id:str}/join", status_code=200, summary="Take an open seat", tags=["lobby"])
-async def join_game(request: Request[Any, Any, Any], game_id: str, data: JoinGame) -> Joined:
-    return await _service(request).join(game_id, data)
+@contextlib.contextmanager
+def _acting(actor: str, kind: str) -> Any:
+    """Every log line of the request names who acted and with which credential."""
+    with structlog.contextvars.bound_contextvars(actor=actor, actor_kind=kind):
+        yield
 
 
-@post("/games/{game_id:str}/commands", status_code=200, summary="Play a command", tags=["play"])
+@post("/games", status_code=201, summary="Create a game", tags=["lobby"],
+      security=[{PLAYER_JWT: []}, {OPERATOR: []}], responses=error_responses(401, 403, 409, 422, 429, 503))
+async def create_game(request: Request[Any, Any, Any], data: CreateGame) -> Response[GameCreated]:
+    """A **player** creates a game for themselves: their own seat (`{}` or `{"player_id": <their sub>}`) and
+    open seats (`null`); the answer holds their seat token.  A **trusted backend** (JWT with scope
+    `benthic:matchmaker`) names the players of every seat; the answer holds no token: each player gets theirs
+    with their own JWT (`POST /games/{id}/token`).  `rated` (default true) asks for a rated game: it is rated only
+    when unseeded and every seat is held by an authenticated player.  A fixed `seed` needs an operator."""
+    credential = await _credential(request, PLAYER, MATCHMAKER, OPERATOR_KIND)
+    if not credential.trusted:
+        await request.app.state.limits.hit("create", credential.subject, _ip(request))
+    with _acting(credential.subject, credential.kind):
+        created = await _service(request).create(data, credential, seed_allowed=credential.kind == OPERATOR_KIND)
+    return Response(created, status_code=201, headers=NO_STORE)
+
+
+@post("/games/{game_id:str}/join", status_code=200, summary="Take an open seat", tags=["lobby"],
+      security=[{PLAYER_JWT: []}], responses=error_responses(401, 403, 404, 409, 422, 429, 503))
+async def join_game(request: Request[Any, Any, Any], game_id: str, data: JoinGame) -> Response[Joined]:
+    """The caller (a player's JWT) takes an open seat (`seat`, or the first open one) as themselves."""
+    credential = await _credential(request, PLAYER)
+    await request.app.state.limits.hit("join", credential.subject, _ip(request))
+    with _acting(credential.subject, credential.kind):
+        return Response(await _service(request).join(game_id, data, credential), headers=NO_STORE)
+
+
+@post("/games/{game_id:str}/token", status_code=200, summary="A fresh seat token for your seat", tags=["lobby"],
+      security=[{PLAYER_JWT: []}], responses=error_responses(401, 403, 404, 429, 503))
+async def seat_token(request: Request[Any, Any, Any], game_id: str) -> Response[SeatToken]:
+    """Refresh an expiring or revoked seat token, or fetch it on another device: the caller's JWT proves who
+    they are, the answer is a new token for the seat they hold in this game."""
+    credential = await _credential(request, PLAYER)
+    await request.app.state.limits.hit("token", credential.subject, _ip(request))
+    with _acting(credential.subject, credential.kind):
+        return Response(await _service(request).seat_token(game_id, credential), headers=NO_STORE)
+
+
+@get("/players/me/seats", summary="Your seats in unfinished games, with fresh tokens", tags=["lobby"],
+     security=[{PLAYER_JWT: []}], responses=error_responses(401, 403, 429, 503))
+async def my_seats(request: Request[Any, Any, Any]) -> Response[PlayerSeats]:
+    """Reconnect: every unfinished game the caller holds a seat in, each with a fresh seat token."""
+    credential = await _credential(request, PLAYER)
+    await request.app.state.limits.hit("token", credential.subject, _ip(request))
+    with _acting(credential.subject, credential.kind):
+        return Response(await _service(request).player_seats(credential), headers=NO_STORE)
+
+
+async def _seat_claim(request: Request[Any, Any, Any]) -> SeatClaim:
+    gate: SeatGate = request.app.state.gate
+    return await gate.verify(bearer(request.headers.get("authorization")))
+
+
+@post("/games/{game_id:str}/commands", status_code=200, summary="Play a command", tags=["play"],
+      security=[{SEAT_TOKEN: []}], responses=error_responses(401, 403, 404, 409, 422, 429, 503))
 async def post_command(
     request: Request[Any, Any, Any], game_id: str, data: CommandRequest, include: str | None = None
 ) -> CommandAccepted:
     """`command` is the game command's JSON (as listed by `/legal`).  A repeated `command_id` returns the
     first answer.  `?include=legal` adds the next prompt and the caller's legal commands to the answer.
-    Errors: 400 malformed, 401/403 token, 404 game, 409 stale `expected_version`, 413 too large,
-    422 rule violation (`code` names the rule)."""
-    claim = _claim(request, game_id)
-    return await _service(request).command(game_id, claim, data, include_legal=include == "legal")
+    Errors: 400 malformed, 401 token (missing, invalid, expired, revoked), 403 token of another game,
+    404 game, 409 stale `expected_version`, 413 too large, 422 rule violation (`code` names the rule),
+    429 rate limit."""
+    claim = await _seat_claim(request)
+    await request.app.state.limits.hit("command", claim.player_id, _ip(request))
+    with _acting(claim.player_id, PLAYER):
+        return await _service(request).command(game_id, claim, data, include_legal=include == "legal")
 
 
-@get("/games/{game_id:str}/legal", summary="The caller's legal commands", tags=["play"])
+@get("/games/{game_id:str}/legal", summary="The caller's legal commands", tags=["play"],
+     security=[{SEAT_TOKEN: []}], responses=error_responses(401, 403, 404, 503))
 async def legal_commands(request: Request[Any, Any, Any], game_id: str) -> LegalCommands:
-    claim = _claim(request, game_id)
+    claim = await _seat_claim(request)
     return await _service(request).legal(game_id, claim)
 
 
-@get("/games/{game_id:str}/ops/state", summary="Operator: the unredacted state", tags=["operator"])
+@get("/games/{game_id:str}/ops/state", summary="Operator: the unredacted state", tags=["operator"],
+     security=[{OPERATOR: []}], responses=error_responses(401, 403, 404))
 async def operator_state(request: Request[Any, Any, Any], game_id: str, format: str = "json") -> Response[Any]:
     """The whole state, secrets included: JSON for people, `?format=msgpack` for programs (the engine's own
     encoding, decodable with `engine.decode_state`; the house bots of the demo use it)."""
-    if not _operator(request):
-        raise ApiError(401, "operator_only", "this endpoint needs the operator token")
+    await _credential(request, OPERATOR_KIND)
     service = _service(request)
     meta = await service.meta(game_id)
     engine = get_engine(meta.game_type)
@@ -100,13 +200,91 @@ async def operator_state(request: Request[Any, Any, Any], game_id: str, format: 
     return Response(body, headers=headers)
 
 
+@get("/games/{game_id:str}/ops/audit", summary="Operator: who made each entry of the game's stream", tags=["operator"],
+     security=[{OPERATOR: []}], responses=error_responses(401, 403, 404))
+async def operator_audit(request: Request[Any, Any, Any], game_id: str) -> dict[str, Any]:
+    """Every stream entry's audit metadata: version, type, kind (engine `e` / platform `p`), time, command id,
+    seat, and the acting player (or backend) with its credential kind."""
+    await _credential(request, OPERATOR_KIND)
+    service = _service(request)
+    await service.meta(game_id)
+    entries = await service.store.load(game_id)
+    return {
+        "game_id": game_id,
+        "entries": [
+            {"version": e.version, "type": e.type, "kind": e.kind, "ts_ms": e.ts_ms, "command_id": e.command_id,
+             "seat": e.seat, "actor": e.actor or None, "actor_kind": e.actor_kind or None}
+            for e in entries
+        ],
+    }
+
+
+class Revoked(msgspec.Struct, frozen=True):
+    scope: str  # "game" | "player"
+    target: str
+    revoked_before_ms: int  # seat tokens of the target issued at or before this moment are refused
+
+
+async def _revoke(request: Request[Any, Any, Any], operator: Credential, scope: str, target: str) -> Revoked:
+    revocations: Revocations = request.app.state.revocations
+    with _acting(operator.subject, operator.kind):
+        done: Revocation = await revocations.revoke(scope, target, operator.subject)
+        TOKENS_REVOKED.labels(scope).inc()
+        log().warning("seat_tokens_revoked", scope=scope, target=target, before_ms=done.before_ms)
+    return Revoked(scope, target, done.before_ms)
+
+
+@post("/games/{game_id:str}/ops/revoke", status_code=200, summary="Operator: revoke every seat token of a game",
+      tags=["operator"], security=[{OPERATOR: []}], responses=error_responses(401, 403, 404))
+async def revoke_game(request: Request[Any, Any, Any], game_id: str) -> Revoked:
+    """Every seat token of the game issued until now is refused from now on, on every replica (within a second);
+    its players get new ones with their JWTs."""
+    operator = await _credential(request, OPERATOR_KIND)
+    await _service(request).meta(game_id)
+    return await _revoke(request, operator, GAME, game_id)
+
+
+@post("/players/{player_id:str}/ops/revoke", status_code=200,
+      summary="Operator: revoke every seat token of a player", tags=["operator"], security=[{OPERATOR: []}],
+      responses=error_responses(401, 403))
+async def revoke_player(request: Request[Any, Any, Any], player_id: str) -> Revoked:
+    """Every seat token of the player, in every game, issued until now is refused from now on (to lock a
+    player out for good, also disable them at the identity provider)."""
+    operator = await _credential(request, OPERATOR_KIND)
+    check_player_id(player_id, "player_id")
+    return await _revoke(request, operator, PLAYER_SCOPE, player_id)
+
+
 @get("/game-types", summary="Registered game types", tags=["lobby"], sync_to_thread=False)
 def list_game_types() -> list[dict[str, Any]]:
     return [
         {"game_type": g, "min_seats": get_engine(g).min_seats, "max_seats": get_engine(g).max_seats,
-         "commands": sorted(get_engine(g).command_names)}
+         "commands": sorted(get_engine(g).command_names), "content_version": get_engine(g).content_version}
         for g in game_types()
     ]
+
+
+@get("/.well-known/jwks.json", summary="Dev mode: the development issuer's public keys", tags=["identity"],
+     sync_to_thread=False)
+def dev_jwks(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    """Only without an identity provider (dev mode): the JWKS of the built-in, insecure development issuer."""
+    issuer: DevIssuer = request.app.state.dev_issuer
+    return issuer.jwks()
+
+
+@get("/game-types/{game_type:str}", summary="A game type: seats, options, commands, content version",
+     tags=["content"], sync_to_thread=False)
+def game_type(request: Request[Any, Any, Any], game_type: str, v: str | None = None) -> Response[Any]:
+    """Cacheable (strong `ETag`, `If-None-Match` → 304, long `max-age`); `?v=<content version>` pins it."""
+    return gametypes.answer(gametypes.game_type_document(game_type), request.headers.get("if-none-match"), v)
+
+
+@get("/game-types/{game_type:str}/content", summary="The content catalogue of a game type", tags=["content"],
+     sync_to_thread=False)
+def game_type_content(request: Request[Any, Any, Any], game_type: str, v: str | None = None) -> Response[Any]:
+    """Every card, tile, board, space, track, term and option, with texts and geometry (see
+    docs/ENGINE_CONTRACT.md).  Cacheable like `/game-types/{type}`."""
+    return gametypes.answer(gametypes.content_document(game_type), request.headers.get("if-none-match"), v)
 
 
 async def _redis_metrics(redis: Any, interval: float) -> None:
@@ -118,9 +296,27 @@ async def _redis_metrics(redis: Any, interval: float) -> None:
         await asyncio.sleep(interval)
 
 
+def build_identity(settings: Settings) -> tuple[JwtVerifier, DevIssuer | None]:
+    """The configured identity provider's verifier, or (dev only) the development issuer's (its keys are
+    created on first use)."""
+    check_identity(settings)
+    keys = key_source(settings.jwks_url, settings.jwks_file, settings.jwks_cache_s, settings.jwks_cooldown_s)
+    if keys is not None:
+        return JwtVerifier(keys, settings.jwt_issuer, settings.jwt_audience, settings.jwt_leeway_s), None
+    issuer = DevIssuer.load_or_create(settings.dev_issuer_dir)
+    verifier = JwtVerifier(StaticJwks(issuer.jwks()), settings.jwt_issuer or DEV_ISSUER,
+                           settings.jwt_audience or DEV_AUDIENCE, settings.jwt_leeway_s)
+    return verifier, issuer
+
+
 def create_app(settings: Settings) -> Litestar:
+    check_identity(settings)
+    dev_mode = not (settings.jwks_url or settings.jwks_file)
+
+    packs = install_content(settings)
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        identity, dev_issuer = build_identity(settings)
         redis = redis_client(settings.redis_url, settings.redis_pool, settings.redis_cluster,
                              settings.redis_pool_timeout_s)
         probe = RedisProbe(settings.redis_url, settings.redis_cluster)
@@ -128,37 +324,62 @@ def create_app(settings: Settings) -> Litestar:
         app.state.probe = probe
         store = EventStore(redis, settings.partitions, settings.feed_maxlen)
         loader = StateLoader(store, settings.state_cache_games, settings.snapshot_every)
-        tokens = SeatTokens(settings.token_keys)
-        app.state.redis = redis
-        app.state.tokens = tokens
-        app.state.service = CommandService(store, loader, tokens, settings.conflict_retries)
+        tokens = SeatTokens(settings.token_keys, settings.seat_token_ttl_s)
+        revocations = Revocations(redis, settings.seat_token_ttl_s)
+        limits = RateLimits(settings)
+        players = PlayerGames(redis, store, settings.max_open_games_per_player)
+        archive = await open_archive_reader(settings, SERVICE)
+        await revocations.start()
+        app.state.update(
+            redis=redis, tokens=tokens, revocations=revocations, limits=limits, identity=identity,
+            dev_issuer=dev_issuer, gate=SeatGate(tokens, revocations),
+            service=CommandService(store, loader, tokens, settings.conflict_retries, players, archive),
+        )
         task = asyncio.create_task(_redis_metrics(redis, settings.metrics_interval_s))
         zero_series(SERVICE, game_types())
-        log().info("service_started", port=settings.command_port, game_types=list(game_types()))
+        for game in game_types():  # built (and their data checked) now, not on the first request
+            gametypes.content_document(game)
+        if dev_issuer is not None:
+            log().warning("insecure_dev_issuer", message=INSECURE_WARNING, keys=settings.dev_issuer_dir,
+                          jwks="/.well-known/jwks.json")
+        log().info("service_started", port=settings.command_port, game_types=list(game_types()),
+                   identity="dev-issuer" if dev_issuer else settings.jwks_url or settings.jwks_file,
+                   content_packs=packs["packs"], rejected_packs=packs["rejected"])
         try:
             yield
         finally:
             task.cancel()
+            await revocations.stop()
+            await limits.aclose()
             await probe.stop()
             await redis.aclose()
+            if archive is not None:
+                await archive.close()
 
     async def ready() -> dict[str, Any]:
         probe: RedisProbe = app.state.probe
-        report: dict[str, Any] = {"ok": probe.ok and bool(game_types()), "redis": probe.ok,
-                                  "game_types": list(game_types())}
+        fresh = app.state.revocations.synced_within(10.0)
+        report: dict[str, Any] = {"ok": probe.ok and bool(game_types()) and fresh, "redis": probe.ok,
+                                  "game_types": list(game_types()), "revocations": fresh}
         if not probe.ok:
             report["error"] = probe.error
         return report
 
+    routes: list[Any] = [create_game, join_game, seat_token, my_seats, post_command, legal_commands, operator_state,
+                         operator_audit, revoke_game, revoke_player, list_game_types, game_type, game_type_content,
+                         *health_routes(ready)]
+    if dev_mode:
+        routes.append(dev_jwks)
     app = Litestar(
-        route_handlers=[create_game, join_game, post_command, legal_commands, operator_state, list_game_types,
-                        *health_routes(ready)],
+        route_handlers=routes,
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[red_middleware(SERVICE)],
         state=State({"settings": settings}),
         request_max_body_size=settings.max_body_bytes,
-        openapi_config=OpenAPIConfig(title="Benthic command API", version="1"),
+        openapi_config=OpenAPIConfig(
+            title="Benthic command API", version="1", components=Components(security_schemes=security_schemes())
+        ),
         logging_config=None,
         debug=False,
     )

@@ -10,35 +10,54 @@ import weakref
 from typing import Any
 
 import msgspec
-from benthic.auth import SeatClaim, SeatTokens
+from benthic.archive import Archive
+from benthic.auth import IssuedToken, SeatClaim, SeatGate, SeatTokens
 from benthic.gamestate import Folded, StateLoader
 from benthic.http import ApiError
+from benthic.identity import PLAYER, Credential
 from benthic.rules import (
     CommandFormatError,
+    Description,
     Engine,
     GameConfig,
+    GameNotSupported,
     RuleViolation,
     UnknownGameType,
     game_types,
     get_engine,
 )
-from benthic.store import EventStore, GameMeta, GameNotFound, JoinRefused, NewEvent, SeatInfo, VersionConflict
+from benthic.store import (
+    Actor,
+    EventStore,
+    GameMeta,
+    GameNotFound,
+    JoinRefused,
+    NewEvent,
+    SeatInfo,
+    VersionConflict,
+)
 from benthic.telemetry import (
     APPEND_CONFLICTS,
     COMMAND_DURATION,
     COMMANDS,
     EVENTS_APPENDED,
     GAMES_CREATED,
+    SEAT_TOKENS_ISSUED,
     Timer,
     log,
 )
 
+from services.command.players import PlayerGames
+from services.command.seating import (
+    SeatRequest,
+    check_name,
+    display_name,
+    keeps_rated,
+    rated_at_creation,
+    seats_at_creation,
+)
+
 _ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,128}$")
-
-
-class SeatRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    player_id: str
-    name: str = ""
 
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -46,10 +65,11 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     seats: list[SeatRequest | None]
     options: dict[str, Any] = {}
     seed: int | None = None
+    rated: bool = True  # false: a casual game that never changes ratings
 
 
 class JoinGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    player_id: str
+    player_id: str | None = None  # the caller's own id (the JWT's sub); may be left out
     name: str = ""
     seat: int | None = None
 
@@ -64,7 +84,8 @@ class SeatGrant(msgspec.Struct, frozen=True):
     seat: int
     player_id: str | None
     name: str | None
-    token: str | None = None
+    token: str | None = None  # only the creating player's own seat; everyone else gets theirs with their JWT
+    expires_at_ms: int | None = None
 
 
 class GameCreated(msgspec.Struct, frozen=True):
@@ -72,6 +93,7 @@ class GameCreated(msgspec.Struct, frozen=True):
     game_type: str
     version: int
     status: str
+    rated: bool
     seats: list[SeatGrant]
 
 
@@ -79,7 +101,27 @@ class Joined(msgspec.Struct, frozen=True):
     game_id: str
     seat: int
     token: str
+    expires_at_ms: int
     status: str
+    rated: bool
+
+
+class SeatToken(msgspec.Struct, frozen=True):
+    """A fresh seat token for the caller's seat in a game (refresh, or reconnect from another device)."""
+
+    game_id: str
+    game_type: str
+    seat: int
+    player_id: str
+    status: str
+    rated: bool
+    token: str
+    expires_at_ms: int
+
+
+class PlayerSeats(msgspec.Struct, frozen=True):
+    player_id: str
+    seats: list[SeatToken]
 
 
 class CommandAccepted(msgspec.Struct, frozen=True):
@@ -90,9 +132,11 @@ class CommandAccepted(msgspec.Struct, frozen=True):
     last_version: int
     duplicate: bool
     events: list[dict[str, Any]]
-    # With ?include=legal: the prompt after this commit and the caller's legal commands in it.
+    # With ?include=legal: the prompt after this commit and the caller's legal commands in it, and their labels
+    # (aligned with `legal` by index).
     prompt: dict[str, Any] | None = None
     legal: list[Any] | None = None
+    labels: list[Description] | None = None
 
 
 class LegalCommands(msgspec.Struct, frozen=True):
@@ -101,6 +145,7 @@ class LegalCommands(msgspec.Struct, frozen=True):
     version: int
     prompt: dict[str, Any] | None
     commands: list[Any]
+    labels: list[Description]  # labels[i] describes commands[i]: {label, highlights}
 
 
 def now_ms() -> int:
@@ -112,23 +157,28 @@ def _check_id(value: str, what: str) -> None:
         raise ApiError(400, "invalid_request", f"{what} must be 1-128 characters of [A-Za-z0-9_.:-]")
 
 
-def _check_name(value: str, what: str) -> None:
-    if len(value) > 64 or not value.isprintable():
-        raise ApiError(400, "invalid_request", f"{what} must be at most 64 printable characters")
-
-
 class CommandService:
-    def __init__(self, store: EventStore, loader: StateLoader, tokens: SeatTokens, conflict_retries: int) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        loader: StateLoader,
+        tokens: SeatTokens,
+        conflict_retries: int,
+        players: PlayerGames,
+        archive: Archive | None = None,
+    ) -> None:
         self.store = store
         self.loader = loader
         self.tokens = tokens
         self.conflict_retries = conflict_retries
+        self.players = players
+        self.archive = archive  # where finished games go once they leave Redis (None: no archive)
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._running: set[str] = set()  # games seen fully seated (status never goes back to open)
         self._types: dict[str, str] = {}  # game id -> game type (never changes)
 
     # --- lobby --------------------------------------------------------------------------------
-    async def create(self, request: CreateGame, seed_allowed: bool) -> GameCreated:
+    async def create(self, request: CreateGame, creator: Credential, seed_allowed: bool) -> GameCreated:
         try:
             engine = get_engine(request.game_type)
         except UnknownGameType:
@@ -137,30 +187,41 @@ class CommandService:
             ) from None
         if request.seed is not None and not seed_allowed:
             raise ApiError(403, "seed_requires_operator", "only an operator may choose a game's seed")
-        seats: list[SeatInfo | None] = []
-        for i, seat in enumerate(request.seats):
-            if seat is not None:
-                _check_id(seat.player_id, f"seats[{i}].player_id")
-                _check_name(seat.name, f"seats[{i}].name")
-                if any(s is not None and s.player_id == seat.player_id for s in seats):
-                    raise ApiError(422, "duplicate_player", f"player {seat.player_id!r} holds two seats")
-            seats.append(SeatInfo(seat.player_id, seat.name or seat.player_id) if seat else None)
-        seed = request.seed if request.seed is not None else secrets.randbits(62)
+        seats = seats_at_creation(request.seats, creator)
+        seeded = request.seed is not None
+        rated = rated_at_creation(request.rated, seeded, creator, seats)
+        seed = request.seed if seeded else secrets.randbits(62)
         try:
             events = engine.start(GameConfig(seats=len(seats), seed=seed, options=request.options))
         except RuleViolation as violation:
             raise ApiError(422, violation.code, violation.message) from None
         game_id = f"{request.game_type[:2]}_{secrets.token_hex(8)}"
-        commit = await self.store.create(
-            game_id,
-            engine.game_type,
-            [NewEvent(engine.event_name(e), engine.encode_event(e)) for e in events],
-            seats=seats,
-            options=request.options,
-            engine_version=engine.version,
-            seeded=request.seed is not None,
-            now_ms=now_ms(),
-        )
+        created_ms = now_ms()
+        # The cap binds players creating for themselves; a trusted backend places players as it sees fit.
+        reservations = []
+        try:
+            for seat in seats:
+                if seat is not None:
+                    reservations.append(
+                        await self.players.reserve(seat.player_id, game_id, created_ms, capped=not creator.trusted)
+                    )
+            commit = await self.store.create(
+                game_id,
+                engine.game_type,
+                [NewEvent(engine.event_name(e), engine.encode_event(e), engine_version=engine.engine_version)
+                 for e in events],
+                seats=seats,
+                options=request.options,
+                engine_version=engine.version,
+                seeded=seeded,
+                now_ms=created_ms,
+                rated=rated,
+                actor=Actor(creator.subject, creator.kind),
+            )
+        except BaseException:
+            for reservation in reservations:
+                await reservation.release()
+            raise
         self.loader.remember(game_id, engine, 0, Folded(commit.last_version, engine.replay(events)))
         GAMES_CREATED.labels(engine.game_type).inc()
         EVENTS_APPENDED.labels(engine.game_type).inc(len(events))
@@ -168,42 +229,89 @@ class CommandService:
         if status == "running":
             self._mark_running(game_id)
         self._types[game_id] = engine.game_type
-        log().info("game_created", game_id=game_id, game_type=engine.game_type, seats=len(seats), version=commit.last_version)
-        grants = [
-            SeatGrant(i, s.player_id, s.name, self.tokens.issue(game_id, i, s.player_id))
-            if s
-            else SeatGrant(i, None, None)
-            for i, s in enumerate(seats)
-        ]
-        return GameCreated(game_id, engine.game_type, commit.last_version, status, grants)
+        log().info("game_created", game_id=game_id, game_type=engine.game_type, seats=len(seats),
+                   version=commit.last_version, rated=rated)
+        grants = []
+        for i, s in enumerate(seats):
+            if s is None:
+                grants.append(SeatGrant(i, None, None))
+            elif creator.kind == PLAYER and s.player_id == creator.subject:
+                issued = self._issue(game_id, i, s.player_id, "create")
+                grants.append(SeatGrant(i, s.player_id, s.name, issued.token, issued.expires_at_ms))
+            else:
+                grants.append(SeatGrant(i, s.player_id, s.name))
+        return GameCreated(game_id, engine.game_type, commit.last_version, status, rated, grants)
 
-    async def join(self, game_id: str, request: JoinGame) -> Joined:
-        _check_id(request.player_id, "player_id")
-        _check_name(request.name, "name")
+    async def join(self, game_id: str, request: JoinGame, player: Credential) -> Joined:
+        if request.player_id is not None and request.player_id != player.subject:
+            raise ApiError(403, "player_mismatch",
+                           f"a player joins as themselves ({player.subject!r}), not as {request.player_id!r}")
+        check_name(request.name, "name")
         meta = await self.meta(game_id)
-        info = SeatInfo(request.player_id, request.name or request.player_id)
+        info = SeatInfo(player.subject, display_name(request.name, player, player.subject), PLAYER)
         candidates = [request.seat] if request.seat is not None else [i for i, s in enumerate(meta.seats) if s is None]
         if not candidates:
             raise ApiError(409, "no_open_seat", "every seat of this game is taken")
-        for seat in candidates:
-            try:
-                status = await self.store.join(game_id, meta.game_type, seat, info, now_ms())
-            except JoinRefused as refused:
-                if refused.reason == "seat_taken" and request.seat is None:
-                    continue
-                raise _join_error(refused, seat) from None
-            if status == "running":
-                self._mark_running(game_id)
-            log().info("seat_joined", game_id=game_id, seat=seat, status=status)
-            return Joined(game_id, seat, self.tokens.issue(game_id, seat, request.player_id), status)
+        if request.seat is not None and not 0 <= request.seat < len(meta.seats):
+            raise ApiError(422, "no_such_seat", f"this game has no seat {request.seat}")
+        reservation = await self.players.reserve(player.subject, game_id, now_ms())
+        try:
+            for seat in candidates:
+                try:
+                    status = await self.store.join(game_id, meta.game_type, seat, info, now_ms(), keeps_rated(info))
+                except JoinRefused as refused:
+                    if refused.reason == "seat_taken" and request.seat is None:
+                        continue
+                    raise _join_error(refused, seat) from None
+                if status == "running":
+                    self._mark_running(game_id)
+                rated = meta.rated and keeps_rated(info)
+                log().info("seat_joined", game_id=game_id, seat=seat, status=status)
+                issued = self._issue(game_id, seat, player.subject, "join")
+                return Joined(game_id, seat, issued.token, issued.expires_at_ms, status, rated)
+        except BaseException:
+            await reservation.release()
+            raise
+        await reservation.release()
         raise ApiError(409, "no_open_seat", "every seat of this game is taken")
+
+    async def seat_token(self, game_id: str, player: Credential) -> SeatToken:
+        """A fresh token for the caller's seat (refresh, or reconnect from another device)."""
+        meta = await self.meta(game_id)
+        grant = self._grant(meta, player.subject, "refresh")
+        if grant is None:
+            raise ApiError(403, "not_seated", f"player {player.subject!r} holds no seat in game {game_id!r}")
+        return grant
+
+    async def player_seats(self, player: Credential) -> PlayerSeats:
+        """Fresh tokens for every seat the caller holds in an unfinished game."""
+        games = await self.players.unfinished(player.subject)
+        grants = [self._grant(meta, player.subject, "reconnect") for meta in games]
+        return PlayerSeats(player.subject, [g for g in grants if g is not None])
+
+    def _grant(self, meta: GameMeta, player_id: str, reason: str) -> SeatToken | None:
+        seat = next((i for i, s in enumerate(meta.seats) if s is not None and s.player_id == player_id), None)
+        if seat is None:
+            return None
+        issued = self._issue(meta.game_id, seat, player_id, reason)
+        return SeatToken(meta.game_id, meta.game_type, seat, player_id, meta.status, meta.rated, issued.token,
+                         issued.expires_at_ms)
+
+    def _issue(self, game_id: str, seat: int, player_id: str, reason: str) -> IssuedToken:
+        SEAT_TOKENS_ISSUED.labels(reason).inc()
+        issued = self.tokens.issue(game_id, seat, player_id)
+        log().info("seat_token_issued", game_id=game_id, seat=seat, player_id=player_id, reason=reason,
+                   expires_at_ms=issued.expires_at_ms)
+        return issued
 
     # --- commands -----------------------------------------------------------------------------
     async def legal(self, game_id: str, claim: SeatClaim) -> LegalCommands:
         engine = get_engine(await self._game_type(game_id))
-        _authorize(claim, game_id)
+        SeatGate.authorize(claim, game_id)
         running = await self._is_running(game_id)
         folded = await self.loader.load(game_id, engine)
+        if engine.is_over(folded.state):
+            await self._refuse_if_archived(game_id)
         prompt = engine.prompt(folded.state)
         commands = engine.legal_commands(folded.state, claim.seat) if running else []
         return LegalCommands(
@@ -212,6 +320,7 @@ class CommandService:
             folded.version,
             msgspec.to_builtins(prompt) if prompt else None,
             [engine.command_to_builtins(c) for c in commands],
+            engine.describe_all(folded.state, commands, claim.seat) if commands else [],
         )
 
     async def command(
@@ -219,7 +328,8 @@ class CommandService:
     ) -> CommandAccepted:
         _check_id(request.command_id, "command_id")
         engine = get_engine(await self._game_type(game_id))
-        _authorize(claim, game_id)
+        SeatGate.authorize(claim, game_id)
+        actor = Actor(claim.player_id, PLAYER)
         try:
             command = engine.decode_command(request.command)
         except CommandFormatError as error:
@@ -236,9 +346,12 @@ class CommandService:
         try:
             async with lock:
                 result = await self._decide_and_append(
-                    engine, game_id, claim.seat, command, name, request, include_legal
+                    engine, game_id, claim.seat, command, name, request, include_legal, actor
                 )
         except ApiError:
+            raise
+        except GameNotSupported as refused:  # answered 503 (benthic.http), counted where the fold was refused
+            COMMANDS.labels(engine.game_type, name, "not_supported", refused.code).inc()
             raise
         except Exception:
             COMMANDS.labels(engine.game_type, name, "error", "internal_error").inc()
@@ -256,6 +369,7 @@ class CommandService:
         name: str,
         request: CommandRequest,
         include_legal: bool,
+        actor: Actor,
     ) -> CommandAccepted:
         folded = self.loader.cached(game_id)
         fresh = folded is None or (request.expected_version is not None and request.expected_version > folded.version)
@@ -299,11 +413,13 @@ class CommandService:
                     game_id,
                     engine.game_type,
                     folded.version,
-                    [NewEvent(engine.event_name(e), engine.encode_event(e)) for e in events],
+                    [NewEvent(engine.event_name(e), engine.encode_event(e), engine_version=engine.engine_version)
+                     for e in events],
                     command_id=request.command_id,
                     seat=seat,
                     now_ms=now_ms(),
                     ended=engine.is_over(after),
+                    actor=actor,
                 )
             except VersionConflict:
                 APPEND_CONFLICTS.labels(engine.game_type).inc()
@@ -312,11 +428,14 @@ class CommandService:
             if commit.duplicate:
                 return await self._replayed(engine, game_id, seat, name, request.command_id, commit)
             self.loader.remember(game_id, engine, folded.version, Folded(commit.last_version, after))
+            if engine.is_over(after):
+                await self._game_over(game_id)
             COMMANDS.labels(engine.game_type, name, "accepted", "").inc()
             EVENTS_APPENDED.labels(engine.game_type).inc(len(events))
             log().debug("command_accepted", game_id=game_id, command_id=request.command_id,
                         version=commit.last_version, events=len(events))
             prompt = engine.prompt(after) if include_legal else None
+            legal = engine.legal_commands(after, seat) if include_legal else []
             return CommandAccepted(
                 game_id,
                 request.command_id,
@@ -326,7 +445,8 @@ class CommandService:
                 False,
                 [_redacted(engine, e, seat, v) for v, e in enumerate(events, commit.first_version)],
                 msgspec.to_builtins(prompt) if prompt else None,
-                [engine.command_to_builtins(c) for c in engine.legal_commands(after, seat)] if include_legal else None,
+                [engine.command_to_builtins(c) for c in legal] if include_legal else None,
+                (engine.describe_all(after, legal, seat) if legal else []) if include_legal else None,
             )
         COMMANDS.labels(engine.game_type, name, "conflict", "too_many_conflicts").inc()
         raise ApiError(409, "too_many_conflicts", "the game changed too often while deciding; retry the command")
@@ -337,13 +457,22 @@ class CommandService:
         COMMANDS.labels(engine.game_type, name, "duplicate", "").inc()
         envelopes = await self.store.load(game_id, after=commit.first_version - 1, until=commit.last_version)
         events = [
-            _redacted(engine, engine.decode_event(e.data), seat, e.version) for e in envelopes if e.is_engine
+            _redacted(engine, engine.decode_event(e.data, e.engine_version), seat, e.version)
+            for e in envelopes if e.is_engine
         ]
         return CommandAccepted(game_id, command_id, seat, commit.first_version, commit.last_version, True, events)
+
+    async def _game_over(self, game_id: str) -> None:
+        """The players' lists of unfinished games lose this one (a miss is repaired when a list is read)."""
+        try:
+            await self.players.finished(await self.meta(game_id))
+        except Exception as error:  # noqa: BLE001 - the commit stands; the lists prune themselves
+            log().warning("player_games_not_updated", game_id=game_id, error=repr(error))
 
     async def meta(self, game_id: str) -> GameMeta:
         meta = await self.store.meta(game_id)
         if meta is None:
+            await self._refuse_if_archived(game_id)
             raise ApiError(404, "game_not_found", f"no game {game_id!r}")
         self._types[game_id] = meta.game_type
         if len(self._types) > 100_000:
@@ -359,6 +488,17 @@ class CommandService:
         self._mark_running(game_id)
         return True
 
+    async def _refuse_if_archived(self, game_id: str, game_type: str = "", command: str = "") -> None:
+        """409 game_finished when the game has left Redis for the archive (Redis is asked first: while the
+        game's meta is there, Redis is authoritative)."""
+        if self.archive is None or await self.store.version(game_id):
+            return
+        if await self.archive.exists(game_id):
+            if game_type:
+                COMMANDS.labels(game_type, command, "rejected", "game_finished").inc()
+            raise ApiError(409, "game_finished", f"game {game_id!r} is finished and archived; its record is read "
+                           "through the read API (views, history, scores)")
+
     def _mark_running(self, game_id: str) -> None:
         if len(self._running) > 100_000:
             self._running.clear()  # only costs one meta read per game later
@@ -367,11 +507,6 @@ class CommandService:
     async def _game_type(self, game_id: str) -> str:
         game_type = self._types.get(game_id)
         return game_type if game_type is not None else (await self.meta(game_id)).game_type
-
-
-def _authorize(claim: SeatClaim, game_id: str) -> None:
-    if claim.game_id != game_id:
-        raise ApiError(403, "wrong_game", "this seat token belongs to another game")
 
 
 def _redacted(engine: Engine, event: Any, seat: int, version: int) -> dict[str, Any]:

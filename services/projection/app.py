@@ -8,21 +8,34 @@ import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
-from benthic.auth import SeatTokens, TokenError, bearer
+import msgspec
+from benthic.auth import SeatGate, SeatTokens, bearer
 from benthic.bus import FeedConsumer
 from benthic.config import Settings
+from benthic.content import install as install_content
 from benthic.gamestate import StateLoader
 from benthic.history import history_body
-from benthic.http import EXCEPTION_HANDLERS, ApiError, health_routes
+from benthic.http import (
+    EXCEPTION_HANDLERS,
+    SEAT_TOKEN,
+    ApiError,
+    error_responses,
+    health_routes,
+    open_archive_reader,
+    security_schemes,
+)
 from benthic.redisconn import RedisProbe, redis_client
+from benthic.revocation import Revocations
 from benthic.rules import game_types
 from benthic.store import EventStore
 from benthic.telemetry import GAMES, LIVE_STREAMS_REFUSED, log, red_middleware, zero_series
 from litestar import Litestar, Request, Response, get
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components
 from litestar.response import Stream
 
+from services.projection.archived import ArchivedReads
 from services.projection.live import LiveCapacityReached, LiveHub
 from services.projection.projector import Projector
 from services.projection.readmodel import FINISHED_MARK, SCORES, STATUSES, SUMMARY, viewer_name
@@ -41,19 +54,18 @@ def _hub(request: Request[Any, Any, Any]) -> LiveHub:
     return request.app.state.hub  # type: ignore[no-any-return]
 
 
-def _viewer(request: Request[Any, Any, Any], game_id: str, seat: int | None) -> int | None:
-    """The viewer a request may act as: a spectator, or the seat its token proves."""
+def _seat_token(request: Request[Any, Any, Any]) -> str | None:
+    """``Authorization: Bearer``, or ``?token=`` for clients that cannot set headers (EventSource)."""
+    return bearer(request.headers.get("authorization")) or request.query_params.get("token")
+
+
+async def _viewer(request: Request[Any, Any, Any], game_id: str, seat: int | None) -> int | None:
+    """The viewer a request may act as: a spectator, or the seat its token proves (the same check as the
+    command service's: signature, expiry, revocation, then game and seat)."""
     if seat is None:
         return None
-    token = bearer(request.headers.get("authorization")) or request.query_params.get("token")
-    if token is None:
-        raise ApiError(401, "missing_token", "a seat's view needs its seat token (`Authorization: Bearer`)")
-    try:
-        claim = request.app.state.tokens.verify(token)
-    except TokenError as error:
-        raise ApiError(401, "invalid_token", str(error)) from None
-    if claim.game_id != game_id or claim.seat != seat:
-        raise ApiError(403, "wrong_seat", "this token belongs to another game or seat")
+    gate: SeatGate = request.app.state.gate
+    await gate.check(_seat_token(request), game_id, seat)
     return seat
 
 
@@ -64,7 +76,7 @@ def _not_found(game_id: str) -> ApiError:
 def _at_capacity() -> ApiError:
     LIVE_STREAMS_REFUSED.inc()
     return ApiError(503, "too_many_live_clients", "this server holds its maximum of live clients; retry shortly",
-                    retry_after=2)
+                    headers={"Retry-After": "2"})
 
 
 async def _view_response(
@@ -102,11 +114,12 @@ async def public_view(
     return await _view_response(request, game_id, None, after_version, wait)
 
 
-@get("/games/{game_id:str}/seats/{seat:int}/view", summary="A seat's view (needs its token)", tags=["read"])
+@get("/games/{game_id:str}/seats/{seat:int}/view", summary="A seat's view (needs its token)", tags=["read"],
+     security=[{SEAT_TOKEN: []}], responses=error_responses(401, 403, 404, 503))
 async def seat_view(
     request: Request[Any, Any, Any], game_id: str, seat: int, after_version: int | None = None, wait: float = 0
 ) -> Response[bytes]:
-    return await _view_response(request, game_id, _viewer(request, game_id, seat), after_version, wait)
+    return await _view_response(request, game_id, await _viewer(request, game_id, seat), after_version, wait)
 
 
 async def _history(
@@ -129,19 +142,28 @@ async def public_history(
     return await _history(request, game_id, None, after, limit)
 
 
-@get("/games/{game_id:str}/seats/{seat:int}/history", summary="Event history as a seat sees it", tags=["read"])
+@get("/games/{game_id:str}/seats/{seat:int}/history", summary="Event history as a seat sees it", tags=["read"],
+     security=[{SEAT_TOKEN: []}], responses=error_responses(401, 403, 404, 503))
 async def seat_history(
     request: Request[Any, Any, Any], game_id: str, seat: int, after: int = 0, limit: int = 500
 ) -> Response[bytes]:
-    return await _history(request, game_id, _viewer(request, game_id, seat), after, limit)
+    return await _history(request, game_id, await _viewer(request, game_id, seat), after, limit)
 
 
 def _sse_frame(version: int, body: bytes) -> bytes:
     return b"id: %d\nevent: view\ndata: %s\n\n" % (version, body)
 
 
+def _sse_closed(error: ApiError) -> bytes:
+    return b"event: closed\ndata: %s\n\n" % msgspec.json.encode({"code": error.code, "message": error.message})
+
+
 async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | None) -> Stream:
+    """The view on every change.  A seat's stream ends (event ``closed`` with the error's code) as soon as its
+    token expires or is revoked, at its next update or keep-alive: the client refreshes it and reconnects."""
     hub = _hub(request)
+    gate: SeatGate = request.app.state.gate
+    token = _seat_token(request) if viewer is not None else None
     first = await hub.current(game_id, viewer)
     if first is None:
         raise _not_found(game_id)
@@ -158,11 +180,18 @@ async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | Non
                 try:
                     latest = await client.next(KEEP_ALIVE_S)
                 except TimeoutError:
+                    latest = None
                     yield b": keep-alive\n\n"
-                    continue
-                if latest is None:  # fell too far behind: closed; the client reconnects
-                    return
-                if latest[0] > version:
+                else:
+                    if latest is None:  # fell too far behind: closed; the client reconnects
+                        return
+                if token is not None:  # a seat's stream ends once its token expires or is revoked
+                    try:
+                        await gate.check(token, game_id, viewer)
+                    except ApiError as error:
+                        yield _sse_closed(error)
+                        return
+                if latest is not None and latest[0] > version:
                     version, body = latest
                     yield _sse_frame(version, body)
         finally:
@@ -181,9 +210,10 @@ async def public_live(request: Request[Any, Any, Any], game_id: str) -> Stream:
     return await _live(request, game_id, None)
 
 
-@get("/games/{game_id:str}/seats/{seat:int}/live", summary="Server-sent events: a seat's view", tags=["live"])
+@get("/games/{game_id:str}/seats/{seat:int}/live", summary="Server-sent events: a seat's view", tags=["live"],
+     security=[{SEAT_TOKEN: []}], responses=error_responses(401, 403, 404, 503))
 async def seat_live(request: Request[Any, Any, Any], game_id: str, seat: int) -> Stream:
-    return await _live(request, game_id, _viewer(request, game_id, seat))
+    return await _live(request, game_id, await _viewer(request, game_id, seat))
 
 
 @get("/games/{game_id:str}", summary="A game's lobby card", tags=["lobby"])
@@ -234,6 +264,7 @@ async def _games_gauge(reads: ReadModels, interval: float) -> None:
 
 
 def create_app(settings: Settings, consume: bool = True) -> Litestar:
+    packs = install_content(settings)
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         redis = redis_client(settings.redis_url, settings.redis_pool, settings.redis_cluster,
@@ -242,19 +273,24 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
         probe = RedisProbe(settings.redis_url, settings.redis_cluster)
         store = EventStore(redis, settings.partitions, settings.feed_maxlen)
         loader = StateLoader(store, settings.state_cache_games, snapshot_every=0)
-        reads = ReadModels(redis, store)
+        archive = await open_archive_reader(settings, SERVICE)
+        reads = ReadModels(redis, store, ArchivedReads(archive) if archive else None)
         hub = LiveHub(updates, reads, settings.partitions, settings.live_streams_max, settings.live_buffer)
         projector = Projector(redis, store, loader, meta_cache_size=settings.state_cache_games)
         consumer = FeedConsumer(settings, GROUP, projector.handle, pause_s=settings.projection_pause_ms / 1000)
+        revocations = Revocations(redis, settings.seat_token_ttl_s)
+        gate = SeatGate(SeatTokens(settings.token_keys, settings.seat_token_ttl_s), revocations)
         app.state.update(redis=redis, reads=reads, hub=hub, consumer=consumer, projector=projector, probe=probe,
-                         tokens=SeatTokens(settings.token_keys))
+                         revocations=revocations, gate=gate)
         await probe.start()
+        await revocations.start()
         await hub.start()
         if consume:
             await consumer.start()
         gauge = asyncio.create_task(_games_gauge(reads, settings.metrics_interval_s))
         zero_series(SERVICE, game_types())
-        log().info("service_started", port=settings.projection_port)
+        log().info("service_started", port=settings.projection_port,
+                   content_packs=packs["packs"], rejected_packs=packs["rejected"])
         try:
             yield
         finally:
@@ -262,15 +298,19 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
             if consume:
                 await consumer.stop()
             await hub.stop()
+            await revocations.stop()
             await probe.stop()
             await updates.aclose()
             await redis.aclose()
+            if archive is not None:
+                await archive.close()
 
     async def ready() -> dict[str, Any]:
         probe: RedisProbe = app.state.probe
         consuming = app.state.consumer.healthy or not consume
-        report: dict[str, Any] = {"ok": probe.ok and consuming, "redis": probe.ok, "consumer": consuming,
-                                  "live_clients": app.state.hub.clients}
+        fresh = app.state.revocations.synced_within(10.0)
+        report: dict[str, Any] = {"ok": probe.ok and consuming and fresh, "redis": probe.ok, "consumer": consuming,
+                                  "revocations": fresh, "live_clients": app.state.hub.clients}
         if not probe.ok:
             report["error"] = probe.error
         return report
@@ -282,7 +322,9 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[red_middleware(SERVICE)],
         state=State({"settings": settings}),
-        openapi_config=OpenAPIConfig(title="Benthic read API", version="1"),
+        openapi_config=OpenAPIConfig(
+            title="Benthic read API", version="1", components=Components(security_schemes=security_schemes(SEAT_TOKEN))
+        ),
         logging_config=None,
         debug=False,
     )

@@ -91,8 +91,9 @@ class Projector:
         scored = scored_raw == b"1" or any(e.type == "game_scored" and not e.is_engine for e in tail)
         model = readmodel.build(engine, meta, folded, tail, scored)
         written = await self._write(*writes.write_call(keys, game_id, meta.game_type, model))
-        if written == -1:
-            self.loader.cache.drop(game_id)
+        if written != 1:  # refused: a newer version is there, or the game has left Redis (archived)
+            if written == -1:
+                self.loader.cache.drop(game_id)
             return 0
         now = time.time()
         for envelope in tail:

@@ -63,6 +63,7 @@ class Summary(msgspec.Struct, frozen=True):
     updated_ms: int
     prompt: dict[str, Any] | None = None
     scored: bool = False
+    rated: bool = False  # only rated games change ratings and leaderboards
 
 
 class View(msgspec.Struct, frozen=True):
@@ -96,13 +97,14 @@ def build(engine: Engine, meta: GameMeta, folded: Folded, tail: Sequence[Envelop
         status=status,
         version=folded.version,
         seats=[
-            None if s is None else {"seat": i, "player_id": s.player_id, "name": s.name}
+            None if s is None else {"seat": i, "player_id": s.player_id, "name": s.name, "kind": s.kind}
             for i, s in enumerate(meta.seats)
         ],
         created_ms=meta.created_ms,
         updated_ms=updated_ms,
         prompt=msgspec.to_builtins(prompt) if prompt else None,
         scored=scored,
+        rated=meta.rated,
     )
     fields: list[tuple[str, bytes]] = [
         (SUMMARY, _json.encode(summary)),

@@ -1,24 +1,30 @@
-"""Reading the read models: views, lobby cards, scores, leaderboards, and histories derived from the stream."""
+"""Reading the read models: views, lobby cards, scores, leaderboards, and histories derived from the stream.
+
+A game that has left Redis is read from the archive (``archived.py``) with the same bodies.  Redis stays the
+authority until the archiver's one atomic delete: a read that finds the game half gone (the stream emptied
+between two calls) asks the archive instead."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import msgspec
-from benthic.history import history_entries
+from benthic.history import history_page
 from benthic.keys import GameKeys, RatingKeys, lobby_key
 from benthic.rules import get_engine
 from benthic.store import EventStore
 from redis.asyncio import Redis
 
+from services.projection.archived import ArchivedReads
 from services.projection.readmodel import GAME_TYPE, STATUSES, VERSION, unpack_view, view_field
 
 
 class ReadModels:
-    def __init__(self, redis: Redis, store: EventStore) -> None:
+    def __init__(self, redis: Redis, store: EventStore, archived: ArchivedReads | None = None) -> None:
         self.redis = redis
         self.store = store
         self.partitions = store.partitions
+        self.archived = archived  # games no longer in Redis are read from the archive
 
     def keys(self, game_id: str) -> GameKeys:
         return GameKeys(game_id, self.partitions)
@@ -31,32 +37,48 @@ class ReadModels:
         """(version, field value), or None when the game has no read model (yet, or any more)."""
         version, value = await self.redis.hmget(self.keys(game_id).read_model, [VERSION, field])
         if version is None:
-            return None
+            return await self.archived.field(game_id, field) if self.archived else None
         return int(version), value
 
     async def views(self, game_id: str, viewers: list[int | None]) -> tuple[int, dict[int | None, bytes]] | None:
         """(version, {viewer: view JSON}) in one read, or None when the game has no read model."""
         raw = await self.redis.hmget(self.keys(game_id).read_model, [VERSION, *(view_field(v) for v in viewers)])
         if raw[0] is None:
-            return None
-        return int(raw[0]), {v: unpack_view(body) for v, body in zip(viewers, raw[1:], strict=True) if body}
+            if self.archived is None or (game := await self.archived.game(game_id)) is None:
+                return None
+            version, stored = game.last_version, [game.read_models.get(view_field(v)) for v in viewers]
+        else:
+            version, stored = int(raw[0]), raw[1:]
+        return version, {v: unpack_view(body) for v, body in zip(viewers, stored, strict=True) if body}
 
     async def history(self, game_id: str, viewer: int | None, after: int, limit: int) -> tuple[int, list[bytes]] | None:
         """(projected version, up to ``limit`` entries after ``after`` as ``viewer`` sees them), never beyond the
-        projected version so the history agrees with the views; None when the game has no read model."""
-        version, game_type = await self.redis.hmget(self.keys(game_id).read_model, [VERSION, GAME_TYPE])
-        if version is None or game_type is None:
-            return None
-        projected = int(version)
-        engine = get_engine(game_type.decode())
-        entries: list[bytes] = []
-        while len(entries) < limit and after < projected:
-            batch = await self.store.load(game_id, after=after, until=projected, count=max(limit - len(entries), 16))
-            if not batch:
-                break
-            entries.extend(history_entries(engine, batch, viewer))
-            after = batch[-1].version
-        return projected, entries[:limit]
+        projected version so the history agrees with the views; None when the game is nowhere."""
+        keys = self.keys(game_id)
+        async with self.redis.pipeline(transaction=True) as pipe:  # the version and the first page at once
+            pipe.hmget(keys.read_model, [VERSION, GAME_TYPE])
+            pipe.xrange(keys.events, f"{after + 1}-0", "+", count=limit)
+            (version, game_type), first = await pipe.execute()
+        if version is not None and game_type is not None:
+            projected = int(version)
+            engine = get_engine(game_type.decode())
+            entries: list[bytes] = []
+            start = after
+            try:
+                batch = await self.store.envelopes(keys.events, first)
+                while True:
+                    batch = [e for e in batch if e.version <= projected]
+                    entries.extend(history_page(engine, batch, viewer, start, limit - len(entries)))
+                    if batch:
+                        start = batch[-1].version
+                    if len(entries) >= limit or start >= projected:
+                        return projected, entries
+                    batch = await self.store.load(game_id, after=start, until=projected, count=max(limit, 16))
+                    if not batch:
+                        break  # the stream is gone under us: archived meanwhile; the archive has it whole
+            except ValueError:
+                pass  # a commit's head vanished under us, likewise
+        return await self.archived.history(game_id, viewer, after, limit) if self.archived else None
 
     async def lobby(self, game_types: list[str], statuses: list[str], limit: int) -> list[dict[str, Any]]:
         async with self.redis.pipeline(transaction=False) as pipe:

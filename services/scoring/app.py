@@ -8,6 +8,7 @@ from typing import Any
 
 from benthic.bus import FeedConsumer
 from benthic.config import Settings
+from benthic.content import install as install_content
 from benthic.gamestate import StateLoader
 from benthic.http import EXCEPTION_HANDLERS, health_routes
 from benthic.keys import lifecycle_key
@@ -25,6 +26,7 @@ GROUP = "scoring"
 
 
 def create_app(settings: Settings) -> Litestar:
+    packs = install_content(settings)
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         redis = redis_client(settings.redis_url, settings.redis_pool, settings.redis_cluster,
@@ -39,7 +41,8 @@ def create_app(settings: Settings) -> Litestar:
         app.state.update(redis=redis, consumer=consumer, scorer=scorer, probe=probe)
         await consumer.start()
         zero_series(SERVICE, game_types())
-        log().info("service_started", port=settings.scoring_port)
+        log().info("service_started", port=settings.scoring_port,
+                   content_packs=packs["packs"], rejected_packs=packs["rejected"])
         try:
             yield
         finally:

@@ -1,5 +1,5 @@
 """On a game's end: append ``game_scored`` from the engine's final scores (idempotent by command id), then
-apply ratings and leaderboards exactly once."""
+apply ratings and leaderboards exactly once, for rated games only (an unrated game leaves them unchanged)."""
 
 from __future__ import annotations
 
@@ -57,6 +57,7 @@ class Scorer:
                 results=[msgspec.to_builtins(r) for r in scores.results],
                 details=msgspec.to_builtins(scores.details),
                 players=[s.player_id if s else "" for s in meta.seats],
+                rated=meta.rated,
             )
             try:
                 commit = await self.store.append(
@@ -76,6 +77,10 @@ class Scorer:
         if appended:
             GAMES_SCORED.labels(game_type).inc()
             log().info("game_scored", game_id=game_id, version=commit.last_version)
+        if not meta.rated:
+            if appended:
+                log().info("game_not_rated", game_id=game_id, reason="unrated game: leaderboards unchanged")
+            return appended
         players = [(s.player_id, s.name) if s else (f"open-seat-{i}", "") for i, s in enumerate(meta.seats)]
         if len(players) >= 2:
             ranks = _ranks_by_seat(scores.results, len(players))

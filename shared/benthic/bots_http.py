@@ -109,6 +109,13 @@ class HttpGame:
 async def start_bot_game(
     client: BenthicClient, game_type: str, seats: int, name: str = "bot", options: dict[str, Any] | None = None
 ) -> tuple[str, dict[int, str]]:
+    """A game of ``seats`` bot players, created as a matchmaker would (the client's backend credential); each
+    bot player then gets its seat token with its own JWT, as any player does."""
     players = [{"player_id": f"{name}-{game_type}-{i}", "name": f"{name.title()} {i + 1}"} for i in range(seats)]
     created = await client.create_game(game_type, players, options)
-    return created["game_id"], {s["seat"]: s["token"] for s in created["seats"]}
+    game_id = created["game_id"]
+    tokens = {}
+    for seat in created["seats"]:
+        token = seat.get("token") or (await client.seat_token(game_id, seat["player_id"]))["token"]
+        tokens[seat["seat"]] = token
+    return game_id, tokens

@@ -1,19 +1,32 @@
-"""An HTTP client of the Benthic APIs (httpx), for the CLI, the demo bots, the load generator and tests."""
+"""An HTTP client of the Benthic APIs (httpx), for the CLI, the demo bots, the load generator and tests.
+
+Credentials: seat tokens for play and seat reads; a JWT of the identity provider for creating, joining and
+getting seat tokens (``jwt=`` per call, else the client's ``jwt``, else one from ``mint`` — the development
+issuer's minting function in dev and tests); the operator token for operator endpoints.  A ``429`` is retried
+after its ``Retry-After`` (a few times) unless ``retry_rate_limited=False``."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 
+MATCHMAKER_SCOPE = "benthic:matchmaker"
+DEV_MATCHMAKER = "dev-matchmaker"  # the client id a minted matchmaker credential carries
+
+Mint = Callable[..., str]  # mint(subject, scopes=()) -> JWT
+
 
 class ApiFailure(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, retry_after: float | None = None) -> None:
         super().__init__(f"{status} {code}: {message}")
         self.status = status
         self.code = code
         self.message = message
+        self.retry_after = retry_after
 
 
 def _check(response: httpx.Response) -> Any:
@@ -23,7 +36,8 @@ def _check(response: httpx.Response) -> Any:
             code, message = body.get("code", "http_error"), body.get("message", response.text)
         except ValueError:
             code, message = "http_error", response.text
-        raise ApiFailure(response.status_code, code, message)
+        retry_after = response.headers.get("retry-after")
+        raise ApiFailure(response.status_code, code, message, float(retry_after) if retry_after else None)
     if response.status_code == 304 or not response.content:
         return None
     return response.json()
@@ -41,13 +55,45 @@ class BenthicClient:
         operator_token: str | None = None,
         timeout: float = 30.0,
         http: httpx.AsyncClient | None = None,
+        jwt: str | None = None,
+        mint: Mint | None = None,
+        retry_rate_limited: bool = True,
     ) -> None:
         self.command_url = command_url.rstrip("/")
         self.read_url = read_url.rstrip("/")
         self.operator_token = operator_token
+        self.jwt = jwt
+        self.mint = mint
+        self.retry_rate_limited = retry_rate_limited
         self.http = http or httpx.AsyncClient(
             timeout=timeout, limits=httpx.Limits(max_connections=512, max_keepalive_connections=512)
         )
+
+    async def _call(self, method: str, url: str, **kwargs: Any) -> Any:
+        for attempt in range(6):
+            response = await self.http.request(method, url, **kwargs)
+            if response.status_code != 429 or not self.retry_rate_limited or attempt == 5:
+                return _check(response)
+            await asyncio.sleep(min(float(response.headers.get("retry-after", "1")), 10.0))
+        raise AssertionError("unreachable")
+
+    def player_jwt(self, player_id: str | None = None, jwt: str | None = None) -> str | None:
+        """The JWT to act as ``player_id``: the one given, else a minted one, else the client's own."""
+        if jwt is not None:
+            return jwt
+        if player_id is not None and self.mint is not None:
+            return self.mint(player_id)
+        return self.jwt
+
+    def backend_jwt(self, jwt: str | None = None) -> str | None:
+        """The credential to create games naming players: the one given, the client's, or a minted matchmaker."""
+        if jwt is not None:
+            return jwt
+        if self.jwt is not None:
+            return self.jwt
+        if self.mint is not None:
+            return self.mint(DEV_MATCHMAKER, (MATCHMAKER_SCOPE,))
+        return self.operator_token
 
     async def aclose(self) -> None:
         await self.http.aclose()
@@ -65,22 +111,55 @@ class BenthicClient:
         seats: list[dict[str, str] | None],
         options: dict[str, Any] | None = None,
         seed: int | None = None,
+        jwt: str | None = None,
+        rated: bool | None = None,
     ) -> dict[str, Any]:
+        """As ``jwt`` (a player for themselves, or a backend naming players); by default as the client's JWT or a
+        minted matchmaker.  A ``seed`` needs the operator token."""
         body: dict[str, Any] = {"game_type": game_type, "seats": seats, "options": options or {}}
         if seed is not None:
             body["seed"] = seed
-        return _check(
-            await self.http.post(f"{self.command_url}/games", json=body, headers=_auth(self.operator_token))
-        )
+        if rated is not None:
+            body["rated"] = rated
+        credential = self.operator_token if seed is not None and jwt is None else self.backend_jwt(jwt)
+        return await self._call("POST", f"{self.command_url}/games", json=body, headers=_auth(credential))
 
-    async def join(self, game_id: str, player_id: str, name: str = "", seat: int | None = None) -> dict[str, Any]:
-        body: dict[str, Any] = {"player_id": player_id, "name": name}
+    async def join(
+        self, game_id: str, player_id: str | None = None, name: str = "", seat: int | None = None,
+        jwt: str | None = None,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"name": name}
+        if player_id is not None:
+            body["player_id"] = player_id
         if seat is not None:
             body["seat"] = seat
-        return _check(await self.http.post(f"{self.command_url}/games/{game_id}/join", json=body))
+        return await self._call("POST", f"{self.command_url}/games/{game_id}/join", json=body,
+                                headers=_auth(self.player_jwt(player_id, jwt)))
+
+    async def seat_token(self, game_id: str, player_id: str | None = None, jwt: str | None = None) -> dict[str, Any]:
+        """A fresh token for the player's seat in the game (refresh or reconnect)."""
+        return await self._call("POST", f"{self.command_url}/games/{game_id}/token",
+                                headers=_auth(self.player_jwt(player_id, jwt)))
+
+    async def my_seats(self, player_id: str | None = None, jwt: str | None = None) -> dict[str, Any]:
+        """Every unfinished game the player holds a seat in, with fresh tokens."""
+        return await self._call("GET", f"{self.command_url}/players/me/seats",
+                                headers=_auth(self.player_jwt(player_id, jwt)))
+
+    async def revoke_game(self, game_id: str) -> dict[str, Any]:
+        return await self._call("POST", f"{self.command_url}/games/{game_id}/ops/revoke",
+                                headers=_auth(self.operator_token))
+
+    async def revoke_player(self, player_id: str) -> dict[str, Any]:
+        return await self._call("POST", f"{self.command_url}/players/{player_id}/ops/revoke",
+                                headers=_auth(self.operator_token))
+
+    async def audit(self, game_id: str) -> dict[str, Any]:
+        return await self._call("GET", f"{self.command_url}/games/{game_id}/ops/audit",
+                                headers=_auth(self.operator_token))
 
     async def legal(self, game_id: str, token: str) -> dict[str, Any]:
-        return _check(await self.http.get(f"{self.command_url}/games/{game_id}/legal", headers=_auth(token)))
+        return await self._call("GET", f"{self.command_url}/games/{game_id}/legal", headers=_auth(token))
 
     async def play(
         self,
@@ -95,10 +174,8 @@ class BenthicClient:
         if expected_version is not None:
             body["expected_version"] = expected_version
         params = {"include": "legal"} if include_legal else None
-        return _check(
-            await self.http.post(
-                f"{self.command_url}/games/{game_id}/commands", json=body, headers=_auth(token), params=params
-            )
+        return await self._call(
+            "POST", f"{self.command_url}/games/{game_id}/commands", json=body, headers=_auth(token), params=params
         )
 
     async def operator_state(self, game_id: str) -> tuple[int, bytes]:

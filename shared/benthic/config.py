@@ -43,7 +43,40 @@ class Settings(msgspec.Struct, frozen=True):
     command_port: int = 8001
     projection_port: int = 8002
     scoring_port: int = 8003
+    archiver_port: int = 8004
+    # The archive of finished games (PostgreSQL DSN; empty: no archive, and `make run` starts a private one)
+    archive_url: str = ""
+    archive_after_s: float = 300.0  # grace period between game_scored and archiving
+    archive_retention_days: int = 0  # archived games older than this are purged; 0 keeps them forever
+    archive_batch: int = 20  # games the archiver takes per step and partition
+    archive_pool: int = 4  # PostgreSQL connections per process
+    archive_lease_s: float = 60.0  # a taken game is retried after this long if its archiver died
     host: str = "127.0.0.1"
+    # --- players and trust (identity, seat tokens, abuse limits) ---------------------------------------------
+    # Player and backend JWTs, verified against the identity provider's JWKS (a URL or a file).  Without either,
+    # dev mode uses the built-in development issuer (insecure; refused outside dev).
+    jwt_issuer: str = ""
+    jwt_audience: str = ""
+    jwks_url: str = ""
+    jwks_file: str = ""
+    jwks_cache_s: float = 300.0  # a fetched JWKS is used this long, then fetched again
+    jwks_cooldown_s: float = 10.0  # least time between two fetches forced by an unknown key id
+    jwt_leeway_s: float = 30.0  # clock skew allowed on exp / nbf / iat
+    dev_issuer_dir: str = ".run/dev-issuer"  # the development issuer's key pair (dev mode only)
+    seat_token_ttl_s: int = 3600  # seat tokens expire after this; players refresh them with their JWT
+    # Rate limits in the `limits` notation ("30/second", "10/minute;100/hour"); empty: no limit.
+    limit_create_per_player: str = "10/minute"
+    limit_create_per_ip: str = "60/minute"
+    limit_join_per_player: str = "30/minute"
+    limit_join_per_ip: str = "120/minute"
+    limit_command_per_player: str = "30/second"
+    limit_command_per_ip: str = "300/second"
+    limit_token_per_player: str = "60/minute"
+    limit_token_per_ip: str = "300/minute"
+    max_open_games_per_player: int = 20  # unfinished games a player may hold a seat in (0: no cap)
+    forwarded_allow_ips: str = "127.0.0.1"  # proxies whose X-Forwarded-For names the client (comma list, or *)
+    # directories of extra content packs (os.pathsep-separated in BENTHIC_CONTENT_DIRS), besides the built-in ones
+    content_dirs: tuple[str, ...] = ()
 
     @property
     def json_logs(self) -> bool:
@@ -100,11 +133,12 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
 
     values: dict[str, object] = {}
     for field in msgspec.structs.fields(Settings):
-        if field.name in ("redis_url", "token_keys"):
+        if field.name in ("redis_url", "token_keys", "content_dirs"):
             continue
         values[field.name] = get(field.name, getattr(defaults, field.name))
     values["redis_url"] = env.get("REDIS_URL", env.get("BENTHIC_REDIS_URL", defaults.redis_url))
     values["token_keys"] = _token_keys(env.get("BENTHIC_TOKEN_KEYS", ""))
+    values["content_dirs"] = tuple(p for p in env.get("BENTHIC_CONTENT_DIRS", "").split(os.pathsep) if p.strip())
     if values["environment"] == "dev":
         # Insecure, well-known defaults so `benthic serve` works out of the box on a laptop; production
         # refuses to start without real keys (see check_production).
@@ -121,6 +155,23 @@ def check_production(settings: Settings) -> None:
             raise SystemExit("BENTHIC_TOKEN_KEYS is required outside dev (kid:secret[,kid:secret])")
         if len(settings.operator_token) < 16:
             raise SystemExit("BENTHIC_OPERATOR_TOKEN (16+ characters) is required outside dev")
+    check_identity(settings)
+
+
+def check_identity(settings: Settings) -> None:
+    """An identity provider is configured completely, or (dev only) the development issuer stands in."""
+    if settings.jwks_url and settings.jwks_file:
+        raise SystemExit("set one of BENTHIC_JWKS_URL and BENTHIC_JWKS_FILE, not both")
+    if settings.jwks_url or settings.jwks_file:
+        if not settings.jwt_issuer or not settings.jwt_audience:
+            raise SystemExit("BENTHIC_JWT_ISSUER and BENTHIC_JWT_AUDIENCE are required with a JWKS")
+    elif settings.environment != "dev":
+        raise SystemExit(
+            "BENTHIC_JWKS_URL or BENTHIC_JWKS_FILE (with BENTHIC_JWT_ISSUER and BENTHIC_JWT_AUDIENCE) is required "
+            "outside dev: the built-in development issuer is insecure"
+        )
+    if settings.seat_token_ttl_s <= 0:
+        raise SystemExit("BENTHIC_SEAT_TOKEN_TTL_S must be positive")
 
 
 @cache

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
@@ -20,8 +22,9 @@ class Envelope(msgspec.Struct, frozen=True):
     command_id: str = ""
     seat: int | None = None
     ts_ms: int = 0
-    actor: str = ""  # who acted (a player id), when known
-    credential: str = ""  # how they proved it (player, matchmaker, operator, bot)
+    actor: str = ""  # audit: who acted (player id, or a backend's client id)
+    actor_kind: str = ""  # audit: with which credential (player, matchmaker, operator, bot)
+    engine_version: int = 1  # of the engine that recorded it (entries without one predate versioning: 1)
 
     @property
     def is_engine(self) -> bool:
@@ -35,6 +38,7 @@ class GameScored(msgspec.Struct, frozen=True, tag_field="type", tag="game_scored
     results: list[dict[str, Any]]
     details: dict[str, Any] = {}
     players: list[str] = []
+    rated: bool = False  # only rated games change ratings and leaderboards
 
 
 class Notification(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -53,3 +57,17 @@ class Notification(msgspec.Struct, frozen=True, omit_defaults=True):
 
 notification_encoder = msgspec.json.Encoder()
 notification_decoder = msgspec.json.Decoder(Notification)
+
+
+_digest_encoder = msgspec.msgpack.Encoder()
+
+
+def event_digest(envelopes: Iterable[Envelope]) -> str:
+    """SHA-256 over every entry of a game stream in order (version, type, kind, data, command id, seat,
+    timestamp, actor, actor kind, engine version): the same digest whether the entries come from Redis or from
+    the archive."""
+    digest = hashlib.sha256()
+    for e in envelopes:
+        digest.update(_digest_encoder.encode((e.version, e.type, e.kind, e.data, e.command_id, e.seat, e.ts_ms,
+                                              e.actor, e.actor_kind, e.engine_version)))
+    return "sha256:" + digest.hexdigest()

@@ -9,8 +9,9 @@ from typing import Any
 import msgspec
 
 from benthic.events import Envelope
-from benthic.rules import Engine
+from benthic.rules import AnyEngine, GameNotSupported
 from benthic.store import EventStore, Snapshot
+from benthic.telemetry import GAMES_NOT_SUPPORTED, log
 
 
 class Folded(msgspec.Struct, frozen=True):
@@ -49,15 +50,24 @@ class StateCache:
         return len(self._items)
 
 
-def fold_envelopes(engine: Engine, folded: Folded, envelopes: list[Envelope]) -> Folded:
+def fold_envelopes(engine: AnyEngine, folded: Folded, envelopes: list[Envelope], game_id: str = "") -> Folded:
+    """Fold stream entries onto ``folded``.  A game this engine cannot read (events of an engine version it
+    neither is nor upcasts from, a content pack that is not installed) raises GameNotSupported, counted and
+    logged: such a game is never folded with other rules or other data."""
     state = folded.state
     version = folded.version
-    for envelope in envelopes:
-        if envelope.version != version + 1:
-            raise RuntimeError(f"gap in stream: version {envelope.version} after {version}")
-        if envelope.is_engine:
-            state = engine.evolve(state, engine.decode_event(envelope.data))
-        version = envelope.version
+    try:
+        for envelope in envelopes:
+            if envelope.version != version + 1:
+                raise RuntimeError(f"gap in stream: version {envelope.version} after {version}")
+            if envelope.is_engine:
+                state = engine.evolve(state, engine.decode_event(envelope.data, envelope.engine_version))
+            version = envelope.version
+    except GameNotSupported as refused:
+        GAMES_NOT_SUPPORTED.labels(engine.game_type, refused.code).inc()
+        log().error("game_not_supported", game_id=game_id, version=version + 1, code=refused.code,
+                    error=refused.message)
+        raise
     return Folded(version, state)
 
 
@@ -71,18 +81,18 @@ class StateLoader:
     def cached(self, game_id: str) -> Folded | None:
         return self.cache.get(game_id)
 
-    async def load(self, game_id: str, engine: Engine) -> Folded:
+    async def load(self, game_id: str, engine: AnyEngine) -> Folded:
         """The state at the stream's current version."""
         folded = self.cache.get(game_id)
         if folded is None:
             folded = await self._from_snapshot(game_id, engine)
         tail = await self.store.load(game_id, after=folded.version)
         if tail:
-            folded = fold_envelopes(engine, folded, tail)
+            folded = fold_envelopes(engine, folded, tail, game_id)
         self.cache.put(game_id, folded)
         return folded
 
-    async def _from_snapshot(self, game_id: str, engine: Engine) -> Folded:
+    async def _from_snapshot(self, game_id: str, engine: AnyEngine) -> Folded:
         snapshot = await self.store.load_snapshot(game_id)
         if snapshot is not None and snapshot.engine_version == engine.version:
             try:
@@ -91,7 +101,7 @@ class StateLoader:
                 pass  # a snapshot we cannot read is only a missed shortcut
         return Folded(0, engine.initial_state())
 
-    def remember(self, game_id: str, engine: Engine, before: int, folded: Folded) -> None:
+    def remember(self, game_id: str, engine: AnyEngine, before: int, folded: Folded) -> None:
         """Cache a state this process just produced, and snapshot it when it crosses a multiple of N."""
         self.cache.put(game_id, folded)
         if self.snapshot_every and folded.version // self.snapshot_every > before // self.snapshot_every:

@@ -1,5 +1,6 @@
 """A game's history as one viewer may see it: each stream entry redacted for that viewer, derived when read
-(from the live stream or the archive alike), never stored per viewer."""
+(from the live stream or the archive alike, by this one function, so both serve the same bytes), never
+stored per viewer."""
 
 from __future__ import annotations
 
@@ -20,24 +21,35 @@ class _Entry(msgspec.Struct, frozen=True):
     event: Any
 
 
-def history_entry(engine: Engine, envelope: Envelope, viewer: int | None) -> bytes | None:
-    """The JSON of one history entry for ``viewer`` (None: a spectator), or None when it sees nothing of it.
-    Platform events (``game_scored``, ...) are public and shown as stored."""
+def history_entry(engine: Engine, envelope: Envelope, viewer: int | None, event: Any = None) -> bytes | None:
+    """The history entry ``{"version", "ts_ms", "event"}`` of one stream entry as ``viewer`` (a seat, or None
+    for a spectator) may see it, or None when that viewer does not see the event at all.  Platform events
+    (``game_scored``, ...) are public and shown as stored.  ``event``: the engine event already decoded."""
     if envelope.is_engine:
-        shown = engine.redact(engine.decode_event(envelope.data), viewer)
+        if event is None:
+            event = engine.decode_event(envelope.data, envelope.engine_version)
+        shown = engine.redact(event, viewer)
         if shown is None:
             return None
         return _json.encode(_Entry(envelope.version, envelope.ts_ms, shown))
     return _json.encode(_Entry(envelope.version, envelope.ts_ms, msgspec.Raw(envelope.data)))
 
 
-def history_entries(engine: Engine, envelopes: Iterable[Envelope], viewer: int | None) -> list[bytes]:
-    entries = []
+def history_page(
+    engine: Engine, envelopes: Iterable[Envelope], viewer: int | None, after: int, limit: int
+) -> list[bytes]:
+    """The entries after version ``after``, at most ``limit`` of them, oldest first (what the read API's
+    ``?after=&limit=`` pages through)."""
+    page: list[bytes] = []
     for envelope in envelopes:
+        if envelope.version <= after:
+            continue
         entry = history_entry(engine, envelope, viewer)
         if entry is not None:
-            entries.append(entry)
-    return entries
+            page.append(entry)
+            if len(page) >= limit:
+                break
+    return page
 
 
 def history_body(game_id: str, version: int, entries: list[bytes]) -> bytes:

@@ -1,4 +1,5 @@
-"""What the three HTTP services share: the error body, exception mapping, health and metrics routes."""
+"""What the HTTP services share: the error body, exception mapping, health and metrics routes, and the
+archive connection of the services that only read it."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ from litestar import Request, Response, get
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
+from benthic.archive import Archive, ArchiveUnavailable
+from benthic.config import Settings
 from benthic.redisconn import UNAVAILABLE
-from benthic.telemetry import log, metrics_payload
+from benthic.rules import GameNotSupported
+from benthic.telemetry import AUTH_REFUSALS, log, metrics_payload
 
 
 class ErrorBody(msgspec.Struct, frozen=True):
@@ -25,26 +29,31 @@ class ApiError(Exception):
     """An error answer: HTTP status plus a stable ``code`` and a human ``message``."""
 
     def __init__(
-        self, status: int, code: str, message: str, details: dict[str, Any] | None = None,
-        retry_after: int | None = None,
+        self,
+        status: int,
+        code: str,
+        message: str,
+        details: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(f"{status} {code}: {message}")
         self.status = status
         self.code = code
         self.message = message
         self.details = details
-        self.retry_after = retry_after
+        self.headers = headers
 
 
-def _error(status: int, code: str, message: str, details: dict[str, Any] | None = None) -> Response[ErrorBody]:
-    return Response(ErrorBody(code, message, details), status_code=status)
+def _error(
+    status: int, code: str, message: str, details: dict[str, Any] | None = None, headers: dict[str, str] | None = None
+) -> Response[ErrorBody]:
+    return Response(ErrorBody(code, message, details), status_code=status, headers=headers)
 
 
 def _api_error(_: Request[Any, Any, Any], exc: ApiError) -> Response[ErrorBody]:
-    response = _error(exc.status, exc.code, exc.message, exc.details)
-    if exc.retry_after is not None:
-        response.headers["Retry-After"] = str(exc.retry_after)
-    return response
+    if exc.status in (401, 403):
+        AUTH_REFUSALS.labels(exc.code).inc()
+    return _error(exc.status, exc.code, exc.message, exc.details, exc.headers)
 
 
 _HTTP_CODES = {
@@ -69,6 +78,11 @@ def _http_error(_: Request[Any, Any, Any], exc: HTTPException) -> Response[Error
     return _error(exc.status_code, code, str(exc.detail))
 
 
+def _not_supported(_: Request[Any, Any, Any], exc: GameNotSupported) -> Response[ErrorBody]:
+    """This process cannot read the game (GameNotSupported is counted where the fold is refused)."""
+    return _error(503, exc.code, f"this service cannot read the game: {exc.message}", {"game_type": exc.game_type})
+
+
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[ErrorBody]:
     log().exception("unhandled_error", path=request.url.path, error=repr(exc))
     return _error(HTTP_500_INTERNAL_SERVER_ERROR, "internal_error", "an internal error occurred; nothing was changed")
@@ -77,8 +91,9 @@ def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Err
 RETRY_AFTER_S = 1
 
 
-def store_unavailable() -> ApiError:
-    return ApiError(503, "store_unavailable", "the store cannot answer right now; nothing was changed, retry shortly")
+def store_unavailable(what: str = "the store") -> ApiError:
+    return ApiError(503, "store_unavailable", f"{what} cannot answer right now; nothing was changed, retry shortly",
+                    headers={"Retry-After": str(RETRY_AFTER_S)})
 
 
 _last_outage_log = 0.0
@@ -88,19 +103,39 @@ def _unavailable(request: Request[Any, Any, Any], exc: Exception) -> Response[Er
     global _last_outage_log
     if time.monotonic() - _last_outage_log > 1.0:  # one line a second, not one per refused request
         _last_outage_log = time.monotonic()
-        log().warning("store_unavailable", path=request.url.path, error=repr(exc))
+        origin = exc.__traceback__
+        while origin is not None and origin.tb_next is not None:
+            origin = origin.tb_next
+        where = f"{origin.tb_frame.f_code.co_filename}:{origin.tb_lineno}" if origin else ""
+        log().warning("store_unavailable", path=request.url.path, error=f"{exc!r}: {exc}", at=where)
     error = store_unavailable()
-    return Response(
-        ErrorBody(error.code, error.message), status_code=503, headers={"Retry-After": str(RETRY_AFTER_S)}
-    )
+    return _error(error.status, error.code, error.message, headers=error.headers)
+
+
+def _archive_unavailable(_: Request[Any, Any, Any], exc: ArchiveUnavailable) -> Response[ErrorBody]:
+    log().warning("archive_unavailable", error=str(exc))
+    response = _error(503, "archive_unavailable", "the archive of finished games cannot be reached; retry later")
+    response.headers["Retry-After"] = "5"
+    return response
 
 
 EXCEPTION_HANDLERS: dict[Any, Callable[..., Response[ErrorBody]]] = {
     ApiError: _api_error,
     HTTPException: _http_error,
     **{kind: _unavailable for kind in UNAVAILABLE},
+    ArchiveUnavailable: _archive_unavailable,
+    GameNotSupported: _not_supported,
     Exception: _unexpected,
 }
+
+
+async def open_archive_reader(settings: Settings, service: str) -> Archive | None:
+    """The archive for a service that only reads it (None when BENTHIC_ARCHIVE_URL is unset): connecting
+    in the background, so the service starts and serves live games while PostgreSQL is down."""
+    if not settings.archive_url:
+        return None
+    archive = Archive(settings.archive_url, settings.archive_pool, timeout_s=2.0, name=f"benthic-{service}")
+    return await archive.open(wait=False)
 
 
 @get("/metrics", include_in_schema=False, sync_to_thread=False)
@@ -135,3 +170,66 @@ def decode_body(raw: bytes, kind: type[Any], what: str) -> Any:
         if isinstance(exc, msgspec.ValidationError):
             raise ApiError(400, "invalid_request", f"{what}: {exc}") from None
         raise ApiError(400, "invalid_json", f"the body is not valid JSON: {exc}") from None
+
+
+# --- OpenAPI: how callers authenticate ---------------------------------------------------------------------------
+
+PLAYER_JWT = "playerJwt"
+SEAT_TOKEN = "seatToken"
+OPERATOR = "operator"
+
+
+def security_schemes(*names: str) -> dict[str, Any]:
+    """The bearer credentials of the APIs (``names``: those a service uses; none: all), for
+    ``OpenAPIConfig(components=Components(security_schemes=...))``."""
+    from litestar.openapi.spec import SecurityScheme
+
+    schemes = {
+        PLAYER_JWT: SecurityScheme(
+            type="http",
+            scheme="bearer",
+            bearer_format="JWT",
+            description=(
+                "A JWT of the platform's identity provider (RS256, ES256 or EdDSA; issuer and audience as "
+                "configured; `sub` is the player id). Scope `benthic:matchmaker` makes it a trusted backend, "
+                "`benthic:operator` an operator. In dev mode `benthic dev-token PLAYER` mints one."
+            ),
+        ),
+        SEAT_TOKEN: SecurityScheme(
+            type="http",
+            scheme="bearer",
+            description=(
+                "A seat token (HMAC; names the game, the seat and the player; expires). Issued on create/join "
+                "and by `POST /games/{id}/token` or `GET /players/me/seats` with the player's JWT."
+            ),
+        ),
+        OPERATOR: SecurityScheme(
+            type="http",
+            scheme="bearer",
+            description="The operator token (BENTHIC_OPERATOR_TOKEN), or a JWT with scope `benthic:operator`.",
+        ),
+    }
+    return {name: scheme for name, scheme in schemes.items() if not names or name in names}
+
+
+def error_responses(*statuses: int) -> dict[int, Any]:
+    """OpenAPI entries of the error answers a route may give (``{code, message, details?}``)."""
+    from litestar.openapi.datastructures import ResponseSpec
+
+    meaning = {
+        401: "Credential missing, invalid, expired or revoked (`missing_token`, `invalid_token`, `token_expired`, "
+             "`token_revoked`, `operator_only`)",
+        403: "Credential not allowed here (`wrong_game`, `wrong_seat`, `player_mismatch`, `player_only`, "
+             "`not_seated`, `operator_only`, `seed_requires_operator`)",
+        404: "No such game (`game_not_found`)",
+        409: "Conflict (`version_conflict`, `seats_open`, `no_open_seat`, `seat_taken`, `already_seated`, "
+             "`too_many_open_games`)",
+        422: "Rule violation or invalid game setup (the code names the rule)",
+        429: "Rate limit (`rate_limited`, with `Retry-After`)",
+        503: "Redis unreachable or busy (`store_unavailable`, with `Retry-After`), identity provider unreachable "
+             "(`identity_provider_unavailable`)",
+    }
+    return {
+        status: ResponseSpec(data_container=ErrorBody, generate_examples=False, description=meaning[status])
+        for status in statuses
+    }

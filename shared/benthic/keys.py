@@ -51,6 +51,11 @@ class GameKeys:
     def lobby(self, game_type: str, status: str) -> str:
         return lobby_key(self.partition, game_type, status)
 
+    def game_keys(self) -> list[str]:
+        """Every key that belongs to this game alone (what archiving deletes).  A new per-game key kind must
+        be added here: tests/integration/test_archiver.py checks no other key names the game."""
+        return [self.events, self.meta, self.commands, self.snapshot, self.read_model]
+
     @property
     def updates(self) -> str:
         return updates_channel(self.partition)
@@ -75,6 +80,14 @@ def updates_channel(partition: int) -> str:
     return f"{{p{partition}}}:updates"
 
 
+def archive_due_key(partition: int) -> str:  # zset: game id by when to look at it next (due time, then leases)
+    return f"{{p{partition}}}:archive:due"
+
+
+def archive_since_key(partition: int) -> str:  # zset: game id by its first due time (the archive lag)
+    return f"{{p{partition}}}:archive:since"
+
+
 class RatingKeys:
     """Ratings of one game type; one slot per game type."""
 
@@ -93,3 +106,25 @@ class RatingKeys:
     @property
     def leaderboard(self) -> str:  # zset: player id by ordinal rating
         return f"{self.tag}:lb"
+
+
+# --- players and trust -----------------------------------------------------------------------------------------
+
+REVOCATIONS = "benthic:revocations"  # stream: seat-token revocations, read by every replica
+
+
+class PlayerKeys:
+    """The keys of one player; one slot per player."""
+
+    __slots__ = ("player_id", "tag")
+
+    def __init__(self, player_id: str) -> None:
+        self.player_id = player_id
+        self.tag = f"{{pl:{player_id}}}"
+
+    @property
+    def games(self) -> str:  # zset: game id -> created ms, the player's unfinished games (pruned lazily)
+        return f"{self.tag}:games"
+
+
+RATE_LIMIT_PREFIX = "benthic:rl"  # the `limits` library's keys

@@ -1,5 +1,10 @@
-"""The whole platform on one machine: Redis (private, or ``REDIS_URL``) and the three services as separate
-processes, with fresh token keys.  Used by ``benthic run``, the end-to-end tests and the benchmark."""
+"""The whole platform on one machine: Redis (private, or ``REDIS_URL``), PostgreSQL for the archive (private,
+or ``archive_url``) and the services as separate processes, with fresh token keys.  Used by ``benthic run``,
+the end-to-end tests and the benchmark.
+
+Without an identity provider in ``env`` (``BENTHIC_JWKS_URL``/``BENTHIC_JWKS_FILE``) the services use the
+development issuer, whose keys live in ``dev_issuer_dir``: :meth:`LocalPlatform.mint` makes player and
+backend JWTs with it."""
 
 from __future__ import annotations
 
@@ -13,9 +18,11 @@ from pathlib import Path
 
 import httpx
 
+from benthic.devissuer import DevIssuer
+from benthic.devpostgres import PrivatePostgres
 from benthic.devredis import PrivateRedis, free_port
 
-SERVICES = ("command", "projection", "scoring")
+SERVICES = ("command", "projection", "scoring", "archiver")
 
 
 class LocalPlatform:
@@ -27,9 +34,14 @@ class LocalPlatform:
         ports: dict[str, int] | None = None,
         quiet: bool = True,
         niceness: dict[str, int] | None = None,
+        archive_url: str | None = None,
+        durable_archive: bool = False,
     ) -> None:
         self._redis: PrivateRedis | None = None
         self.redis_url = redis_url
+        self._postgres: PrivatePostgres | None = None
+        self.archive_url = archive_url
+        self.durable_archive = durable_archive  # fsync on for the private PostgreSQL (make run), off for tests
         self.ports = ports or {s: free_port() for s in SERVICES}
         self.log_dir = Path(log_dir or tempfile.mkdtemp(prefix="benthic-logs-")).resolve()
         self.operator_token = secrets.token_urlsafe(24)
@@ -38,12 +50,26 @@ class LocalPlatform:
             "BENTHIC_TOKEN_KEYS": f"k1:{secrets.token_urlsafe(32)}",
             "BENTHIC_OPERATOR_TOKEN": self.operator_token,
             "BENTHIC_LOG_FORMAT": "json",
+            "BENTHIC_DEV_ISSUER_DIR": str(self.log_dir / "dev-issuer"),
             **(env or {}),
         }
+        self._dev_issuer: DevIssuer | None = None
         self.quiet = quiet
         # On a shared machine the command path is the latency-critical one; consumers can run nicer.
         self.niceness = niceness or {}
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
+
+    @property
+    def dev_issuer(self) -> DevIssuer:
+        if self.env.get("BENTHIC_JWKS_URL") or self.env.get("BENTHIC_JWKS_FILE"):
+            raise RuntimeError("this platform trusts an identity provider: it mints no development tokens")
+        if self._dev_issuer is None:
+            self._dev_issuer = DevIssuer.load_or_create(self.env["BENTHIC_DEV_ISSUER_DIR"])
+        return self._dev_issuer
+
+    def mint(self, subject: str, scopes: tuple[str, ...] | list[str] = (), ttl_s: int = 3600) -> str:
+        """A JWT of the development issuer (a player, or with scopes a backend or an operator)."""
+        return self.dev_issuer.mint(subject, scopes, ttl_s)
 
     def url(self, service: str) -> str:
         return f"http://127.0.0.1:{self.ports[service]}"
@@ -63,6 +89,10 @@ class LocalPlatform:
         self.env["REDIS_URL"] = self.redis_url
         self.log_dir.mkdir(parents=True, exist_ok=True)
         try:
+            if self.archive_url is None:
+                self._postgres = PrivatePostgres(str(self.log_dir / "postgres"), durable=self.durable_archive).start()
+                self.archive_url = self._postgres.dsn
+            self.env["BENTHIC_ARCHIVE_URL"] = self.archive_url
             for service in SERVICES:
                 self.start_service(service)
             self.wait_ready(timeout)
@@ -71,17 +101,29 @@ class LocalPlatform:
             raise
         return self
 
-    def start_service(self, service: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-        log = open(self.log_dir / f"{service}.log", "ab")  # noqa: SIM115 - owned by the child
+    def start_service(
+        self, service: str, env: dict[str, str] | None = None, name: str | None = None
+    ) -> subprocess.Popen[bytes]:
+        """Start ``service`` as process ``name`` (default: the service's own name; another name starts a
+        replica on a port of its own: ``url(name)``)."""
+        name = name or service
+        port = self.ports.setdefault(name, free_port())
+        log = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 - owned by the child
         process = subprocess.Popen(
-            [sys.executable, "-m", "benthic.cli", "serve", service, "--port", str(self.ports[service])],
+            [sys.executable, "-m", "benthic.cli", "serve", service, "--port", str(port)],
             env={**self.env, **(env or {})},
             stdout=log,
             stderr=subprocess.STDOUT if self.quiet else None,
             preexec_fn=(lambda n=self.niceness[service]: os.nice(n)) if self.niceness.get(service) else None,  # noqa: PLW1509
         )
-        self.processes[service] = process
+        self.processes[name] = process
         return process
+
+    def start_replica(self, service: str, name: str, timeout: float = 60.0) -> str:
+        """One more process of ``service`` (same Redis, keys and settings), ready; returns its URL."""
+        self.start_service(service, name=name)
+        self.wait_ready(timeout, (name,))
+        return self.url(name)
 
     def wait_ready(self, timeout: float = 60.0, services: tuple[str, ...] = SERVICES) -> None:
         deadline = time.monotonic() + timeout
@@ -124,6 +166,8 @@ class LocalPlatform:
         self.processes.clear()
         if self._redis is not None:
             self._redis.stop()
+        if self._postgres is not None:
+            self._postgres.stop()
 
     def __enter__(self) -> LocalPlatform:
         return self.start()

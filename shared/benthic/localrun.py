@@ -17,7 +17,7 @@ from benthic.client import BenthicClient
 from benthic.localplatform import SERVICES, LocalPlatform
 from benthic.rules import game_types, get_engine
 
-DEFAULT_PORTS = {"command": 8001, "projection": 8002, "scoring": 8003}
+DEFAULT_PORTS = {"command": 8001, "projection": 8002, "scoring": 8003, "archiver": 8004}
 
 
 def _port_free(port: int) -> bool:
@@ -30,7 +30,9 @@ def say(text: str) -> None:
 
 
 async def demo(platform: LocalPlatform, seats: int | None, bots: str = "greedy") -> None:
-    client = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token)
+    # The house creates the games as a matchmaker; each bot player gets its seat token with its own JWT.
+    client = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
+                           mint=platform.mint)
     read = platform.read_url
     games: list[tuple[str, str, HttpGame]] = []
     for game_type in game_types():
@@ -109,17 +111,30 @@ def main(exit_after_demo: bool = False, seats: int | None = None, bots: str = "g
         redis_url=os.environ.get("REDIS_URL"),
         log_dir=str(run_dir / "logs"),
         ports=ports,
-        env={"BENTHIC_LOG_FORMAT": "console"},
+        env={"BENTHIC_LOG_FORMAT": "console", "BENTHIC_DEV_ISSUER_DIR": str(run_dir / "dev-issuer")},
+        archive_url=os.environ.get("BENTHIC_ARCHIVE_URL"),
+        durable_archive=True,
     )
     say("Starting Benthic: " + ("Redis at " + os.environ["REDIS_URL"] if os.environ.get("REDIS_URL")
-                                else "a private redis-server (AOF on, noeviction)") + " and the three services...")
+                                else "a private redis-server (AOF on, noeviction)")
+        + (", the archive at BENTHIC_ARCHIVE_URL" if os.environ.get("BENTHIC_ARCHIVE_URL")
+           else ", a private PostgreSQL for the archive")
+        + " and the services...")
     platform.start()
     say(f"  command API     {platform.command_url}   (OpenAPI: {platform.command_url}/schema)")
     say(f"  read API        {platform.read_url}   (OpenAPI: {platform.read_url}/schema, lobby: {platform.read_url}/lobby)")
     say(f"  scoring         {platform.url('scoring')}/readyz")
+    say(f"  archiver        {platform.url('archiver')}/readyz   (finished games move to PostgreSQL "
+        f"{os.environ.get('BENTHIC_ARCHIVE_AFTER_S', '300')}s after scoring)")
+    say(f"  archive         BENTHIC_ARCHIVE_URL='{platform.archive_url}'   (for `benthic archive show|export GAME`)")
     say("  metrics         " + "  ".join(f"{platform.url(s)}/metrics" for s in SERVICES))
     say(f"  logs            {platform.log_dir}/")
-    say(f"  operator token  {platform.operator_token}\n")
+    say(f"  operator token  {platform.operator_token}")
+    if not (os.environ.get("BENTHIC_JWKS_URL") or os.environ.get("BENTHIC_JWKS_FILE")):
+        say(f"  identity        INSECURE development issuer (keys in {run_dir / 'dev-issuer'}; dev only): "
+            f"`.venv/bin/benthic dev-token alice` mints a player's JWT, JWKS at "
+            f"{platform.command_url}/.well-known/jwks.json")
+    say("")
     say("Bots are playing one game of every game type over HTTP "
         + ("(greedy house bots: they read the true state with the operator token):" if bots == "greedy"
            else "(random legal moves):"))

@@ -22,7 +22,7 @@ from redis.exceptions import ClusterDownError, TryAgainError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-_TIMEOUTS: dict[str, Any] = {"socket_timeout": 10, "socket_connect_timeout": 1}
+_TIMEOUTS: dict[str, Any] = {"socket_timeout": 10, "socket_connect_timeout": 3}
 
 # What "the store cannot answer now" looks like from redis-py: unreachable, timed out, no free connection,
 # a cluster without a master for a slot.  Anything else is a bug, not an outage.
@@ -35,14 +35,20 @@ UNAVAILABLE: tuple[type[BaseException], ...] = (
 )
 
 
+def connection_options() -> dict[str, Any]:
+    """Timeouts and one quick retry: a call on a connection Redis closed (a restart, a failover) reconnects once
+    instead of failing; calls never hang forever on a broken connection."""
+    return {**_TIMEOUTS, "retry": Retry(ConstantBackoff(0.05), 1)}
+
+
 def redis_client(url: str, max_connections: int = 64, cluster: bool = False, pool_timeout: float = 2.0) -> Any:
     """A client whose calls cannot hang forever on a broken connection, with a pool of ``max_connections``
     that callers wait on (up to ``pool_timeout`` seconds) when every connection is busy."""
-    retry = Retry(ConstantBackoff(0.05), 1)
+    options = connection_options()
     if cluster:
-        return RedisCluster.from_url(url, max_connections=max_connections, retry=retry, **_TIMEOUTS)
+        return RedisCluster.from_url(url, max_connections=max_connections, **options)
     pool = BlockingConnectionPool.from_url(
-        url, max_connections=max_connections, timeout=pool_timeout, health_check_interval=30, retry=retry, **_TIMEOUTS
+        url, max_connections=max_connections, timeout=pool_timeout, health_check_interval=30, **options
     )
     return Redis(connection_pool=pool)
 

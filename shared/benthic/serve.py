@@ -1,4 +1,5 @@
-"""Running the services: ``benthic serve command|projection|scoring|all`` (all: one process, three ports)."""
+"""Running the services: ``benthic serve command|projection|scoring|archiver|all`` (all: one process, one port
+per service; without BENTHIC_ARCHIVE_URL ``all`` runs without the archiver and says so)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import uvicorn
 from benthic.config import Settings, check_production
 from benthic.telemetry import BUILD_INFO, configure_logging, log
 
-SERVICES = ("command", "projection", "scoring")
+SERVICES = ("command", "projection", "scoring", "archiver")
 
 
 class _Server(uvicorn.Server):
@@ -36,6 +37,10 @@ def build_app(service: str, settings: Settings) -> tuple[Any, int]:
         from services.scoring.app import create_app as scoring_app
 
         return scoring_app(settings), settings.scoring_port
+    if service == "archiver":
+        from services.archiver.app import create_app as archiver_app
+
+        return archiver_app(settings), settings.archiver_port
     raise SystemExit(f"unknown service {service!r}; choose one of {', '.join(SERVICES)} or all")
 
 
@@ -53,6 +58,9 @@ async def serve(services: list[str], settings: Settings, port: int | None = None
             timeout_graceful_shutdown=settings.shutdown_timeout_s,
             timeout_keep_alive=30,
             backlog=4096,
+            # The client address (per-IP rate limits) is X-Forwarded-For's only from these proxies.
+            proxy_headers=True,
+            forwarded_allow_ips=settings.forwarded_allow_ips,
         )
         servers.append(_Server(config))
     loop = asyncio.get_running_loop()
@@ -80,6 +88,9 @@ def run(service: str, settings: Settings, port: int | None = None) -> None:
     gc.set_threshold(20_000, 20, 20)
     services = list(SERVICES) if service == "all" else [service]
     configure_logging(settings, service)
+    if service == "all" and not settings.archive_url:
+        services.remove("archiver")
+        log().warning("archiver_disabled", reason="BENTHIC_ARCHIVE_URL is not set: finished games stay in Redis")
     from benthic import __version__
 
     BUILD_INFO.info({"version": __version__, "services": ",".join(services)})

@@ -83,6 +83,11 @@ DEAD_LETTERED = Counter(
 GAMES_SCORED = Counter("benthic_games_scored_total", "Games scored (game_scored appended)", ["game_type"])
 SCORING_FAILURES = Counter("benthic_scoring_failures_total", "Failed attempts to score a game", ["game_type"])
 RATINGS_UPDATED = Counter("benthic_ratings_updated_total", "Games applied to ratings", ["game_type"])
+GAMES_NOT_SUPPORTED = Counter(
+    "benthic_games_not_supported_total",
+    "Folds refused because this process cannot read the recorded game (engine version, content pack)",
+    ["game_type", "code"],
+)
 REDIS_MEMORY_USED = Gauge("benthic_redis_memory_used_bytes", "Redis used_memory")
 REDIS_MEMORY_MAX = Gauge("benthic_redis_memory_max_bytes", "Redis maxmemory (0: no limit)")
 LIVE_CLIENTS = Gauge("benthic_live_clients", "Clients waiting on long-poll or SSE")
@@ -93,11 +98,38 @@ LIVE_STREAMS_REFUSED = Counter(
 LIVE_CLIENTS_DROPPED = Counter(
     "benthic_live_clients_dropped_total", "Live clients closed because they fell too far behind"
 )
+RATE_LIMITED = Counter(
+    "benthic_rate_limited_total", "Requests refused by a rate limit (429)", ["action", "scope"]
+)
+AUTH_REFUSALS = Counter(
+    "benthic_auth_refusals_total", "Requests refused for their credential (401/403) by error code", ["code"]
+)
+SEAT_TOKENS_ISSUED = Counter("benthic_seat_tokens_issued_total", "Seat tokens issued", ["reason"])
+TOKENS_REVOKED = Counter("benthic_token_revocations_total", "Operator revocations of seat tokens", ["scope"])
+GAMES_ARCHIVED = Counter(
+    "benthic_games_archived_total", "Finished games copied to the archive, verified and deleted from Redis",
+    ["game_type"],
+)
+ARCHIVE_FAILURES = Counter(
+    "benthic_archive_failures_total", "Failed archiving steps (copy, verify, delete, purge)", ["step"]
+)
+ARCHIVE_LAG = Gauge(
+    "benthic_archive_lag_seconds", "How long the oldest game due for archiving is past its due time (0: none)"
+)
+ARCHIVE_DUE = Gauge("benthic_archive_due_games", "Scored games waiting for their grace period or their turn")
+ARCHIVE_SIZE = Gauge("benthic_archive_size_bytes", "The archive tables' size in PostgreSQL")
+ARCHIVE_PURGED = Counter("benthic_archive_purged_total", "Archived games removed by the retention setting")
+REDIS_MEMORY_BY_KIND = Gauge(
+    "benthic_redis_memory_by_kind_bytes", "Estimated Redis memory by key kind (sampled)", ["kind"]
+)
+ARCHIVE_STEPS = ("copy", "verify", "delete", "purge")
 
 
 def zero_series(service: str, game_types: tuple[str, ...], groups: tuple[str, ...] = ()) -> None:
     """Create the labelled counters at 0, so ``rate()`` and ``increase()`` see their first increment."""
     for game_type in game_types:
+        for code in ("engine_version_unsupported", "content_pack_unavailable"):
+            GAMES_NOT_SUPPORTED.labels(game_type, code)
         if service == "command":
             APPEND_CONFLICTS.labels(game_type)
             EVENTS_APPENDED.labels(game_type)
@@ -108,6 +140,11 @@ def zero_series(service: str, game_types: tuple[str, ...], groups: tuple[str, ..
             GAMES_SCORED.labels(game_type)
             SCORING_FAILURES.labels(game_type)
             RATINGS_UPDATED.labels(game_type)
+        elif service == "archiver":
+            GAMES_ARCHIVED.labels(game_type)
+    if service == "archiver":
+        for step in ARCHIVE_STEPS:
+            ARCHIVE_FAILURES.labels(step)
     for group in groups:
         for counter in (CONSUMER_CLAIMED, CONSUMER_GROUP_RECREATED, HANDLER_FAILURES, DEAD_LETTERED):
             counter.labels(group)

@@ -15,19 +15,23 @@ from benthic.client import ApiFailure, BenthicClient
 from benthic.devredis import PrivateRedis
 from benthic.localplatform import SERVICES, LocalPlatform
 
+from tests.e2e.test_platform import GENEROUS_LIMITS
+
 BURST = 300
 CAP = 320
 
 
 @pytest.fixture(scope="module")
 def platform(redis_url: str) -> Iterator[LocalPlatform]:
-    env = {"BENTHIC_REDIS_POOL": "4", "BENTHIC_LIVE_STREAMS_MAX": str(CAP), "BENTHIC_METRICS_INTERVAL_S": "1"}
+    env = {"BENTHIC_REDIS_POOL": "4", "BENTHIC_LIVE_STREAMS_MAX": str(CAP), "BENTHIC_METRICS_INTERVAL_S": "1",
+           **GENEROUS_LIMITS}
     with LocalPlatform(redis_url=redis_url, env=env) as running:
         yield running
 
 
 async def _game(platform: LocalPlatform, game_type: str = "nautilus") -> tuple[BenthicClient, str, dict[int, str]]:
-    client = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token)
+    client = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
+                           mint=platform.mint)
     game_id, tokens = await start_bot_game(client, game_type, 2, name=f"cap{random.randrange(10**6)}")
     return client, game_id, tokens
 
@@ -156,7 +160,8 @@ async def _statuses(http: httpx.AsyncClient, platform: LocalPlatform, path: str)
 
 async def test_a_redis_outage_is_answered_503_and_every_service_is_ready_again_after_it(tmp_path) -> None:
     redis = PrivateRedis(str(tmp_path / "redis")).start()
-    platform = LocalPlatform(redis_url=redis.url, env={"BENTHIC_METRICS_INTERVAL_S": "1"}).start()
+    platform = LocalPlatform(redis_url=redis.url, env={"BENTHIC_METRICS_INTERVAL_S": "1", **GENEROUS_LIMITS},
+                             log_dir=str(tmp_path / "logs")).start()
     try:
         client, game_id, tokens = await _game(platform)
         version = await _play_one(client, game_id, tokens)
@@ -189,7 +194,12 @@ async def test_a_redis_outage_is_answered_503_and_every_service_is_ready_again_a
                 assert time.monotonic() - back < 30, "the services did not become ready again"
                 await asyncio.sleep(0.05)
             print(f"ready again {time.monotonic() - back:.2f}s after Redis came back")
-        answer = await client.play(game_id, seat_token, legal["commands"][0], command_id="during-outage")
+        try:
+            answer = await client.play(game_id, seat_token, legal["commands"][0], command_id="during-outage")
+        except ApiFailure as failure:  # say why: the services' own account of it
+            errors = [line for s in SERVICES for line in (platform.log_dir / f"{s}.log").read_text().splitlines()
+                      if '"unhandled_error"' in line or '"store_unavailable"' in line]
+            raise AssertionError(f"{failure!r} after the outage; the services logged: {errors[-5:]}") from failure
         assert answer["duplicate"] is False and answer["first_version"] == version + 1  # nothing was appended
         await _projected(client, game_id, answer["last_version"])
         await client.aclose()

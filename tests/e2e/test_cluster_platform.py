@@ -1,4 +1,5 @@
-"""The three services as processes on a three-master Redis Cluster (BENTHIC_REDIS_CLUSTER=1)."""
+"""The services as processes on a three-master Redis Cluster (BENTHIC_REDIS_CLUSTER=1), the archiver included:
+finished games leave the cluster for the archive and stay readable."""
 
 from __future__ import annotations
 
@@ -9,17 +10,21 @@ import time
 import pytest
 from benthic.bots_http import HttpGame, start_bot_game
 from benthic.client import BenthicClient
+from benthic.keys import GameKeys
 from benthic.localplatform import LocalPlatform
+from benthic.redisconn import redis_client
 from benthic.rules import game_types, get_engine
 
 GAMES = game_types()
 pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
 
 
-async def test_bot_games_over_http_on_a_redis_cluster(redis_cluster_url: str) -> None:
-    env = {"BENTHIC_REDIS_CLUSTER": "1", "BENTHIC_CLAIM_IDLE_MS": "1500", "BENTHIC_CLAIM_INTERVAL_S": "0.5"}
-    with LocalPlatform(redis_url=redis_cluster_url, env=env) as platform:
-        client = BenthicClient(platform.command_url, platform.read_url)
+async def test_bot_games_over_http_on_a_redis_cluster(redis_cluster_url: str, archive_url: str) -> None:
+    env = {"BENTHIC_REDIS_CLUSTER": "1", "BENTHIC_CLAIM_IDLE_MS": "1500", "BENTHIC_CLAIM_INTERVAL_S": "0.5",
+           "BENTHIC_LIMIT_COMMAND_PER_PLAYER": "1000/second", "BENTHIC_LIMIT_COMMAND_PER_IP": "100000/second",
+           "BENTHIC_ARCHIVE_AFTER_S": "2", "BENTHIC_ARCHIVE_LEASE_S": "2"}
+    with LocalPlatform(redis_url=redis_cluster_url, env=env, archive_url=archive_url) as platform:
+        client = BenthicClient(platform.command_url, platform.read_url, mint=platform.mint)
         try:
             games = []
             for game_type in GAMES:
@@ -42,9 +47,31 @@ async def test_bot_games_over_http_on_a_redis_cluster(redis_cluster_url: str) ->
                         break
                     assert time.monotonic() < deadline, f"{game.game_id} not scored on the cluster"
                     await asyncio.sleep(0.2)
-                board = await client.leaderboard(get_engine(summary["game_type"]).game_type, 50)
-                assert {s["player_id"] for s in summary["seats"]} <= {p["player_id"] for p in board["players"]}
+                # Ratings apply just after game_scored is appended, so the projection may show it scored first.
+                while True:
+                    board = await client.leaderboard(get_engine(summary["game_type"]).game_type, 50)
+                    if {s["player_id"] for s in summary["seats"]} <= {p["player_id"] for p in board["players"]}:
+                        break
+                    assert time.monotonic() < deadline, f"{game.game_id} not rated on the cluster"
+                    await asyncio.sleep(0.2)
             metrics = (await client.http.get(f"{platform.command_url}/metrics")).text
             assert "benthic_redis_memory_used_bytes" in metrics
+            await _archived_off_the_cluster(platform, client, [g.game_id for g in games])
         finally:
             await client.aclose()
+
+
+async def _archived_off_the_cluster(platform: LocalPlatform, client: BenthicClient, game_ids: list[str]) -> None:
+    """Every game leaves the cluster (its meta gone) and its lobby card is still served, from the archive."""
+    cards = {game_id: await client.summary(game_id) for game_id in game_ids}
+    redis = redis_client(platform.redis_url, cluster=True)
+    try:
+        deadline = time.monotonic() + 90
+        for game_id in game_ids:
+            while await redis.exists(GameKeys(game_id, 16).meta):
+                assert time.monotonic() < deadline, f"{game_id} was not archived off the cluster"
+                await asyncio.sleep(0.3)
+            assert not await redis.exists(*GameKeys(game_id, 16).game_keys())
+            assert await client.summary(game_id) == cards[game_id]
+    finally:
+        await redis.aclose()

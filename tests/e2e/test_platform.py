@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import signal
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -17,33 +20,59 @@ import msgspec
 import pytest
 from benthic.bots_http import HttpGame, start_bot_game
 from benthic.client import ApiFailure, BenthicClient
+from benthic.keys import GameKeys
 from benthic.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
+from benthic.rules.packs import set_directories
 from benthic.store import EventStore
+from benthic.store.entries import DATA, HEAD, CommitHead, encode_head
 from redis.asyncio import Redis
 
 from tests.engine_harness import hidden_from, strings_in
+from tests.variant_packs import FIRST_VIEW_CHECKS, VARIANT_ID, VARIANT_VERSION, build_variant
 
 GAMES = game_types()
 pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
+# Bots play as fast as the machine allows, from one address: the limits are tested in test_identity.py.
+GENEROUS_LIMITS = {
+    "BENTHIC_LIMIT_COMMAND_PER_PLAYER": "1000/second",
+    "BENTHIC_LIMIT_COMMAND_PER_IP": "100000/second",
+    "BENTHIC_LIMIT_TOKEN_PER_IP": "100000/minute",
+    "BENTHIC_LIMIT_JOIN_PER_IP": "100000/minute",
+}
 
 
 @pytest.fixture(scope="module")
-def platform(redis_url: str) -> Iterator[LocalPlatform]:
+def packs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The second content pack of every game (tests/variant_packs.py), for the services and this process."""
+    directory = tmp_path_factory.mktemp("content-packs")
+    for game in GAMES:
+        if get_engine(game).content_packs is not None:
+            build_variant(game, directory)
+    set_directories([directory])
+    yield directory
+    set_directories([])
+
+
+@pytest.fixture(scope="module")
+def platform(redis_url: str, archive_url: str, packs: Path) -> Iterator[LocalPlatform]:
     env = {
+        "BENTHIC_CONTENT_DIRS": str(packs),
         "BENTHIC_CLAIM_IDLE_MS": "1500",
         "BENTHIC_CLAIM_INTERVAL_S": "0.5",
         "BENTHIC_METRICS_INTERVAL_S": "1",
         "BENTHIC_MAX_BODY_BYTES": "16384",
         "BENTHIC_DRAIN_TIMEOUT_S": "2",
+        **GENEROUS_LIMITS,
     }
-    with LocalPlatform(redis_url=redis_url, env=env) as running:
+    with LocalPlatform(redis_url=redis_url, env=env, archive_url=archive_url) as running:
         yield running
 
 
 @pytest.fixture
 async def client(platform: LocalPlatform) -> Any:
-    api = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token)
+    api = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
+                        mint=platform.mint)
     yield api
     await api.aclose()
 
@@ -84,7 +113,7 @@ async def _raw_game(platform: LocalPlatform, game_id: str) -> tuple[Any, list[An
     state = engine.initial_state()
     for envelope in envelopes:
         if envelope.is_engine:
-            state = engine.evolve(state, engine.decode_event(envelope.data))
+            state = engine.evolve(state, engine.decode_event(envelope.data, envelope.engine_version))
         states.append(state)
     return engine, envelopes, states
 
@@ -164,12 +193,18 @@ async def test_bot_game_over_http_is_projected_scored_rated_and_leaks_nothing(
     assert scores == expected
     views, histories = await _served(client, game_id, tokens, len(envelopes))
     _check_views_and_histories(engine_, envelopes, states, seats, views, histories)
-    board = await client.leaderboard(game_type, 100)
-    rated = {p["player_id"]: p for p in board["players"]}
     players = [s["player_id"] for s in (await client.summary(game_id))["seats"]]
+    rated = await _until(lambda: _on_leaderboard(client, game_type, players), what="ratings applied")
     assert all(rated[p]["games"] == 1 for p in players)
     lobby = await client.lobby(game_type, "finished", limit=500)
     assert game_id in [g["game_id"] for g in lobby["games"]]
+
+
+async def _on_leaderboard(client: BenthicClient, game_type: str, players: list[str]) -> dict[str, Any] | None:
+    """The leaderboard by player once every one of ``players`` is on it (ratings apply just after game_scored
+    is appended, so a game may show as scored a moment before)."""
+    board = {p["player_id"]: p for p in (await client.leaderboard(game_type, 500))["players"]}
+    return board if all(p in board for p in players) else None
 
 
 async def _scored(client: BenthicClient, game_id: str) -> dict[str, Any] | None:
@@ -222,20 +257,26 @@ async def test_every_bad_input_gets_its_status_and_code_and_changes_nothing(
         idle_auth = {"Authorization": f"Bearer {tokens[idle]}"}
         response = await http.post(url, json={"command_id": "c-idle", "command": command}, headers=idle_auth)
         assert response.status_code == 422 and response.json()["code"], response.text
+    backend = {"Authorization": f"Bearer {platform.mint('mm-bad', ('benthic:matchmaker',))}"}
     await expect(await http.post(f"{platform.command_url}/games", json={"game_type": "chess", "seats": [None]}),
-                 422, "unknown_game_type")
-    await expect(await http.post(f"{platform.command_url}/games",
+                 401, "missing_token")
+    await expect(await http.post(f"{platform.command_url}/games", json={"game_type": "chess", "seats": [None]},
+                                 headers=backend), 422, "unknown_game_type")
+    await expect(await http.post(f"{platform.command_url}/games", headers=backend,
                                  json={"game_type": game_type, "seats": [None] * (engine.max_seats + 1)}),
                  422, "invalid_player_count")
-    await expect(await http.post(f"{platform.command_url}/games",
+    await expect(await http.post(f"{platform.command_url}/games", headers=backend,
                                  json={"game_type": game_type, "seats": [None] * engine.max_seats, "seed": 3}),
                  403, "seed_requires_operator")
-    await expect(await http.post(f"{platform.command_url}/games",
+    await expect(await http.post(f"{platform.command_url}/games", headers=backend,
                                  json={"game_type": game_type, "seats": [{"player_id": "p", "name": "n" * 65}]}),
                  400, "invalid_request")
-    await expect(await http.post(f"{platform.command_url}/games/nope/join", json={"player_id": "p"}),
+    player_p = {"Authorization": f"Bearer {platform.mint('p')}"}
+    await expect(await http.post(f"{platform.command_url}/games/nope/join", json={}), 401, "missing_token")
+    await expect(await http.post(f"{platform.command_url}/games/nope/join", json={}, headers=player_p),
                  404, "game_not_found")
-    await expect(await http.post(f"{platform.command_url}/games/{game_id}/join", json={"player_id": "late"}),
+    await expect(await http.post(f"{platform.command_url}/games/{game_id}/join", json={"player_id": "late"},
+                                 headers={"Authorization": f"Bearer {platform.mint('late')}"}),
                  409, "no_open_seat")
     await expect(await http.get(f"{platform.read_url}/games/{game_id}/seats/{acting}/view"), 401, "missing_token")
     other_seat = (acting + 1) % engine.max_seats
@@ -255,7 +296,7 @@ async def test_open_seats_block_play_until_joined(platform: LocalPlatform, clien
     game_type = GAMES[0]
     engine = get_engine(game_type)
     seats = [{"player_id": "host", "name": "Host"}] + [None] * (engine.max_seats - 1)
-    created = await client.create_game(game_type, seats)
+    created = await client.create_game(game_type, seats, jwt=platform.mint("host"))  # for themselves
     game_id, host_token = created["game_id"], created["seats"][0]["token"]
     assert created["status"] == "open"
     legal = await client.legal(game_id, host_token)
@@ -341,7 +382,7 @@ async def test_read_api_etag_long_poll_sse_and_openapi(platform: LocalPlatform, 
         assert schema["openapi"].startswith("3.") and schema["paths"]
     metrics = (await client.http.get(f"{platform.command_url}/metrics")).text
     assert "benthic_commands_total" in metrics and "benthic_http_requests_total" in metrics
-    for service in ("command", "projection", "scoring"):
+    for service in ("command", "projection", "scoring", "archiver"):
         assert (await client.http.get(f"{platform.url(service)}/healthz")).status_code == 200
         assert (await client.http.get(f"{platform.url(service)}/readyz")).json()["ok"] is True
 
@@ -360,3 +401,128 @@ async def test_operator_state_and_house_greedy_bots(platform: LocalPlatform, cli
     game = HttpGame(client, game_id, tokens, random.Random(2), house_greedy_chooser(client, engine))
     await game.play(pause_after=30)
     assert game.commands == 30
+
+
+async def test_an_unrated_game_leaves_the_leaderboards_unchanged(
+    platform: LocalPlatform, client: BenthicClient
+) -> None:
+    game_type = "nautilus" if "nautilus" in GAMES else GAMES[0]
+    seats = max(2, get_engine(game_type).min_seats)
+    tag = uuid.uuid4().hex[:6]
+
+    async def game(kind: str, **create: Any) -> tuple[str, list[str], HttpGame]:
+        players = [f"{kind}-{tag}-{i}" for i in range(seats)]
+        created = await client.create_game(game_type, [{"player_id": p} for p in players], **create)
+        tokens = {s["seat"]: (await client.seat_token(created["game_id"], s["player_id"]))["token"]
+                  for s in created["seats"]}
+        assert created["rated"] is (kind == "rated")
+        return created["game_id"], players, HttpGame(client, created["game_id"], tokens, random.Random(3))
+
+    unrated = [await game("casual", rated=False), await game("seeded", seed=11)]
+    await asyncio.gather(*(g.play() for _, _, g in unrated))
+    for game_id, _, _ in unrated:
+        await _until(lambda g=game_id: _scored(client, g), what="scored")
+    # A rated game played after them: once its ratings show, the scorer is long done with the unrated ones.
+    games = [await game("rated"), *unrated]
+    await games[0][2].play()
+    board = await _until(lambda: _on_leaderboard(client, game_type, games[0][1]), what="ratings applied")
+    for (game_id, players, _), rated in zip(games, (True, False, False), strict=True):
+        summary = await client.summary(game_id)
+        assert summary["rated"] is rated and summary["status"] == "finished"
+        assert all((p in board) is rated for p in players), (game_id, rated)
+        _, envelopes, _ = await _raw_game(platform, game_id)
+        assert msgspec.json.decode(envelopes[-1].data)["rated"] is rated
+
+
+async def test_dev_mode_the_cli_mints_tokens_and_plays_as_two_commands_do(platform: LocalPlatform,
+                                                                           client: BenthicClient) -> None:
+    jwks = (await client.http.get(f"{platform.command_url}/.well-known/jwks.json")).json()
+    assert [k["kid"] for k in jwks["keys"]] == [platform.dev_issuer.kid] and jwks["keys"][0]["alg"] == "EdDSA"
+    cli = [sys.executable, "-m", "benthic.cli", "--command-url", platform.command_url, "--read-url",
+           platform.read_url, "--dev-issuer-dir", platform.env["BENTHIC_DEV_ISSUER_DIR"]]
+    env = {k: v for k, v in os.environ.items() if k not in ("BENTHIC_JWT", "BENTHIC_ENVIRONMENT")}
+
+    def run(*args: str) -> Any:
+        done = subprocess.run([*cli, *args], env=env, capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    alice, bob = f"alice-{uuid.uuid4().hex[:6]}", f"bob-{uuid.uuid4().hex[:6]}"
+    token = run("dev-token", alice).strip()
+    assert (await client.my_seats(jwt=token))["player_id"] == alice
+    game_type = GAMES[0]
+    created = json.loads(await asyncio.to_thread(run, "create", game_type, "--player", alice, "--open", "1"))
+    assert created["status"] == "open" and created["seats"][0]["token"] and created["rated"]
+    joined = json.loads(await asyncio.to_thread(run, "join", created["game_id"], "--player", bob))
+    assert (joined["seat"], joined["status"]) == (1, "running")
+    seats = json.loads(await asyncio.to_thread(run, "seats", "--player", bob))["seats"]
+    assert [s["game_id"] for s in seats] == [created["game_id"]]
+    legal = json.loads(await asyncio.to_thread(run, "legal", created["game_id"], "--token", seats[0]["token"]))
+    assert legal["seat"] == 1
+    both = json.loads(await asyncio.to_thread(run, "create", game_type, "--player", alice, "--player", bob))
+    assert all(s["token"] for s in both["seats"]), "dev: the CLI fetched every named player's token"
+@pytest.mark.parametrize("game_type", [g for g in GAMES if get_engine(g).content_packs is not None])
+async def test_a_second_content_pack_plays_a_game_end_to_end(
+    platform: LocalPlatform, client: BenthicClient, game_type: str
+) -> None:
+    """A pack installed from BENTHIC_CONTENT_DIRS, chosen with options.content: recorded in the first event,
+    used by the command service, the projection and scoring to the end; unknown packs are refused."""
+    engine = get_engine(game_type)
+    with pytest.raises(ApiFailure) as refused:
+        await start_bot_game(client, game_type, 2, name="nopack", options={"content": "no-such-pack"})
+    assert (refused.value.status, refused.value.code) == (422, "unknown_content_pack")
+    game_id, tokens = await start_bot_game(client, game_type, 2, name=f"pack{uuid.uuid4().hex[:4]}",
+                                           options={"content": VARIANT_ID})
+    history = await _until(lambda: client.history(game_id, None, None, limit=1), what="first event projected")
+    first = history["events"][0]["event"]
+    assert first["content"] == {"id": VARIANT_ID, "version": VARIANT_VERSION}
+    view = await _until(lambda: _at_version(client.view(game_id, None, None), 1), what="first view")
+    assert FIRST_VIEW_CHECKS[game_type](view["view"])
+    game = HttpGame(client, game_id, tokens, random.Random(3))
+    await game.play()
+    scores = await _until(lambda: client.scores(game_id), what="final scores")
+    await _until(lambda: _scored(client, game_id), what="game_scored projected")
+    engine_, envelopes, states = await _raw_game(platform, game_id)
+    assert engine_.is_over(states[-1]) and states[-1].content == f"{VARIANT_ID}@{VARIANT_VERSION}"
+    assert scores == msgspec.json.decode(msgspec.json.encode(engine.final_scores(states[-1])))
+    assert all(e.engine_version == engine.engine_version for e in envelopes if e.is_engine)
+    views, histories = await _served(client, game_id, tokens, len(envelopes))
+    _check_views_and_histories(engine_, envelopes, states, 2, views, histories)
+
+
+async def test_a_game_of_an_engine_version_this_release_cannot_read_is_refused_and_counted(
+    platform: LocalPlatform, client: BenthicClient
+) -> None:
+    """Events recorded by a newer engine (as during a rolling deploy): the command service never folds them,
+    answers 503 engine_version_unsupported and counts the refusal."""
+    game_type = GAMES[0]
+    engine = get_engine(game_type)
+    game_id, tokens = await start_bot_game(client, game_type, engine.max_seats, name=f"newer{uuid.uuid4().hex[:4]}")
+    legal = await client.legal(game_id, tokens[0])
+    seat = legal["prompt"]["seats"][0]
+    legal = await client.legal(game_id, tokens[seat])
+    redis = Redis.from_url(platform.redis_url)
+    try:  # what a replica of a newer release would have appended (without a feed notification)
+        keys = GameKeys(game_id, 16)
+        last = (await redis.xrevrange(keys.events, count=1))[0][1]
+        version = legal["version"] + 1
+        head = CommitHead(int(time.time() * 1000), 1, engine_version=engine.engine_version + 1)
+        await redis.xadd(keys.events, {DATA: last[DATA], HEAD: encode_head(head)}, id=f"{version}-0")
+        await redis.hset(keys.meta, "version", version)
+    finally:
+        await redis.aclose()
+    for token in tokens.values():
+        response = await client.http.get(f"{platform.command_url}/games/{game_id}/legal",
+                                         headers={"Authorization": f"Bearer {token}"})
+        body = response.json()
+        assert (response.status_code, body["code"]) == (503, "engine_version_unsupported"), body
+        assert f"version {engine.engine_version + 1}" in body["message"]
+    command = {"command_id": uuid.uuid4().hex, "command": legal["commands"][0]}
+    response = await client.http.post(f"{platform.command_url}/games/{game_id}/commands", json=command,
+                                      headers={"Authorization": f"Bearer {tokens[seat]}"})
+    assert response.status_code == 503 and response.json()["code"] == "engine_version_unsupported"
+    metrics = (await client.http.get(f"{platform.command_url}/metrics")).text
+    counted = [line for line in metrics.splitlines() if line.startswith("benthic_games_not_supported_total{")
+               and 'code="engine_version_unsupported"' in line and f'game_type="{game_type}"' in line]
+    assert counted and float(counted[0].rsplit(" ", 1)[1]) >= len(tokens) + 1
+

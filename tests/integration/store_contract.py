@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from benthic.events import notification_decoder
 from benthic.feed import DATA_FIELD
-from benthic.store import EventStore, GameNotFound, JoinRefused, NewEvent, SeatInfo, Snapshot, VersionConflict
+from benthic.store import Actor, EventStore, GameNotFound, JoinRefused, NewEvent, SeatInfo, Snapshot, VersionConflict
 from benthic.store.entries import DATA, HEAD
 from faststream.redis.parser import BinaryMessageFormatV1
 
@@ -93,11 +93,11 @@ class EventStoreContract:
     async def test_load_by_version_range_and_meta(self, store) -> None:
         game_id = await new_game(store, seats=3, open_seats=1)
         await store.append(game_id, "test", 1, events(5), command_id="c", seat=1, now_ms=9, ended=True,
-                           actor="p1", credential="player")
+                           actor=Actor("p1", "player"))
         middle = await store.load(game_id, after=2, until=4)
         assert [e.version for e in middle] == [3, 4]
         # a range that starts inside a commit still carries that commit's metadata
-        assert all((e.seat, e.command_id, e.ts_ms, e.actor, e.credential) == (1, "c", 9, "p1", "player")
+        assert all((e.seat, e.command_id, e.ts_ms, e.actor, e.actor_kind) == (1, "c", 9, "p1", "player")
                    for e in middle)
         assert [e.type for e in middle] == ["tick", "tick"]
         assert [e.version for e in await store.load(game_id, after=1, count=2)] == [2, 3]

@@ -30,28 +30,7 @@ ARCHIVE_CLIENTS = {"command", "projection", "archiver"}  # the services that con
 # Settings the manifests and compose set that benthic.config does not read yet on this branch: those of round 2
 # (/work/notes/new-services.md, and issue 11's identity settings), added by the services' authors.  Once a name is a field of
 # benthic.config.Settings, a test says to drop it from here; empty this set when they have all landed.
-PENDING_SETTINGS: set[str] = {
-    "BENTHIC_ARCHIVE_URL",
-    "BENTHIC_ARCHIVE_AFTER_S",
-    "BENTHIC_ARCHIVE_RETENTION_DAYS",
-    "BENTHIC_ARCHIVE_BATCH",
-    "BENTHIC_ARCHIVE_POOL",
-    # identity (issue 11; names as on its branch)
-    "BENTHIC_JWT_ISSUER",
-    "BENTHIC_JWT_AUDIENCE",
-    "BENTHIC_JWKS_URL",
-    "BENTHIC_SEAT_TOKEN_TTL_S",
-    "BENTHIC_LIMIT_CREATE_PER_PLAYER",
-    "BENTHIC_LIMIT_CREATE_PER_IP",
-    "BENTHIC_LIMIT_JOIN_PER_PLAYER",
-    "BENTHIC_LIMIT_JOIN_PER_IP",
-    "BENTHIC_LIMIT_COMMAND_PER_PLAYER",
-    "BENTHIC_LIMIT_COMMAND_PER_IP",
-    "BENTHIC_LIMIT_TOKEN_PER_PLAYER",
-    "BENTHIC_LIMIT_TOKEN_PER_IP",
-    "BENTHIC_MAX_OPEN_GAMES_PER_PLAYER",
-    "BENTHIC_FORWARDED_ALLOW_IPS",
-}
+PENDING_SETTINGS: set[str] = set()
 INSTALL_HINT = "install it with scripts/install-ops-tools.sh"
 CHECKOV = (
     "/opt/benthic-ops/checkov/bin/checkov"  # its own virtualenv: its pinned dependencies never meet ours
@@ -289,14 +268,6 @@ def setting_names() -> set[str]:
 # as /work/notes/new-services.md fixes them: name (a counter without `_total`) -> (type, label names).  The
 # services' authors define them; then a test says to drop each from here.  Empty it when they have all landed.
 PENDING_METRICS: dict[str, tuple[str, frozenset[str]]] = {
-    # archiver
-    "benthic_games_archived": ("counter", frozenset({"game_type"})),
-    "benthic_archive_failures": ("counter", frozenset({"step"})),
-    "benthic_archive_lag_seconds": ("gauge", frozenset()),
-    "benthic_archive_due_games": ("gauge", frozenset()),
-    "benthic_archive_size_bytes": ("gauge", frozenset()),
-    "benthic_archive_purged": ("counter", frozenset()),
-    "benthic_redis_memory_by_kind_bytes": ("gauge", frozenset({"kind"})),
     # bots (issue 12)
     "benthic_bot_moves": ("counter", frozenset({"game_type", "bot"})),
     "benthic_bot_think_seconds": ("histogram", frozenset({"game_type", "bot"})),

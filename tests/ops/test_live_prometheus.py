@@ -60,7 +60,6 @@ EXPECTED_ALERTS = {"BenthicScoringFailing", "BenthicConsumerFailures"}  # from t
 # EMPTY THIS (the coordinator does) when archiver and bots run in LocalPlatform and the projection exports
 # benthic_live_streams*: from then on every expression must return data again.
 NOT_EXPORTED_YET: dict[str, tuple[str, ...]] = {
-    "archiver": ("benthic_archive_", "benthic_games_archived_", "benthic_redis_memory_by_kind_"),
     "bots": (
         "benthic_bot_",
         "benthic_clock_",
@@ -153,6 +152,8 @@ def scraped_platform(
         "BENTHIC_CLAIM_IDLE_MS": "1500",
         "BENTHIC_CLAIM_INTERVAL_S": "0.5",
         "BENTHIC_DRAIN_TIMEOUT_S": "2",
+        "BENTHIC_LIMIT_COMMAND_PER_PLAYER": "1000/second",  # bots play as fast as they can
+        "BENTHIC_LIMIT_COMMAND_PER_IP": "100000/second",
     }
     platform = LocalPlatform(
         redis_url=redis_url, env=env, log_dir=str(tmp_path_factory.mktemp("platform-logs"))
@@ -181,7 +182,7 @@ async def _drive(platform: Any, redis_url: str) -> None:
     from benthic.client import BenthicClient
 
     async with BenthicClient(
-        platform.command_url, platform.read_url, operator_token=platform.operator_token
+        platform.command_url, platform.read_url, operator_token=platform.operator_token, mint=platform.mint
     ) as client:
         for game_type in GAMES:
             seats = get_engine(game_type).max_seats

@@ -12,24 +12,34 @@ import os
 from functools import cache
 
 from benthic.rules.core import (
+    AnyEngine,
     Bot,
     CommandFormatError,
+    ContentPackUnavailable,
     Engine,
+    EngineVersionUnsupported,
     FinalScores,
     GameConfig,
+    GameNotSupported,
     Prompt,
     RuleViolation,
     SeatResult,
     Secret,
     rng_for,
 )
+from benthic.rules.presentation import Description
 
 __all__ = [
+    "AnyEngine",
     "Bot",
     "CommandFormatError",
+    "ContentPackUnavailable",
+    "Description",
     "Engine",
+    "EngineVersionUnsupported",
     "FinalScores",
     "GameConfig",
+    "GameNotSupported",
     "Prompt",
     "RuleViolation",
     "SeatResult",
@@ -48,10 +58,10 @@ class UnknownGameType(LookupError):
     pass
 
 
-_EXTRA: dict[str, Engine] = {}
+_EXTRA: dict[str, AnyEngine] = {}
 
 
-def register_engine(engine: Engine) -> None:
+def register_engine(engine: AnyEngine) -> None:
     """Register an engine from outside this package (an embedding application, or a test)."""
     _EXTRA[engine.game_type] = engine
     game_types.cache_clear()
@@ -73,7 +83,7 @@ def game_types() -> tuple[str, ...]:
     return installed + tuple(g for g in _EXTRA if g not in installed)
 
 
-def get_engine(game_type: str) -> Engine:
+def get_engine(game_type: str) -> AnyEngine:
     game_types()
     if game_type in _EXTRA:
         return _EXTRA[game_type]
@@ -81,7 +91,7 @@ def get_engine(game_type: str) -> Engine:
 
 
 @cache
-def _installed_engine(game_type: str) -> Engine:
+def _installed_engine(game_type: str) -> AnyEngine:
     if game_type not in game_types():
         raise UnknownGameType(f"unknown game type {game_type!r}; known: {', '.join(game_types())}")
     engine = importlib.import_module(f"benthic.rules.{game_type}").ENGINE

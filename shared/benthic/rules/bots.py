@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from benthic.rules.core import Engine
+from benthic.rules.core import AnyEngine
 
 
 class RandomBot:
@@ -13,7 +13,7 @@ class RandomBot:
 
     name = "random"
 
-    def choose(self, engine: Engine, state: Any, seat: int, rng: random.Random) -> Any:
+    def choose(self, engine: AnyEngine, state: Any, seat: int, rng: random.Random) -> Any:
         legal = engine.legal_commands(state, seat)
         if not legal:
             raise LookupError(f"seat {seat} has no legal command")
@@ -28,11 +28,11 @@ class GreedyBot:
     name = "greedy"
     tie_tolerance = 0.0  # values this close count as equal (a subclass summing floats may want some)
 
-    def value(self, engine: Engine, state: Any, seat: int) -> float:
+    def value(self, engine: AnyEngine, state: Any, seat: int) -> float:
         """How good ``state`` is for ``seat``; a subclass may rate states its own way."""
         return engine.heuristic(state, seat)
 
-    def choose(self, engine: Engine, state: Any, seat: int, rng: random.Random) -> Any:
+    def choose(self, engine: AnyEngine, state: Any, seat: int, rng: random.Random) -> Any:
         legal = engine.legal_commands(state, seat)
         if not legal:
             raise LookupError(f"seat {seat} has no legal command")
@@ -48,7 +48,7 @@ class GreedyBot:
 
 
 def play_out(
-    engine: Engine,
+    engine: AnyEngine,
     events: list[Any],
     bots: dict[int, Any],
     rng: random.Random,

@@ -10,24 +10,35 @@ No I/O, no asyncio, no Redis here or in any engine.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import inspect
 import random
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Protocol
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 import msgspec
 
+from benthic.rules.presentation import Description
+
 __all__ = [
+    "AnyEngine",
     "Bot",
     "CommandFormatError",
+    "ContentPackUnavailable",
     "Engine",
+    "EngineVersionUnsupported",
     "FinalScores",
     "GameConfig",
+    "GameNotSupported",
+    "PackRef",
     "Prompt",
     "RuleViolation",
     "SeatResult",
     "Secret",
     "rng_for",
+    "switches_content",
 ]
 
 
@@ -55,12 +66,63 @@ class CommandFormatError(ValueError):
         self.message = message
 
 
+class GameNotSupported(Exception):
+    """A recorded game this process cannot fold: never fold it with other rules or other data.  Services
+    answer 503 with ``code`` (another replica, or the next release, may support it) and count it."""
+
+    code = "game_not_supported"
+
+    def __init__(self, game_type: str, message: str) -> None:
+        super().__init__(f"{self.code}: {message}")
+        self.game_type = game_type
+        self.message = message
+
+
+class EngineVersionUnsupported(GameNotSupported):
+    """Events recorded by an engine version this engine neither is nor can upcast from."""
+
+    code = "engine_version_unsupported"
+
+    def __init__(self, game_type: str, recorded: int, supported: range) -> None:
+        super().__init__(
+            game_type,
+            f"the game's events were recorded by {game_type} engine version {recorded}; this engine reads "
+            f"versions {supported.start}..{supported.stop - 1}",
+        )
+        self.recorded = recorded
+
+
+class ContentPackUnavailable(GameNotSupported):
+    """A game recorded with a content pack that is not installed here (or fails validation)."""
+
+    code = "content_pack_unavailable"
+
+    def __init__(self, game_type: str, key: str, message: str) -> None:
+        super().__init__(game_type, message)
+        self.key = key
+
+
+class PackRef(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A content pack as a game records it: id and version (``benthic.rules.packs``)."""
+
+    id: str
+    version: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.id}@{self.version}"
+
+
 class GameConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """What a game is started with.  ``options`` holds the game's modes and rule flags by their spec names."""
+    """What a game is started with.  ``options`` holds the game's modes and rule flags by their spec names,
+    and ``content`` the content pack a game asks for (``"id"`` or ``"id@version"``, default: the built-in
+    pack).  The base class resolves that option and hands the engine's ``start`` the chosen pack as
+    ``config.content``, with ``content`` removed from ``options``."""
 
     seats: int
     seed: int = 0
     options: dict[str, Any] = msgspec.field(default_factory=dict)
+    content: PackRef | None = None
 
 
 class Prompt(msgspec.Struct, frozen=True):
@@ -108,98 +170,172 @@ class Bot(Protocol):
 
     name: str
 
-    def choose(self, engine: Engine, state: Any, seat: int, rng: random.Random) -> Any: ...
+    def choose(self, engine: AnyEngine, state: Any, seat: int, rng: random.Random) -> Any: ...
 
 
-class Engine:
-    """Base class of every game engine.  Subclasses set the class attributes and implement the methods
-    that raise ``NotImplementedError``; the codecs, ``replay`` and ``is_over`` are shared.
+S = TypeVar("S")  # the engine's state Struct
+C = TypeVar("C")  # its command Structs (a tagged Union)
+E = TypeVar("E")  # its event Structs (a tagged Union)
+R = TypeVar("R")
 
-    Every state Struct has an int field ``version``: the number of events folded into it.
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]  # one event's JSON form, version v -> version v + 1
+
+
+class ContentPacks(Protocol):
+    """What the base class needs of a game's content packs (``benthic.rules.packs.PackSet``)."""
+
+    key: str  # the pack in use
+
+    def resolve(self, option: object) -> PackRef: ...
+
+    def key_of(self, state: Any, event: Any = None) -> str: ...
+
+    def run(self, key: str, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R: ...
+
+
+def switches_content(method: Callable[..., R]) -> Callable[..., R]:
+    """Mark an engine method that switches to its state's content pack itself, a hot path written as
+    ``if state.content is not PACKS.key: return PACKS.run(PACKS.key_of(state), f, state, ...)`` then
+    ``return f(state, ...)``, where ``f`` is the module function (never the method: ``key_of`` gives the
+    default pack for a state without one, which would call the method again forever).  The base class wraps
+    every other public method that takes a state."""
+    setattr(method, "_switches_content", True)
+    return method
+
+
+class Engine(ABC, Generic[S, C, E]):
+    """Base class of every game engine: ``class MyEngine(Engine[MyState, MyCommand, MyEvent])``.
+
+    Subclasses set the class attributes and implement the eleven abstract methods (the decider, the prompt,
+    legal commands, what leaves the engine, scores, the bots' heuristic); the codecs, ``replay``, ``fold``
+    and ``is_over`` are shared.  Every state Struct has an int field ``version``: the number of events
+    folded into it.
     """
 
     game_type: ClassVar[str]
-    version: ClassVar[str]  # engine + content version; snapshots made under another version are ignored
+    version: ClassVar[str]  # the snapshot key, e.g. "nautilus/2": snapshots made under another are ignored
     min_seats: ClassVar[int]
     max_seats: ClassVar[int]
     command_type: ClassVar[Any]  # typing.Union of the command Structs (tag field "type")
     event_type: ClassVar[Any]  # typing.Union of the event Structs (tag field "type")
-    state_type: ClassVar[type]
+    state_type: ClassVar[type[Any]]
     playout_bound: ClassVar[int] = 20_000  # commands a complete random-bot game never exceeds
+    # The version of the rules and of the events' meaning: recorded with every event the engine produces.
+    # Bump it when replaying recorded events would change a state, a view or a score, and add the upcaster
+    # turning events of the previous version into events of this one (docs/UPGRADES.md).
+    engine_version: ClassVar[int] = 1
+    upcasters: ClassVar[Mapping[int, Upcaster]] = {}  # from version v to v + 1
+    content_packs: ClassVar[ContentPacks | None] = None  # None: the engine has no content packs
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """With content packs: every public method taking a state runs with that state's pack in use, and
+        ``start`` with the pack ``options.content`` asks for (see ``benthic.rules.packs``)."""
+        super().__init_subclass__(**kwargs)
+        packs = cls.content_packs
+        if packs is None:
+            return
+        for name, member in list(vars(cls).items()):
+            if name.startswith("_") or not inspect.isfunction(member) or hasattr(member, "_switches_content"):
+                continue
+            params = list(inspect.signature(member).parameters)[1:]
+            if name == "start":
+                setattr(cls, name, _start_in_pack(member, packs))
+            elif params and params[0] == "state":
+                setattr(cls, name, _in_pack(member, packs, event_param=name == "evolve"))
 
     def __init__(self) -> None:
-        self._command_decoder = msgspec.json.Decoder(self.command_type)
-        self._event_decoder = msgspec.json.Decoder(self.event_type)
-        self._state_decoder = msgspec.msgpack.Decoder(self.state_type)
+        self._command_decoder: msgspec.json.Decoder[C] = msgspec.json.Decoder(self.command_type)
+        self._event_decoder: msgspec.json.Decoder[E] = msgspec.json.Decoder(self.event_type)
+        self._state_decoder: msgspec.msgpack.Decoder[S] = msgspec.msgpack.Decoder(self.state_type)
         self._json = msgspec.json.Encoder()
         self._msgpack = msgspec.msgpack.Encoder()
         self._command_tags = frozenset(_tags(self.command_type))
 
     # --- the decider -------------------------------------------------------------------------
-    def start(self, config: GameConfig) -> list[Any]:
+    @abstractmethod
+    def start(self, config: GameConfig) -> list[E]:
         """The setup events of a new game; every random outcome is recorded in them.
         Raises RuleViolation (``invalid_player_count``, ``invalid_option``, ...) for a bad config."""
-        raise NotImplementedError
 
-    def initial_state(self) -> Any:
+    @abstractmethod
+    def initial_state(self) -> S:
         """The state before any event (version 0)."""
-        raise NotImplementedError
 
-    def evolve(self, state: Any, event: Any) -> Any:
+    @abstractmethod
+    def evolve(self, state: S, event: E) -> S:
         """Pure: the state after ``event``.  Never uses an RNG; never mutates ``state``."""
-        raise NotImplementedError
 
-    def decide(self, state: Any, seat: int, command: Any) -> list[Any]:
+    @abstractmethod
+    def decide(self, state: S, seat: int, command: C) -> list[E]:
         """The events ``command`` by ``seat`` produces, or RuleViolation.  Never mutates ``state``."""
-        raise NotImplementedError
 
-    def prompt(self, state: Any) -> Prompt | None:
+    @abstractmethod
+    def prompt(self, state: S) -> Prompt | None:
         """Who must decide what now; None when the game is over."""
-        raise NotImplementedError
 
-    def legal_commands(self, state: Any, seat: int) -> list[Any]:
+    @abstractmethod
+    def legal_commands(self, state: S, seat: int) -> list[C]:
         """Every legal command of ``seat`` now (empty when it is not prompted); each accepted by decide."""
-        raise NotImplementedError
 
     # --- what leaves the engine --------------------------------------------------------------
-    def view(self, state: Any, seat: int | None) -> dict[str, Any]:
+    @abstractmethod
+    def view(self, state: S, seat: int | None) -> dict[str, Any]:
         """The state as ``seat`` may see it (None: a spectator), JSON-ready."""
-        raise NotImplementedError
 
-    def redact(self, event: Any, seat: int | None) -> dict[str, Any] | None:
+    @abstractmethod
+    def redact(self, event: E, seat: int | None) -> dict[str, Any] | None:
         """The event as ``seat`` may see it, JSON-ready, or None when that viewer sees nothing of it."""
-        raise NotImplementedError
 
-    def secrets(self, state: Any) -> list[Secret]:
+    @abstractmethod
+    def secrets(self, state: S) -> list[Secret]:
         """Every piece of hidden information in ``state`` (for the leak tests)."""
-        raise NotImplementedError
 
-    def final_scores(self, state: Any) -> FinalScores:
+    @abstractmethod
+    def final_scores(self, state: S) -> FinalScores:
         """Per-seat scores, ranks and breakdowns of a finished game."""
-        raise NotImplementedError
 
-    def is_over(self, state: Any) -> bool:
+    def is_over(self, state: S) -> bool:
         return self.prompt(state) is None
 
     # --- bots --------------------------------------------------------------------------------
-    def heuristic(self, state: Any, seat: int) -> float:
+    @abstractmethod
+    def heuristic(self, state: S, seat: int) -> float:
         """How good ``state`` looks for ``seat`` (higher is better); used by the greedy bot."""
-        raise NotImplementedError
+
+    # --- what people read (benthic.rules.presentation) ----------------------------------------
+    def catalogue(self) -> dict[str, Any]:
+        """Every component, board, space, track, term and option of the game, JSON-ready, built once from
+        the loaded content (shared: never mutate it).  ``catalogue()["content_version"]`` versions it.
+        This default (for engines that describe nothing yet) is an empty catalogue."""
+        from benthic.rules.presentation import empty_catalogue
+
+        return empty_catalogue(self)
 
     @property
-    def bots(self) -> Mapping[str, Bot]:
-        from benthic.rules.bots import GreedyBot, RandomBot
+    def content_version(self) -> str:
+        """The engine version plus a digest of the catalogue: changes whenever anything a client draws does."""
+        return str(self.catalogue()["content_version"])
 
-        return {"random": RandomBot(), "greedy": GreedyBot()}
+    def describe(self, state: S, command: C, seat: int | None = None) -> Description:
+        """``command`` of ``seat`` (default: the one prompted seat) as a person reads it: a short label and
+        the catalogue ids it concerns.  Uses only what ``seat`` may see; meant for that seat's legal commands.
+        This default writes the command's name and arguments."""
+        from benthic.rules.presentation import generic_description
+
+        return generic_description(self.command_name(command), self.command_to_builtins(command))
+
+    def describe_all(self, state: S, commands: Sequence[C], seat: int | None = None) -> list[Description]:
+        """``describe`` of each command (engines may share work between them)."""
+        return [self.describe(state, command, seat) for command in commands]
 
     # --- shared machinery --------------------------------------------------------------------
-    def replay(self, events: Iterable[Any]) -> Any:
+    def replay(self, events: Iterable[E]) -> S:
         state = self.initial_state()
         for event in events:
             state = self.evolve(state, event)
         return state
 
-    def fold(self, state: Any, events: Iterable[Any]) -> Any:
+    def fold(self, state: S, events: Iterable[E]) -> S:
         for event in events:
             state = self.evolve(state, event)
         return state
@@ -208,11 +344,11 @@ class Engine:
     def command_names(self) -> frozenset[str]:
         return self._command_tags
 
-    def decode_command(self, raw: bytes | str | Mapping[str, Any]) -> Any:
+    def decode_command(self, raw: bytes | str | Mapping[str, Any]) -> C:
         """A command from its JSON form; CommandFormatError when it is not one."""
         try:
             if isinstance(raw, Mapping):
-                return msgspec.convert(raw, self.command_type)
+                return cast(C, msgspec.convert(raw, self.command_type))
             return self._command_decoder.decode(raw)
         except msgspec.ValidationError as exc:  # a subclass of DecodeError: catch it first
             tag = _tag_of(raw)
@@ -226,36 +362,90 @@ class Engine:
         except msgspec.DecodeError as exc:
             raise CommandFormatError("invalid_json", f"the body is not valid JSON: {exc}") from None
 
-    def encode_command(self, command: Any) -> bytes:
+    def encode_command(self, command: C) -> bytes:
         return self._json.encode(command)
 
-    def command_to_builtins(self, command: Any) -> dict[str, Any]:
+    def command_to_builtins(self, command: C) -> dict[str, Any]:
         """The command's JSON form as Python values (arrays as lists), as a client posts it."""
-        return msgspec.json.decode(self._json.encode(command))  # type: ignore[no-any-return]
+        return cast(dict[str, Any], msgspec.json.decode(self._json.encode(command)))
 
-    def encode_event(self, event: Any) -> bytes:
+    def encode_event(self, event: E) -> bytes:
         return self._json.encode(event)
 
-    def decode_event(self, raw: bytes | str) -> Any:
-        return self._event_decoder.decode(raw)
+    def decode_event(self, raw: bytes | str, engine_version: int | None = None) -> E:
+        """An event from its JSON, recorded by ``engine_version`` (None: this one), upcast to this version.
+        EngineVersionUnsupported when this engine cannot read that version."""
+        if engine_version is None or engine_version == self.engine_version:
+            return self._event_decoder.decode(raw)
+        if engine_version not in self.readable_versions:
+            raise EngineVersionUnsupported(self.game_type, engine_version, self.readable_versions)
+        data = msgspec.json.decode(raw)
+        for version in range(engine_version, self.engine_version):
+            data = self.upcasters[version](data)
+        return cast(E, msgspec.convert(data, self.event_type))
 
-    def encode_state(self, state: Any) -> bytes:
+    @property
+    def readable_versions(self) -> range:
+        """The engine versions whose events this engine folds: its own and those its upcasters reach."""
+        oldest = self.engine_version
+        while oldest - 1 in self.upcasters:
+            oldest -= 1
+        return range(oldest, self.engine_version + 1)
+
+    def encode_state(self, state: S) -> bytes:
         return self._msgpack.encode(state)
 
-    def decode_state(self, raw: bytes) -> Any:
+    def decode_state(self, raw: bytes) -> S:
         return self._state_decoder.decode(raw)
 
-    def event_name(self, event: Any) -> str:
-        return type(event).__struct_config__.tag  # type: ignore[no-any-return]
+    def event_name(self, event: E) -> str:
+        return _tag(event)
 
-    def command_name(self, command: Any) -> str:
-        return type(command).__struct_config__.tag  # type: ignore[no-any-return]
+    def command_name(self, command: C) -> str:
+        return _tag(command)
+
+
+AnyEngine = Engine[Any, Any, Any]  # an engine of any game, as the services, bots and tests hold one
+
+
+def _in_pack(method: Callable[..., R], packs: ContentPacks, event_param: bool) -> Callable[..., R]:
+    if event_param:  # evolve: the first event of a game names its pack
+
+        @functools.wraps(method)
+        def evolve_in_pack(self: AnyEngine, state: Any, event: Any) -> R:
+            if state.content is packs.key:
+                return method(self, state, event)
+            return packs.run(packs.key_of(state, event), method, self, state, event)
+
+        return evolve_in_pack
+
+    @functools.wraps(method)
+    def in_pack(self: AnyEngine, state: Any, *args: Any, **kwargs: Any) -> R:
+        if state.content is packs.key:
+            return method(self, state, *args, **kwargs)
+        return packs.run(packs.key_of(state), method, self, state, *args, **kwargs)
+
+    return in_pack
+
+
+def _start_in_pack(method: Callable[..., R], packs: ContentPacks) -> Callable[..., R]:
+    @functools.wraps(method)
+    def start_in_pack(self: AnyEngine, config: GameConfig) -> R:
+        options = dict(config.options)
+        ref = packs.resolve(options.pop("content", None))
+        return packs.run(ref.key, method, self, msgspec.structs.replace(config, options=options, content=ref))
+
+    return start_in_pack
+
+
+def _tag(struct: Any) -> str:
+    return str(type(struct).__struct_config__.tag)
 
 
 def _tags(union: Any) -> Sequence[str]:
     info = msgspec.inspect.type_info(union)
     types = info.types if isinstance(info, msgspec.inspect.UnionType) else (info,)
-    return [t.tag for t in types if isinstance(t, msgspec.inspect.StructType) and t.tag is not None]
+    return [t.tag for t in types if isinstance(t, msgspec.inspect.StructType) and isinstance(t.tag, str)]
 
 
 def _tag_of(raw: bytes | str | Mapping[str, Any]) -> str | None:

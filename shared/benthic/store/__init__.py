@@ -3,6 +3,7 @@
 from benthic.feed import DATA_FIELD
 from benthic.store.eventstore import EventStore
 from benthic.store.records import (
+    Actor,
     Commit,
     GameMeta,
     GameNotFound,
@@ -16,6 +17,7 @@ from benthic.store.records import (
 
 __all__ = [
     "DATA_FIELD",
+    "Actor",
     "Commit",
     "EventStore",
     "GameMeta",

@@ -27,7 +27,8 @@ class CommitHead(msgspec.Struct, frozen=True, array_like=True):
     command_id: str = ""
     seat: int | None = None
     actor: str = ""
-    credential: str = ""
+    actor_kind: str = ""
+    engine_version: int = 1  # of the engine that recorded the commit's events (heads without one predate it: 1)
 
 
 _head_encoder = msgspec.msgpack.Encoder()
@@ -83,7 +84,8 @@ def envelopes(entries: Iterable[tuple[bytes, dict[bytes, bytes]]], head: CommitH
                 seat=head.seat,
                 ts_ms=head.ts_ms,
                 actor=head.actor,
-                credential=head.credential,
+                actor_kind=head.actor_kind,
+                engine_version=head.engine_version,
             )
         )
     return out

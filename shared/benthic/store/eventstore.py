@@ -22,6 +22,7 @@ from benthic.pipelining import ScriptBatcher
 from benthic.store import append, join, snapshot
 from benthic.store.entries import CommitHead, encode_head, envelopes, last_head, starts_inside_commit
 from benthic.store.records import (
+    Actor,
     Commit,
     GameMeta,
     GameNotFound,
@@ -61,8 +62,7 @@ class EventStore:
         now_ms: int,
         ended: bool = False,
         meta: dict[str, str] | None = None,
-        actor: str = "",
-        credential: str = "",
+        actor: Actor | None = None,
     ) -> Commit:
         """Append ``events`` (one commit, all of one kind) after ``expected_version``.  Raises VersionConflict,
         GameNotFound; returns the first commit of ``command_id`` (``duplicate=True``) when that command was
@@ -80,7 +80,9 @@ class EventStore:
                 types=[] if kind == "e" else [e.type for e in events],
             )
         )
-        head = CommitHead(now_ms, len(events), kind, command_id, seat, actor, credential)
+        engine_version = next((e.engine_version for e in events if e.engine_version is not None), 1)
+        head = CommitHead(now_ms, len(events), kind, command_id, seat, actor.id if actor else "",
+                          actor.kind if actor else "", engine_version)
         keys, args = append.append_call(
             self.keys(game_id),
             expected_version=expected_version,
@@ -112,9 +114,8 @@ class EventStore:
         engine_version: str,
         seeded: bool,
         now_ms: int,
-        extra_meta: dict[str, str] | None = None,
-        actor: str = "",
-        credential: str = "",
+        rated: bool = False,
+        actor: Actor | None = None,
     ) -> Commit:
         meta: dict[str, str] = {
             "game_type": game_type,
@@ -124,19 +125,21 @@ class EventStore:
             "engine_version": engine_version,
             "seeded": "1" if seeded else "0",
             "status": "running" if all(seats) else "open",
-            **(extra_meta or {}),
+            "rated": "1" if rated else "0",
         }
         for i, info in enumerate(seats):
             if info is not None:
                 meta[f"player:{i}"] = info.player_id
                 meta[f"seat:{i}"] = seat_encoder.encode(info).decode()
         return await self.append(
-            game_id, game_type, 0, events, command_id=f"create:{game_id}", now_ms=now_ms, meta=meta, actor=actor,
-            credential=credential,
+            game_id, game_type, 0, events, command_id=f"create:{game_id}", now_ms=now_ms, meta=meta, actor=actor
         )
 
-    async def join(self, game_id: str, game_type: str, seat: int, info: SeatInfo, now_ms: int) -> str:
-        """Take an open seat; returns the game's status after it.  Raises GameNotFound, JoinRefused."""
+    async def join(
+        self, game_id: str, game_type: str, seat: int, info: SeatInfo, now_ms: int, keeps_rated: bool = True
+    ) -> str:
+        """Take an open seat; returns the game's status after it.  ``keeps_rated`` False makes the game unrated.
+        Raises GameNotFound, JoinRefused."""
         notification = encode_notification(
             Notification(game_id=game_id, game_type=game_type, kind="seats", ts_ms=now_ms)
         )
@@ -148,6 +151,7 @@ class EventStore:
             now_ms=now_ms,
             notification=notification,
             feed_maxlen=self.feed_maxlen,
+            keeps_rated=keeps_rated,
         )
         reply = join.parse_join_reply(await self._join(keys=keys, args=args))
         if reply.outcome == "missing":

@@ -1,6 +1,6 @@
 -- Take an open seat.
 -- KEYS: 1 meta, 2 partition feed.  ARGV: 1 seat, 2 player id, 3 seat record (JSON), 4 now, 5 feed message,
---       6 feed maxlen
+--       6 feed maxlen, 7 '1' when the seat's holder keeps the game rated (an authenticated player), '0' otherwise
 -- Returns {'ok', status} or {'missing'|'no_such_seat'|'seat_taken'} or {'already_seated', seat}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing'} end
 local seats = tonumber(redis.call('HGET', KEYS[1], 'seats'))
@@ -11,6 +11,7 @@ for i = 0, seats - 1 do
 end
 if redis.call('HSETNX', KEYS[1], 'player:' .. seat, ARGV[2]) == 0 then return {'seat_taken'} end
 redis.call('HSET', KEYS[1], 'seat:' .. seat, ARGV[3], 'updated_ms', ARGV[4])
+if ARGV[7] == '0' then redis.call('HSET', KEYS[1], 'rated', '0') end
 local filled = 0
 for i = 0, seats - 1 do
   if redis.call('HEXISTS', KEYS[1], 'player:' .. i) == 1 then filled = filled + 1 end

@@ -20,9 +20,12 @@ class JoinReply(msgspec.Struct, frozen=True):
 
 
 def join_call(
-    keys: GameKeys, *, seat: int, player_id: str, record: bytes, now_ms: int, notification: bytes, feed_maxlen: int
+    keys: GameKeys, *, seat: int, player_id: str, record: bytes, now_ms: int, notification: bytes, feed_maxlen: int,
+    keeps_rated: bool = True,
 ) -> tuple[list[str], list[Any]]:
-    return [keys.meta, keys.feed], [seat, player_id, record, now_ms, notification, feed_maxlen]
+    """``keeps_rated`` False: the seat's holder makes the game unrated (not an authenticated player)."""
+    return [keys.meta, keys.feed], [seat, player_id, record, now_ms, notification, feed_maxlen,
+                                    "1" if keeps_rated else "0"]
 
 
 def parse_join_reply(reply: Sequence[Any]) -> JoinReply:

@@ -36,6 +36,7 @@ class Commit(msgspec.Struct, frozen=True):
 class SeatInfo(msgspec.Struct, frozen=True):
     player_id: str
     name: str = ""
+    kind: str = "player"  # who plays the seat: "player" (an authenticated player); bots later
 
 
 class GameMeta(msgspec.Struct, frozen=True):
@@ -49,6 +50,7 @@ class GameMeta(msgspec.Struct, frozen=True):
     updated_ms: int
     seeded: bool = False
     engine_version: str = ""
+    rated: bool = False  # decided at creation and when seats are taken; scoring rates only rated games
 
 
 class Snapshot(msgspec.Struct, frozen=True):
@@ -61,6 +63,15 @@ class NewEvent(msgspec.Struct, frozen=True):
     type: str
     data: bytes
     kind: str = ENGINE
+    engine_version: int | None = None  # of the engine that produced an engine event (kept in the commit head)
+
+
+class Actor(msgspec.Struct, frozen=True):
+    """Who made a commit, for the audit metadata of its events: a player id (or a backend's client id) and the
+    kind of credential it acted with (player, matchmaker, operator, bot)."""
+
+    id: str
+    kind: str
 
 
 _seat_decoder = msgspec.json.Decoder(SeatInfo)
@@ -86,4 +97,5 @@ def parse_meta(game_id: str, raw: dict[bytes, bytes]) -> GameMeta:
         updated_ms=int(fields.get("updated_ms", b"0")),
         seeded=fields.get("seeded") == b"1",
         engine_version=fields.get("engine_version", b"").decode(),
+        rated=fields.get("rated") == b"1",
     )

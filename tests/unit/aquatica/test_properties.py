@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from msgspec.structs import replace
 
 from benthic.rules import GameConfig, RuleViolation
-from benthic.rules.aquatica.queries import LOCATIONS
+from benthic.rules.aquatica.queries import CAT
 from benthic.rules.aquatica.state import State
 from benthic.rules.bots import GreedyBot, play_out
 from tests.engine_harness import assert_rejects_cleanly, check_no_leak, random_commands
@@ -42,6 +42,10 @@ OPTION_SETS: list[dict[str, Any]] = [
     {"solo_trigger": "matrona_or_scout", "solo_ranks": "updated", "printed_goals": "updated"},
     {"variable_goals": True, "first_seat": 0},
     {"max_rounds": 2},
+    {"healer_replays": True},  # §11 Q2
+    {"printing": "updated", "components": "first", "healer_replays": True},  # §11 Q4: components apart
+    {"mode": "advanced", "goal_tokens": [{"token": "TOK6", "side": "back"}, {"token": "TOK2", "side": "front"},
+                                         {"token": "TOK4", "side": "front"}, {"token": "TOK1", "side": "back"}]},
 ]
 CASES = [(seats, options) for seats in (1, 2, 3, 4) for options in OPTION_SETS]
 
@@ -59,17 +63,19 @@ def check_invariants(state: State) -> None:
         places += [bl.location_id for bl in p.board if bl is not None] + list(p.scored)
         for bl in p.board:
             if bl is not None:
-                assert 0 <= bl.covered <= len(LOCATIONS[bl.location_id].depths)
+                assert 0 <= bl.covered <= len(CAT.locations[bl.location_id].depths)
     assert Counter(places) == Counter(CAT.location_ids), "a Location was lost or duplicated"
     assert len(state.top_row) <= CAT.board.top_row_size and len(state.bottom_row) <= CAT.board.bottom_row_size
     # Characters: no card in two places; every starting and Ocean card of this game somewhere
     cards = list(state.ocean_deck) + [c for c in state.character_row if c] + list(state.removed_characters)
     cards += list(state.king_offer + state.kings_boxed) + ([state.in_play] if state.in_play else [])
+    cards += list(state.replaying)
     for p in state.players:
         cards += list(p.hand + p.discard)
     counts = Counter(cards)
     assert max(counts.values()) == 1, "a card is in two places"
-    expected = {c for seat in range(n) for c in CAT.starting_ids[seat]} | {c for c, _ in CAT.ocean_ids}
+    removed, kept = CAT.ocean_cards(state.rules.components, n)  # the printing's Ocean Characters (§11 Q4)
+    expected = {c for seat in range(n) for c in CAT.starting_ids[seat]} | set(removed + kept)
     assert expected <= set(counts), "a card was lost"
     # Mantas: trained ones on a track or in the reserve, once; Wild ones taken + reserve = printed
     mantas = [m.id for p in state.players for m in p.mantas]

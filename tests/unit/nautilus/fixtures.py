@@ -19,6 +19,7 @@ from benthic.rules.nautilus import events as ev
 from benthic.rules.nautilus.content import CONTENT as C
 from benthic.rules.nautilus.decide import report_activation
 from benthic.rules.nautilus.derived import city
+from benthic.rules.nautilus.evolve import evolve
 from benthic.rules.nautilus.flow import Emitter
 from benthic.rules.nautilus.state import NO_CELL, State
 
@@ -36,7 +37,8 @@ def deal(chips: dict[tuple[int, int], str] | None = None) -> ev.SeaFindsDealt:
         assert C.chips[chip].depth == C.find_space_depth[C.find_space_at[C.cell(*cell)]], (cell, chip)
         current = next(c for c, x in at.items() if x == chip)
         at[current], at[cell] = at[cell], chip
-    return ev.SeaFindsDealt(placements=tuple(ev.Placement(cell=c, chip=x) for c, x in at.items()))
+    return ev.SeaFindsDealt(placements=tuple(ev.Placement(cell=c, chip=x, depth=C.chips[x].depth)
+                                             for c, x in at.items()))
 
 
 class Game:
@@ -113,10 +115,10 @@ class Game:
         """Put ``n`` researchers of ``seat`` from supply into a station; the first one activates a research
         station new to the seat (with the engine's own activation: track, 3-chip; no fee)."""
         index = city(self.state).index[station]
-        em = Emitter(self.state)
+        em = Emitter(self.state, evolve)
         for _ in range(n):
             before = em.state
-            em(ev.ResearcherPlaced(seat=seat, station=station, source="withdrawal"))
+            em.emit(ev.ResearcherPlaced(seat=seat, station=station, source="withdrawal"))
             report_activation(em, before, seat, index)
         events = [e for e in em.events if not isinstance(e, ev.NemoTransferred)]  # a scene: nobody pays
         self.apply(*events)

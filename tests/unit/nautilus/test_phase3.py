@@ -224,6 +224,39 @@ def test_n33_tempo() -> None:
     assert (declined.option, declined.auto) == ("tempo", False)
 
 
+def test_recovery_ends_the_subs_movement_even_after_a_tempo_move() -> None:
+    """Issue 14 rule 1 (rulebook: "That submarine's movement is thereby ended for this phase", spec §6.8):
+    a Tempo move that ends on a find uses up that sub's normal move; R-14 still holds for a Tempo move that
+    ends on no find (the N-33 variant above)."""
+
+    def scene():
+        game = ref(chips={(7, 23): "D20", (9, 22): "S08"}, phase=3, seat=RED, **MANUAL)
+        game.sub(RED, 1, (7, 20))
+        game.sub(RED, 2, (10, 20))
+        return game
+
+    game = scene()
+    game.do(RED, MoveSub(sub=1, to=(7, 23)))  # recovers the Tempo chip
+    assert one(game.do(RED, Tempo(sub=2, to=(9, 22))), ev.FindRecovered).chip == "S08"
+    assert game.prompt.kind == "phase3_turn" and game.prompt.details["moved"] == [1, 2]
+    assert game.reject(RED, MoveSub(sub=2, to=(9, 21))) == "sub_already_moved"
+    assert not any(isinstance(c, (MoveSub, cmd.WithdrawSub)) and c.sub == 2 for c in game.legal(RED))
+
+    broke = scene()  # an unaffordable find ends the move on it just the same (§6.8 step 3, R-13)
+    broke.do(RED, MoveSub(sub=1, to=(7, 23)))
+    broke.set_nemo(RED, 0)
+    assert one(broke.do(RED, Tempo(sub=2, to=(9, 22))), ev.FindUnaffordable).chip == "S08"
+    assert broke.reject(RED, MoveSub(sub=2, to=(9, 21))) == "sub_already_moved"
+
+    with_auto_pass = ref(chips={(7, 23): "D20", (9, 22): "S08"}, phase=3, seat=RED)
+    with_auto_pass.sub(RED, 1, (7, 20))
+    with_auto_pass.sub(RED, 2, (10, 20))
+    with_auto_pass.do(RED, MoveSub(sub=1, to=(7, 23)))
+    events = with_auto_pass.do(RED, Tempo(sub=2, to=(9, 22)))
+    assert not any(isinstance(c, MoveSub) for c in with_auto_pass.legal(RED))
+    assert one(events, ev.FindRecovered).chip == "S08"
+
+
 def _trial_scene(trial_stations: int = 2, nemo: int = 30):
     game = ref(chips={(6, 20): "S13"}, phase=3, seat=RED, **MANUAL)
     if trial_stations == 0:

@@ -1,7 +1,8 @@
 """Design rules of the Underwater Cities card catalogue (spec §3.7) as tests.
 
-The catalogue ``content/cards.json`` is read directly (no engine import), and ``card_values.py`` is loaded
-from its file, so these tests run whatever state the engine package is in.
+The catalogue ``content/cards.json`` is read directly (no engine import), and the value units come from
+``bench/uc_card_values.py`` (no engine import either), so these tests run whatever state the engine package
+is in.
 
 - counts and colour/type mix per era (§3.7.3), Special tiers and costs, unique numbers, the PA;
 - the record schema (§3.7.1) and the §3.7.2 vocabulary (every node, quantity, condition, event), the limits
@@ -16,14 +17,14 @@ from its file, so these tests run whatever state the engine package is in.
 from __future__ import annotations
 
 import collections
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from bench import uc_card_values as cv
 
 ROOT = Path(__file__).resolve().parents[3]
 PKG = ROOT / "shared" / "benthic" / "rules" / "underwater_cities"
@@ -32,15 +33,6 @@ SPEC_PATH_CANDIDATES = [ROOT.parent / "shared" / "rules" / "underwater_cities.md
                         Path("/work/shared/rules/underwater_cities.md")]
 
 
-def _load_card_values():
-    spec = importlib.util.spec_from_file_location("uc_card_values", PKG / "card_values.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-cv = _load_card_values()
 DOC = json.loads(CARDS_PATH.read_text(encoding="utf-8"))
 CARDS: list[dict[str, Any]] = DOC["cards"]
 BY_NUMBER = {c["number"]: c for c in CARDS if c["number"] is not None}

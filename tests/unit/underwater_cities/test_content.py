@@ -58,12 +58,12 @@ def _copy(tmp_path: Path) -> Path:
     return target
 
 
-def _mutate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, change: Callable[[Any], None]) -> None:
+def _mutate(tmp_path: Path, name: str, change: Callable[[Any], None]) -> Path:
     target = _copy(tmp_path)
     data = json.loads((target / name).read_text())
     change(data)
     (target / name).write_text(json.dumps(data))
-    monkeypatch.setattr(content_module, "CONTENT_DIR", target)
+    return target
 
 
 def _two_starts(d: Any) -> None:
@@ -103,8 +103,7 @@ def _bad_quantity(d: Any) -> None:
     ("main_board.json", _four_green, "5 slots per colour"),
     ("metropolises.json", _bad_quantity, "connected_buildings"),
 ])
-def test_broken_content_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str,
-                                   change: Callable[[Any], None], match: str) -> None:
-    _mutate(tmp_path, monkeypatch, name, change)
+def test_broken_content_is_refused(tmp_path: Path, name: str, change: Callable[[Any], None], match: str) -> None:
+    target = _mutate(tmp_path, name, change)
     with pytest.raises(ContentError, match=match):
-        load_content()
+        load_content(target)

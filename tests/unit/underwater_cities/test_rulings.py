@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from benthic.rules.underwater_cities import ENGINE, flow
+from benthic.rules.underwater_cities import ENGINE, flow, frames
 
 from .fixtures import A, B, card, cmd, fixture, kind, of_type, play, rejects, res
 
@@ -40,7 +40,7 @@ def test_counted_part_waits_for_the_parts_that_change_its_count() -> None:
     state = replace(state, era_deck=tuple(c for c in state.era_deck if c != card(2)))
     turn = replace(state.turn, stage="running", block="card", card_frame=True, card_id=card(2), matched=True)
     ctx = flow.Ctx(replace(state, turn=turn))
-    flow.open_frame(ctx, A, "card", node.parts, True, card_id=card(2))
+    frames.open_frame(ctx, A, "card", node.parts, True, card_id=card(2))
     flow.settle(ctx)
     assert kind(ctx.state) == "resolve_effect" and ctx.state.players[A].points == 0
     state, _ = play(ctx.state, A, cmd.StartPart(0), cmd.Build("farm", "B:C34:2"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from benthic.rules.underwater_cities import ENGINE, flow
+from benthic.rules.underwater_cities import ENGINE, flow, resolve
 from benthic.rules.underwater_cities.board import specials_paid
 
 from .fixtures import (
@@ -211,7 +211,7 @@ def test_as33_federation_overflow() -> None:
     assert fed.bonuses.points + fed.overflow_points == 2 and fed.to == 1
     assert state.fed_stacks[0] == (purple, orange)
     ctx = flow.Ctx(state)
-    flow.federation(ctx, purple, 1)
+    resolve.federation(ctx, purple, 1)
     assert ctx.state.fed_stacks[0] == (orange, purple)
     assert ctx.state.players[purple].points == 1
 
@@ -272,3 +272,25 @@ def test_as37_cloning_tile() -> None:
     ctx = flow.Ctx(replace(after, turn=None))
     flow.round_end(ctx)
     assert not ctx.state.clone_used and ctx.state.slots == {}
+
+
+def test_action_card_claimed_this_turn_is_usable_through_the_slots_use_action() -> None:
+    """Issue 14 rule 2 (rulebook p.7: the card may be resolved before the slot; p.8: an action card may be used
+    the turn it is claimed): with the Personal Assistant used, 2 credits and no steelplast, yellow #34 on Y4
+    (A18: build 1 tunnel; use 1 of your action cards) is usable because #34, claimed first, can be used."""
+    for check in ("at_choice", "card_aware"):
+        state = fixture(2, hands={A: [card(34)]}, resources={A: res(credit=2)}, used={A: ["PA"]},
+                        options={"rules": {"usability_check": check}})
+        assert cmd.PlayCard(card(34), "Y4") in ENGINE.legal_commands(state, A)
+        state, _ = play(state, A, cmd.PlayCard(card(34), "Y4"), cmd.ChooseOrder("card"))
+        assert card(34) in state.players[A].tableau and kind(state) == "resolve_effect"
+        assert cmd.StartPart(0) not in ENGINE.legal_commands(state, A)  # the tunnel: no steelplast
+        state, _ = play(state, A, cmd.StartPart(1))
+        assert cmd.UseActionCard(card(34)) in ENGINE.legal_commands(state, A)
+        state, events = play(state, A, cmd.UseActionCard(card(34)))
+        assert of_type(events, "action_card_used")[0].card_id == card(34)
+        state, events = play(state, A, cmd.StartPart(0), cmd.Build("desal", "B:C34:1"))
+        assert state.players[A].pieces["B:C34:1"].kind == "desal" and card(34) in state.players[A].used_actions
+    # Not matched (a green card on Y4): nothing is claimed, so the slot stays unusable.
+    green = fixture(2, hands={A: [GREEN]}, resources={A: res(credit=2)}, used={A: ["PA"]})
+    rejects(green, A, cmd.PlayCard(GREEN, "Y4"), "slot_unusable")

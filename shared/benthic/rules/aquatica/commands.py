@@ -11,79 +11,83 @@ class _Command(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_fiel
     pass
 
 
-class ChooseKing(_Command, tag="choose_king"):
+class ChooseKing(_Command, frozen=True, tag="choose_king"):
     king_id: str
 
 
-class PlayCharacter(_Command, tag="play_character"):
+class PlayCharacter(_Command, frozen=True, tag="play_character"):
     card_id: str
 
 
-class FlipManta(_Command, tag="flip_manta"):
+class FlipManta(_Command, frozen=True, tag="flip_manta"):
     manta_id: str
 
 
-class ExploitDepth(_Command, tag="exploit_depth"):
+class ExploitDepth(_Command, frozen=True, tag="exploit_depth"):
     slot: int
 
 
-class ClaimGoal(_Command, tag="claim_goal"):
+class ClaimGoal(_Command, frozen=True, tag="claim_goal"):
     goal_index: int
     manta_id: str
 
 
-class EndTurn(_Command, tag="end_turn"):
+class EndTurn(_Command, frozen=True, tag="end_turn"):
     pass
 
 
-class ChooseOption(_Command, tag="choose_option"):
+class ChooseOption(_Command, frozen=True, tag="choose_option"):
     index: int
 
 
-class Acquire(_Command, tag="acquire"):
+class Acquire(_Command, frozen=True, tag="acquire"):
     location_id: str
     slot: int
     mode: str  # "buy" | "conquer"; anything else is `mode_not_allowed`
 
 
-class RecruitCharacter(_Command, tag="recruit"):
+class RecruitCharacter(_Command, frozen=True, tag="recruit"):
     row_slot: int
 
 
-class RaiseLocations(_Command, tag="raise"):
+class RaiseLocations(_Command, frozen=True, tag="raise"):
     allocation: tuple[tuple[int, int], ...]  # [slot, steps] pairs, applied in order
 
 
-class FullyRiseLocation(_Command, tag="fully_rise"):
+class FullyRiseLocation(_Command, frozen=True, tag="fully_rise"):
     slot: int
 
 
-class ScoreLocation(_Command, tag="score"):
+class ScoreLocation(_Command, frozen=True, tag="score"):
     slot: int
 
 
-class TakeBackCard(_Command, tag="take_back"):
+class TakeBackCard(_Command, frozen=True, tag="take_back"):
     card_id: str
 
 
-class ScoutDecision(_Command, tag="scout"):
+class ReplayCard(_Command, frozen=True, tag="replay_card"):
+    card_id: str
+
+
+class ScoutDecision(_Command, frozen=True, tag="scout"):
     do: bool
 
 
-class ScoutDiscard(_Command, tag="scout_discard"):
+class ScoutDiscard(_Command, frozen=True, tag="scout_discard"):
     location_id: str
 
 
-class DiscardCard(_Command, tag="discard_card"):
+class DiscardCard(_Command, frozen=True, tag="discard_card"):
     card_id: str
 
 
-class PlaceIchthyander(_Command, tag="place_ichthyander"):
+class PlaceIchthyander(_Command, frozen=True, tag="place_ichthyander"):
     goal_index: int
 
 
 Command = Union[
     ChooseKing, PlayCharacter, FlipManta, ExploitDepth, ClaimGoal, EndTurn, ChooseOption, Acquire,
     RecruitCharacter, RaiseLocations, FullyRiseLocation, ScoreLocation, TakeBackCard, ScoutDecision,
-    ScoutDiscard, DiscardCard, PlaceIchthyander,
+    ScoutDiscard, DiscardCard, PlaceIchthyander, ReplayCard,
 ]

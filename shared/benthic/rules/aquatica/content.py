@@ -1,5 +1,6 @@
-"""Loading and validation of ``content/`` (spec §3): the schemas as msgspec Structs, the load-time checks,
-and the indexes the engine uses.  Loaded once per process (``catalog()``).
+"""Loading and validation of a content pack (spec §3; ``benthic.rules.packs``, by default the built-in one in
+``content/``): the schemas as msgspec Structs, the load-time checks, and the indexes the engine uses.
+Loaded once per pack; ``catalog()`` is the live object, the catalogue of the pack of the game at hand.
 
 The counts checked here are the CONFIRMED component counts of §3.1; everything else (which Location has
 which Depths, what a King does...) comes from the data files only, so a licensed data set replaces ours
@@ -8,7 +9,6 @@ without code changes.
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -20,8 +20,10 @@ from benthic.rules.aquatica.effects import (
     Gain,
     LocationType,
     Recruit,
+    ReplayFromDiscard,
     contains_conquer,
 )
+from benthic.rules.packs import PackSet
 
 CONTENT_DIR = Path(__file__).parent / "content"
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
@@ -48,7 +50,7 @@ class _Data(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     pass
 
 
-class Location(_Data):
+class Location(_Data, frozen=True):
     id: str
     name: str
     type: LocationType
@@ -59,22 +61,25 @@ class Location(_Data):
     prosperity: NonNegative
 
 
-class LocationData(_Data):
+class LocationData(_Data, frozen=True):
     data_version: str
     locations: tuple[Location, ...]
 
 
-class CharacterCopy(_Data):
+class CharacterCopy(_Data, frozen=True):
     suffix: Literal["P", "A", "O"]
     mark: Literal["A", "O"] | None
 
 
-class SetupExchange(_Data):
+class SetupExchange(_Data, frozen=True):
     type: Literal["exchange_for_wild_manta"]
     kind: str
 
 
-class Character(_Data):
+RuleOption = Literal["healer_replays"]  # the rule flags a card's effects may depend on (spec §11 Q2)
+
+
+class Character(_Data, frozen=True):
     id: str
     name: str
     category: Literal["starting", "ocean", "king"]
@@ -84,14 +89,15 @@ class Character(_Data):
     is_matrona: bool
     setup: SetupExchange | None
     copies: tuple[CharacterCopy, ...]
+    effects_if: dict[RuleOption, tuple[Effect, ...]] = {}  # the card's effects while that rule flag is on
 
 
-class CharacterData(_Data):
+class CharacterData(_Data, frozen=True):
     data_version: str
     characters: tuple[Character, ...]
 
 
-class MantaKind(_Data):
+class MantaKind(_Data, frozen=True):
     id: str
     category: Literal["trained", "wild"]
     face: Effect
@@ -99,7 +105,7 @@ class MantaKind(_Data):
     short: str | None = None  # trained only: the id suffix, T{seat}-{short}
 
 
-class MantaData(_Data):
+class MantaData(_Data, frozen=True):
     data_version: str
     kinds: tuple[MantaKind, ...]
     trained_per_player: tuple[str, ...]
@@ -115,36 +121,36 @@ ConditionKind = Literal[
 ]
 
 
-class Condition(_Data):
+class Condition(_Data, frozen=True):
     kind: ConditionKind
     n: NonNegative
 
 
-class Goal(_Data):
+class Goal(_Data, frozen=True):
     id: str
     text: str
     condition: Condition
 
 
-class PrintedGoals(_Data):
+class PrintedGoals(_Data, frozen=True):
     first: tuple[str, ...]
     updated: tuple[str, ...]
 
 
-class GoalToken(_Data):
+class GoalToken(_Data, frozen=True):
     id: str
     front: str
     back: str
 
 
-class GoalData(_Data):
+class GoalData(_Data, frozen=True):
     data_version: str
     goals: tuple[Goal, ...]
     printed: PrintedGoals
     tokens: tuple[GoalToken, ...]
 
 
-class BoardData(_Data):
+class BoardData(_Data, frozen=True):
     data_version: str
     character_row_costs: tuple[NonNegative, ...]
     bottom_row_size: NonNegative
@@ -155,24 +161,36 @@ class BoardData(_Data):
     goal_track_points: tuple[NonNegative, ...]
 
 
-class SetupData(_Data):
+OceanSet = Literal["P", "A", "O"]  # the copy sets by suffix (§3.4.2)
+
+
+class Components(_Data, frozen=True):
+    """One printing's components (spec §11 Q4): its Ocean Character sets and its goal tokens."""
+
+    ocean_sets: tuple[OceanSet, ...]
+    goal_tokens: tuple[str, ...]
+    ocean_sets_removed: dict[str, tuple[OceanSet, ...]]  # by player count "1".."4"
+
+
+class SetupData(_Data, frozen=True):
     data_version: str
-    ocean_sets_removed: dict[str, tuple[Literal["A", "O"], ...]]
+    components: dict[Literal["first", "updated"], Components]
     solo_king_offer: NonNegative
 
 
-class SoloRank(_Data):
+class SoloRank(_Data, frozen=True):
     min: NonNegative
     max: NonNegative | None
     title: str
 
 
-class SoloData(_Data):
+class SoloData(_Data, frozen=True):
     data_version: str
     ranks: dict[Literal["first", "updated"], tuple[SoloRank, ...]]
 
 
-class PresetFlags(_Data):
+class PresetFlags(_Data, frozen=True):
+    components: Literal["first", "updated"]
     printed_goals: Literal["first", "updated"]
     scout_rule: Literal["first", "updated"]
     matrona_never_discarded: bool
@@ -181,7 +199,7 @@ class PresetFlags(_Data):
     solo_ranks: Literal["first", "updated"]
 
 
-class FlagDefaults(_Data):
+class FlagDefaults(_Data, frozen=True):
     mode: Literal["basic", "advanced"]
     variable_goals: bool
     king_draft: bool
@@ -192,7 +210,7 @@ class FlagDefaults(_Data):
     max_rounds: Annotated[int, msgspec.Meta(ge=1)]
 
 
-class Rulesets(_Data):
+class Rulesets(_Data, frozen=True):
     data_version: str
     presets: dict[Literal["first", "updated"], PresetFlags]
     default_preset: Literal["first", "updated"]
@@ -265,6 +283,7 @@ class Catalog:
         self.ichthyander_ids: tuple[str, ...] = tuple(f"I-{n}" for n in range(1, data.ichthyander_count + 1))
         _check(data.ichthyander_count == 4, "mantas.json: 4 Ichthyander Mantas")
         for kind in data.kinds:
+            _check(not isinstance(kind.face, ReplayFromDiscard), f"mantas.json: {kind.id}: a face cannot replay")
             _check(not isinstance(kind.face, Gain) or kind.face.only_for_type is None or kind.face.resource == "power",
                    f"mantas.json: {kind.id}: only power can be type-specific")
 
@@ -308,6 +327,11 @@ class Catalog:
             if c.setup is not None:
                 _check(c.category == "king" and not c.effects and c.setup.kind in self.wild_index,
                        f"{c.id}: a setup exchange is for a King without effects, for a Wild kind")
+        for c in data.characters:
+            for option, effects in c.effects_if.items():
+                _check(bool(effects), f"{c.id}: effects_if {option} names no effect")
+            _check(not any(isinstance(e, ReplayFromDiscard) for e in c.effects),
+                   f"{c.id}: replay_from_discard is a rule option (effects_if healer_replays), not a printed effect")
         for c in ocean:
             _check(tuple(cp.suffix for cp in c.copies) == OCEAN_SUFFIXES, f"{c.id}: copies P, A, O")
             _check(tuple(cp.mark for cp in c.copies) == (None, "A", "O"), f"{c.id}: marks none, A, O")
@@ -322,6 +346,7 @@ class Catalog:
         self.ocean_ids: tuple[tuple[str, str | None], ...] = tuple(
             (f"OC-{c.id}-{cp.suffix}", cp.mark) for cp_index in range(3) for c in ocean for cp in (c.copies[cp_index],)
         )
+        self.ocean_set_of: dict[str, str] = {f"OC-{c.id}-{cp.suffix}": cp.suffix for c in ocean for cp in c.copies}
         for c in ocean:
             for cp in c.copies:
                 self.card[f"OC-{c.id}-{cp.suffix}"] = c
@@ -355,7 +380,19 @@ class Catalog:
         _check(list(b.goal_track_points) == sorted(b.goal_track_points, reverse=True), "board.json: decreasing PP")
         _check(b.player_board_slots == 5 and b.bottom_row_size == 6 and b.top_row_size == 4,
                "board.json: 5 board slots, rows of 6 and 4")
-        _check(set(self.setup.ocean_sets_removed) == {"1", "2", "3", "4"}, "setup.json: a set list per player count")
+        _check(set(self.setup.components) == {"first", "updated"}, "setup.json: the components of both printings")
+        for printing, parts in self.setup.components.items():
+            where = f"setup.json components {printing}"
+            _check("P" in parts.ocean_sets and len(set(parts.ocean_sets)) == len(parts.ocean_sets),
+                   f"{where}: distinct Ocean sets, the plain P set included")
+            _check(set(parts.ocean_sets_removed) == {"1", "2", "3", "4"}, f"{where}: a set list per player count")
+            for seats, removed in parts.ocean_sets_removed.items():
+                _check("P" not in removed and set(removed) <= set(parts.ocean_sets),
+                       f"{where}: {seats} players remove only A / O sets of this printing")
+            _check(len(parts.goal_tokens) >= self.board.goal_tracks
+                   and len(set(parts.goal_tokens)) == len(parts.goal_tokens)
+                   and set(parts.goal_tokens) <= set(self.tokens),
+                   f"{where}: at least {self.board.goal_tracks} distinct known goal tokens")
         _check(self.setup.solo_king_offer <= KING_COUNT, "setup.json: solo offer within the Kings")
         for printing, table in self.solo.ranks.items():
             _check(table[0].min == 0 and table[-1].max is None, f"solo.json {printing}: ranks from 0 up")
@@ -371,7 +408,36 @@ class Catalog:
     def wild_manta_id(self, kind: str, taken_before: int) -> str:
         return f"{kind}#{taken_before + 1}"
 
+    def ocean_cards(self, printing: str, seats: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(removed to the box, kept for the deck): a printing's Ocean Characters for a player count."""
+        parts = self.setup.components[printing]  # type: ignore[index]
+        removed = set(parts.ocean_sets_removed[str(seats)])
+        cards = [cid for cid, _ in self.ocean_ids if self.ocean_set_of[cid] in parts.ocean_sets]
+        return (tuple(c for c in cards if self.ocean_set_of[c] in removed),
+                tuple(c for c in cards if self.ocean_set_of[c] not in removed))
 
-@cache
+    def card_effects(self, card_id: str, healer_replays: bool) -> tuple[Effect, ...]:
+        """The effects of a card under the game's rule flags (``effects_if``, spec §11 Q2)."""
+        card = self.card[card_id]
+        if healer_replays and "healer_replays" in card.effects_if:
+            return card.effects_if["healer_replays"]
+        return card.effects
+
+
+FILES: dict[str, type] = {
+    "board.json": BoardData,
+    "locations.json": LocationData,
+    "characters.json": CharacterData,
+    "mantas.json": MantaData,
+    "goals.json": GoalData,
+    "setup.json": SetupData,
+    "solo.json": SoloData,
+    "rulesets.json": Rulesets,
+}
+
+PACKS: PackSet[Catalog] = PackSet("aquatica", CONTENT_DIR, Catalog, FILES)
+
+
 def catalog() -> Catalog:
-    return Catalog()
+    """The catalogue of the pack in use (the game at hand's; the built-in pack between engine calls)."""
+    return PACKS.live

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from benthic.rules import emitter
 from benthic.rules.aquatica import events as ev
 from benthic.rules.aquatica.commands import (
     Acquire,
@@ -26,6 +27,7 @@ from benthic.rules.aquatica.commands import (
     PlayCharacter,
     RaiseLocations,
     RecruitCharacter,
+    ReplayCard,
     ScoreLocation,
     ScoutDecision,
     ScoutDiscard,
@@ -41,6 +43,7 @@ from benthic.rules.aquatica.effects import (
     Raise,
     ReadyAllMantas,
     Recruit,
+    ReplayFromDiscard,
     Score,
     Scout,
     TakeBack,
@@ -49,7 +52,6 @@ from benthic.rules.aquatica.effects import (
 from benthic.rules.aquatica.evolve import evolve
 from benthic.rules.aquatica.queries import (
     CAT,
-    LOCATIONS,
     acquisition_choices,
     acquisition_cost,
     discard_eligible,
@@ -72,24 +74,12 @@ from benthic.rules.aquatica.scoring import game_ended_event
 from benthic.rules.aquatica.state import ICHTHYANDERS, QueueItem, State
 from benthic.rules.aquatica.validation import validate
 
-
-class Tx:
-    """The events of one command, folded as they are emitted."""
-
-    __slots__ = ("events", "state")
-
-    def __init__(self, state: State) -> None:
-        self.state = state
-        self.events: list[Any] = []
-
-    def emit(self, event: Any) -> None:
-        self.events.append(event)
-        self.state = evolve(self.state, event)
+Tx = emitter.Emitter[State, ev.Event]  # the events of one command, folded as they are emitted
 
 
 def decide(state: State, seat: int, command: Any) -> list[Any]:
     kind = validate(state, seat, command)
-    tx = Tx(state)
+    tx: Tx = emitter.Emitter(state, evolve)  # the class itself: a typing alias call is slow
     APPLIERS[type(command)](tx, seat, command, kind)
     settle(tx)
     return tx.events
@@ -132,7 +122,7 @@ def after_full_rise(tx: Tx, seat: int, slot: int) -> None:
     """§6.8: a Location just became fully risen."""
     location_id = tx.state.players[seat].board[slot].location_id  # type: ignore[union-attr]
     tx.emit(ev.LocationFullyRisen(seat, slot, location_id))
-    kind = LOCATIONS[location_id].wild_manta
+    kind = CAT.locations[location_id].wild_manta
     if kind is not None:
         gain_wild_manta(tx, seat, kind)
 
@@ -143,7 +133,7 @@ def raise_locations(tx: Tx, seat: int, allocation: tuple[tuple[int, int], ...], 
         assert bl is not None
         covered = bl.covered + steps
         tx.emit(ev.LocationRaised(seat, slot, bl.location_id, steps, covered, cause, auto))  # type: ignore[arg-type]
-        if covered == len(LOCATIONS[bl.location_id].depths):
+        if covered == len(CAT.locations[bl.location_id].depths):
             after_full_rise(tx, seat, slot)
 
 
@@ -168,7 +158,7 @@ def complete_payment(tx: Tx, seat: int) -> None:
     if payment.purpose == "acquire":
         assert payment.location_id and payment.slot is not None and payment.mode and payment.from_row
         tx.emit(ev.LocationAcquired(seat, payment.location_id, payment.slot, payment.mode, payment.from_row))  # type: ignore[arg-type]
-        if not LOCATIONS[payment.location_id].depths:  # R14: placed fully risen
+        if not CAT.locations[payment.location_id].depths:  # R14: placed fully risen
             after_full_rise(tx, seat, payment.slot)
     else:
         assert payment.card_id and payment.row_slot is not None
@@ -185,7 +175,7 @@ def _check_payment(tx: Tx, seat: int) -> None:
 def start_acquisition(tx: Tx, seat: int, location_id: str, slot: int, mode: str, auto: bool) -> None:
     from_row = row_of(tx.state, location_id)
     assert from_row is not None
-    cost = acquisition_cost(LOCATIONS[location_id], mode, from_row)
+    cost = acquisition_cost(CAT.locations[location_id], mode, from_row)
     tx.emit(ev.AcquisitionStarted(seat, location_id, slot, mode, cost, from_row, auto))  # type: ignore[arg-type]
     _check_payment(tx, seat)
 
@@ -207,7 +197,7 @@ def start_recruit(tx: Tx, seat: int, row_slot: int, auto: bool) -> None:
 def score_location(tx: Tx, seat: int, slot: int, auto: bool) -> None:
     bl = tx.state.players[seat].board[slot]
     assert bl is not None
-    tx.emit(ev.LocationScored(seat, slot, bl.location_id, LOCATIONS[bl.location_id].prosperity, auto))
+    tx.emit(ev.LocationScored(seat, slot, bl.location_id, CAT.locations[bl.location_id].prosperity, auto))
 
 
 def take_back_cards(tx: Tx, seat: int, card_ids: tuple[str, ...], auto: bool) -> None:
@@ -215,6 +205,19 @@ def take_back_cards(tx: Tx, seat: int, card_ids: tuple[str, ...], auto: bool) ->
     for card in card_ids:
         discard.remove(card)
     tx.emit(ev.CardsTakenBack(seat, card_ids, discard[-1] if discard else None, auto))
+
+
+def replay_card(tx: Tx, seat: int, card_id: str, auto: bool) -> None:
+    """§11 Q2 (`healer_replays`): the card leaves the discard pile and its effects replace the head."""
+    discard = list(tx.state.players[seat].discard)
+    discard.remove(card_id)
+    tx.emit(ev.CardReplayed(seat, card_id, discard[-1] if discard else None, auto))
+
+
+def replay_pending(state: State) -> bool:
+    """Effects of the innermost replayed card are still queued."""
+    card = state.replaying[-1]
+    return any(item.source.replay and item.source.id == card for item in state.queue)
 
 
 def place_ichthyander(tx: Tx, goal_index: int, auto: bool) -> None:
@@ -285,7 +288,7 @@ def apply_exploit_depth(tx: Tx, seat: int, c: ExploitDepth, kind: str) -> None:
     assert bl is not None
     depth = top_depth(bl)
     tx.emit(ev.DepthExploited(seat, c.slot, bl.location_id, bl.covered, depth))  # type: ignore[arg-type]
-    if bl.covered + 1 == len(LOCATIONS[bl.location_id].depths):  # R13: slide, full rise, then the output
+    if bl.covered + 1 == len(CAT.locations[bl.location_id].depths):  # R13: slide, full rise, then the output
         after_full_rise(tx, seat, c.slot)
     _check_payment(tx, seat)
 
@@ -336,7 +339,7 @@ def apply_fully_rise(tx: Tx, seat: int, c: FullyRiseLocation, kind: str) -> None
 def _fully_rise(tx: Tx, seat: int, slot: int, auto: bool) -> None:
     bl = tx.state.players[seat].board[slot]
     assert bl is not None
-    depths = len(LOCATIONS[bl.location_id].depths)
+    depths = len(CAT.locations[bl.location_id].depths)
     tx.emit(ev.LocationRaised(seat, slot, bl.location_id, depths - bl.covered, depths, "fully_rise", auto))
     after_full_rise(tx, seat, slot)
     _resolved(tx)
@@ -348,6 +351,10 @@ def apply_score(tx: Tx, seat: int, c: ScoreLocation, kind: str) -> None:
 
 def apply_take_back(tx: Tx, seat: int, c: TakeBackCard, kind: str) -> None:
     take_back_cards(tx, seat, (c.card_id,), False)
+
+
+def apply_replay(tx: Tx, seat: int, c: ReplayCard, kind: str) -> None:
+    replay_card(tx, seat, c.card_id, False)
 
 
 def apply_scout(tx: Tx, seat: int, c: ScoutDecision, kind: str) -> None:
@@ -385,6 +392,7 @@ APPLIERS: dict[type, Callable[..., None]] = {
     FullyRiseLocation: apply_fully_rise,
     ScoreLocation: apply_score,
     TakeBackCard: apply_take_back,
+    ReplayCard: apply_replay,
     ScoutDecision: apply_scout,
     ScoutDiscard: apply_scout_discard,
     DiscardCard: apply_discard_card,
@@ -405,6 +413,8 @@ def settle(tx: Tx) -> None:
             place_ichthyander(tx, free[0], True)
         elif s.payment is not None:
             return
+        elif s.replaying and not replay_pending(s):
+            tx.emit(ev.ReplayedCardReturned(s.active_seat, s.replaying[-1]))
         elif s.queue:
             if not step_head(tx):
                 return
@@ -487,11 +497,11 @@ def step_head(tx: Tx) -> bool:
         _fully_rise(tx, seat, eligible[0][0], True)
         return True
     elif isinstance(effect, Score):
-        eligible = score_eligible(s.players[seat], source_location(item))
+        scorable = score_eligible(s.players[seat], source_location(item))
         left = effect.count - s.head_progress
-        if len(eligible) > left > 0:
+        if len(scorable) > left > 0:
             return False
-        for slot in eligible[:left]:
+        for slot in scorable[:left]:
             score_location(tx, seat, slot, True)
     elif isinstance(effect, TakeBack):
         discard = s.players[seat].discard
@@ -500,6 +510,11 @@ def step_head(tx: Tx) -> bool:
             return False
         if discard and left > 0:
             take_back_cards(tx, seat, discard, True)
+    elif isinstance(effect, ReplayFromDiscard):
+        if len(s.players[seat].discard) != 1:
+            return False
+        replay_card(tx, seat, s.players[seat].discard[-1], True)
+        return True
     elif isinstance(effect, Scout):
         return step_scout(tx, item)
     elif isinstance(effect, (OpponentsDiscard, OpponentsRaise)):

@@ -19,76 +19,81 @@ class _Effect(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defa
     pass
 
 
-class Gain(_Effect, tag="gain"):
+class Gain(_Effect, frozen=True, tag="gain"):
     resource: Resource
     amount: Positive
     only_for_type: LocationType | None = None
 
 
-class Buy(_Effect, tag="buy"):
+class Buy(_Effect, frozen=True, tag="buy"):
     pass
 
 
-class Conquer(_Effect, tag="conquer"):
+class Conquer(_Effect, frozen=True, tag="conquer"):
     pass
 
 
-class BuyOrConquer(_Effect, tag="buy_or_conquer"):
+class BuyOrConquer(_Effect, frozen=True, tag="buy_or_conquer"):
     pass
 
 
-class Recruit(_Effect, tag="recruit"):
+class Recruit(_Effect, frozen=True, tag="recruit"):
     free: bool = False
 
 
-class Raise(_Effect, tag="raise"):
+class Raise(_Effect, frozen=True, tag="raise"):
     amount: Positive
     split: bool = False
 
 
-class FullyRise(_Effect, tag="fully_rise"):
+class FullyRise(_Effect, frozen=True, tag="fully_rise"):
     pass
 
 
-class Score(_Effect, tag="score"):
+class Score(_Effect, frozen=True, tag="score"):
     count: Positive = 1
 
 
-class Scout(_Effect, tag="scout"):
+class Scout(_Effect, frozen=True, tag="scout"):
     pass
 
 
-class TakeBack(_Effect, tag="take_back"):
+class TakeBack(_Effect, frozen=True, tag="take_back"):
     count: Positive = 1
 
 
-class TakeBackAll(_Effect, tag="take_back_all"):
+class TakeBackAll(_Effect, frozen=True, tag="take_back_all"):
     pass
 
 
-class ReadyAllMantas(_Effect, tag="ready_all_mantas"):
+class ReplayFromDiscard(_Effect, frozen=True, tag="replay_from_discard"):
+    """Spec §11 Q2, under the flag `healer_replays`: choose a card of your discard pile, resolve its effects as
+    part of the same Main action, then it returns to the discard pile."""
+
+
+class ReadyAllMantas(_Effect, frozen=True, tag="ready_all_mantas"):
     pass
 
 
-class Choice(_Effect, tag="choice"):
+class Choice(_Effect, frozen=True, tag="choice"):
     options: tuple[tuple[Effect, ...], ...]
 
 
-class OpponentsDiscard(_Effect, tag="opponents_discard"):
+class OpponentsDiscard(_Effect, frozen=True, tag="opponents_discard"):
     count: Positive = 1
 
 
-class OpponentsRaise(_Effect, tag="opponents_raise"):
+class OpponentsRaise(_Effect, frozen=True, tag="opponents_raise"):
     amount: Positive = 1
 
 
-class Empty(_Effect, tag="empty"):
+class Empty(_Effect, frozen=True, tag="empty"):
     pass
 
 
 Effect = Union[
     Gain, Buy, Conquer, BuyOrConquer, Recruit, Raise, FullyRise, Score, Scout, TakeBack, TakeBackAll,
-    ReadyAllMantas, Choice, OpponentsDiscard, OpponentsRaise, Empty,
+    ReadyAllMantas, Choice, OpponentsDiscard, OpponentsRaise, Empty, ReplayFromDiscard,
 ]
 
 ACQUISITION_MODES: dict[type, tuple[str, ...]] = {
@@ -102,7 +107,7 @@ DEPTH_EFFECT_TYPES = (Gain, Raise, Score, Scout, TakeBack, Recruit, ReadyAllMant
 
 
 def effect_name(effect: Effect) -> str:
-    return type(effect).__struct_config__.tag  # type: ignore[no-any-return]
+    return str(type(effect).__struct_config__.tag)
 
 
 def contains_conquer(effects: tuple[Effect, ...]) -> bool:

@@ -2,22 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from benthic.rules.aquatica import decide as deciding
 from benthic.rules.aquatica import legal, scoring, setup, views
+from benthic.rules.aquatica.catalogue import catalogue
 from benthic.rules.aquatica.commands import Command
-from benthic.rules.aquatica.content import catalog
+from benthic.rules.aquatica.content import PACKS
+from benthic.rules.aquatica.describe import describe, describe_all
 from benthic.rules.aquatica.events import Event
 from benthic.rules.aquatica.evolve import evolve
 from benthic.rules.aquatica.prompts import prompt_details, prompt_kind
 from benthic.rules.aquatica.state import State
-from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, Secret
+from benthic.rules.aquatica.upcast import UPCASTERS
+from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, Secret, switches_content
+from benthic.rules.presentation import Description
 
 
-class AquaticaEngine(Engine):
+def _prompt(state: State) -> Prompt | None:
+    found = prompt_kind(state)
+    if found is None:
+        return None
+    return Prompt(found[0], found[1], prompt_details(state, found[0]))
+
+
+class AquaticaEngine(Engine[State, Command, Event]):
     game_type: ClassVar[str] = "aquatica"
-    version: ClassVar[str] = "aquatica-engine/1+content/" + catalog().data_versions["locations"]
+    version: ClassVar[str] = "aquatica-engine/2"
+    engine_version: ClassVar[int] = 2
+    upcasters = UPCASTERS
+    content_packs = PACKS
     min_seats: ClassVar[int] = setup.MIN_SEATS
     max_seats: ClassVar[int] = setup.MAX_SEATS
     command_type: ClassVar[Any] = Command
@@ -32,22 +47,33 @@ class AquaticaEngine(Engine):
     def initial_state(self) -> State:
         return State()
 
+    @switches_content
     def evolve(self, state: State, event: Any) -> State:
-        return evolve(state, event)
+        if state.content is PACKS.key:  # the hot path: a game of the pack in use
+            return evolve(state, event)
+        return PACKS.run(PACKS.key_of(state, event), evolve, state, event)
 
+    # The hot paths switch to their state's pack themselves (see evolve); every other method is wrapped.
+    @switches_content
     def decide(self, state: State, seat: int, command: Any) -> list[Any]:
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), deciding.decide, state, seat, command)
         return deciding.decide(state, seat, command)
 
+    @switches_content
     def prompt(self, state: State) -> Prompt | None:
-        found = prompt_kind(state)
-        if found is None:
-            return None
-        return Prompt(found[0], found[1], prompt_details(state, found[0]))
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), _prompt, state)
+        return _prompt(state)
 
+    @switches_content
     def is_over(self, state: State) -> bool:
-        return state.phase == "ended"
+        return state.phase == "ended"  # reads no content
 
+    @switches_content
     def legal_commands(self, state: State, seat: int) -> list[Any]:
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), legal.legal_commands, state, seat)
         return legal.legal_commands(state, seat)
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
@@ -64,3 +90,12 @@ class AquaticaEngine(Engine):
 
     def heuristic(self, state: State, seat: int) -> float:
         return scoring.heuristic(state, seat)
+
+    def catalogue(self) -> dict[str, Any]:
+        return catalogue(self.version)
+
+    def describe(self, state: State, command: Any, seat: int | None = None) -> Description:
+        return describe(state, command, seat)
+
+    def describe_all(self, state: State, commands: Sequence[Any], seat: int | None = None) -> list[Description]:
+        return describe_all(state, commands, seat)

@@ -5,8 +5,9 @@ changed fields, applied in a single ``replace`` that also bumps ``version``.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from msgspec.structs import replace
 
@@ -64,7 +65,8 @@ _POP: Changes = {"head_progress": 0, "answered": ()}
 
 # --- setup ---------------------------------------------------------------------------------------
 def _game_created(s: State, e: ev.GameCreated) -> Changes:
-    return dict(seed=e.seed, rules=e.flags, seats=e.player_count, wild_reserve=CAT.wild_counts)
+    return dict(seed=e.seed, content=sys.intern(e.content.key), rules=e.flags, seats=e.player_count,
+                wild_reserve=CAT.wild_counts)
 
 
 def _seats_assigned(s: State, e: ev.SeatsAssigned) -> Changes:
@@ -166,7 +168,25 @@ def _character_played(s: State, e: ev.CharacterPlayed) -> Changes:
     if e.card_id == p.king_id:
         changes["king_revealed"] = True
     return dict(players=_players(s, e.seat, **changes), in_play=e.card_id, stage="main",
-                queue=_items(CAT.card[e.card_id].effects, Source("card", e.card_id), e.seat), **_POP)
+                queue=_items(CAT.card_effects(e.card_id, s.rules.healer_replays), Source("card", e.card_id), e.seat),
+                **_POP)
+
+
+def _card_replayed(s: State, e: ev.CardReplayed) -> Changes:
+    """§11 Q2: the replayed card's effects take the place of the replay effect, as part of the Main action."""
+    p = s.players[e.seat]
+    effects = CAT.card_effects(e.card_id, s.rules.healer_replays)
+    changes: dict[str, Any] = dict(discard=_without(p.discard, e.card_id))
+    if e.card_id == p.king_id:
+        changes["king_revealed"] = True
+    return dict(players=_players(s, e.seat, **changes),
+                replaying=s.replaying + (e.card_id,),
+                queue=_items(effects, Source("card", e.card_id, replay=True), e.seat) + s.queue[1:], **_POP)
+
+
+def _replayed_card_returned(s: State, e: ev.ReplayedCardReturned) -> Changes:
+    p = s.players[e.seat]
+    return dict(players=_players(s, e.seat, discard=p.discard + (e.card_id,)), replaying=s.replaying[:-1])
 
 
 def _main_action_completed(s: State, e: ev.MainActionCompleted) -> Changes:
@@ -211,7 +231,8 @@ def _manta_flipped(s: State, e: ev.MantaFlipped) -> Changes:
     face = CAT.face(kind)
     players = _players(s, e.seat, mantas=mantas)
     if e.purpose == "payment":
-        payment = replace(s.payment, committed=s.payment.committed + face.amount)  # type: ignore[union-attr]
+        pay = cast(Payment, s.payment)
+        payment = replace(pay, committed=pay.committed + cast(Gain, face).amount)
         return dict(players=players, payment=payment, resource_mantas_used=s.resource_mantas_used + (e.manta_id,))
     item = QueueItem(face, Source("manta", e.manta_id), e.seat)
     return dict(players=players, effect_mantas_used=s.effect_mantas_used + (e.manta_id,),
@@ -220,8 +241,8 @@ def _manta_flipped(s: State, e: ev.MantaFlipped) -> Changes:
 
 def _depth_exploited(s: State, e: ev.DepthExploited) -> Changes:
     p = s.players[e.seat]
-    bl = p.board[e.slot]
-    players = _players(s, e.seat, board=_board(p, e.slot, replace(bl, covered=bl.covered + 1)))  # type: ignore[type-var]
+    bl = cast(BoardLocation, p.board[e.slot])
+    players = _players(s, e.seat, board=_board(p, e.slot, replace(bl, covered=bl.covered + 1)))
     if isinstance(e.effect, Gain):
         pay = s.payment
         payment = replace(pay, committed=pay.committed + e.effect.amount,  # type: ignore[type-var, union-attr]
@@ -390,6 +411,8 @@ def _game_ended(s: State, e: ev.GameEnded) -> Changes:
 
 HANDLERS: dict[type, Callable[[State, Any], Changes]] = {
     ev.GameCreated: _game_created,
+    ev.CardReplayed: _card_replayed,
+    ev.ReplayedCardReturned: _replayed_card_returned,
     ev.SeatsAssigned: _seats_assigned,
     ev.DeckShuffled: _deck_shuffled,
     ev.OceanSetsRemoved: _ocean_sets_removed,

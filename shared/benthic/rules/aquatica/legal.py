@@ -20,6 +20,7 @@ from benthic.rules.aquatica.commands import (
     PlayCharacter,
     RaiseLocations,
     RecruitCharacter,
+    ReplayCard,
     ScoreLocation,
     ScoutDecision,
     ScoutDiscard,
@@ -62,6 +63,8 @@ def candidates(state: State, seat: int, kind: str) -> list[Any]:
         return [ScoreLocation(slot) for slot in range(BOARD_SLOTS)]
     if kind == "choose_take_back":
         return [TakeBackCard(card) for card in player.discard]
+    if kind == "choose_replay":
+        return [ReplayCard(card) for card in player.discard]
     if kind == "scout_decide":
         return [ScoutDecision(True), ScoutDecision(False)]
     if kind == "scout_discard":

@@ -19,6 +19,7 @@ from benthic.rules.aquatica.effects import (
     OpponentsRaise,
     Raise,
     Recruit,
+    ReplayFromDiscard,
     Score,
     Scout,
     TakeBack,
@@ -37,6 +38,7 @@ HEAD_PROMPTS: dict[type, str] = {
     FullyRise: "choose_fully_rise",
     Score: "choose_score",
     TakeBack: "choose_take_back",
+    ReplayFromDiscard: "choose_replay",
     OpponentsDiscard: "opponent_discard",
     OpponentsRaise: "opponent_raise",
 }

@@ -6,6 +6,7 @@ enumeration and prompts, so they cannot disagree.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import cast
 
 from benthic.rules.aquatica.content import Catalog, Location, catalog
 from benthic.rules.aquatica.effects import (
@@ -23,6 +24,7 @@ from benthic.rules.aquatica.effects import (
     Raise,
     ReadyAllMantas,
     Recruit,
+    ReplayFromDiscard,
     Score,
     Scout,
     TakeBack,
@@ -30,7 +32,6 @@ from benthic.rules.aquatica.effects import (
 from benthic.rules.aquatica.state import BoardLocation, Manta, Player, QueueItem, State
 
 CAT: Catalog = catalog()
-LOCATIONS = CAT.locations
 
 
 def head(state: State) -> QueueItem:
@@ -40,11 +41,11 @@ def head(state: State) -> QueueItem:
 
 # --- board -------------------------------------------------------------------------------------
 def remaining_depths(bl: BoardLocation) -> int:
-    return len(LOCATIONS[bl.location_id].depths) - bl.covered
+    return len(CAT.locations[bl.location_id].depths) - bl.covered
 
 
 def top_depth(bl: BoardLocation) -> Effect | None:
-    depths = LOCATIONS[bl.location_id].depths
+    depths = CAT.locations[bl.location_id].depths
     return depths[bl.covered] if bl.covered < len(depths) else None
 
 
@@ -157,7 +158,7 @@ def chain_exempt(state: State, bl: BoardLocation, payment_depths: tuple[str, ...
     conquers = sum(isinstance(e, Conquer) for e in CAT.card[state.in_play].effects)
     if conquers < 2 or state.resource_depth_used.count(bl.location_id) != 1 or bl.covered == 0:
         return False
-    depths = LOCATIONS[bl.location_id].depths
+    depths = CAT.locations[bl.location_id].depths
     return _typed_power(depths[bl.covered - 1]) and _typed_power(top_depth(bl))
 
 
@@ -179,7 +180,7 @@ def avail(
     player = state.players[seat]
     total = pool_for(state, resource, target_type)
     total += sum(
-        CAT.face(m.kind).amount for m in payment_mantas(state, player, resource, target_type)  # type: ignore[union-attr]
+        cast(Gain, CAT.face(m.kind)).amount for m in payment_mantas(state, player, resource, target_type)
         if m.id != without_manta
     )
     if state.stage != "main":
@@ -189,7 +190,7 @@ def avail(
         if bl is None or not depth_usable_for_payment(state, bl, resource, target_type, payment_depths):
             continue
         total += top_depth(bl).amount  # type: ignore[union-attr]
-        kind = LOCATIONS[bl.location_id].wild_manta
+        kind = CAT.locations[bl.location_id].wild_manta
         if kind is not None and remaining_depths(bl) == 1:
             face = CAT.face(kind)
             if isinstance(face, Gain) and face.resource == resource and face.only_for_type is None:
@@ -205,7 +206,7 @@ def affordable_acquisitions(state: State, seat: int, modes: tuple[str, ...]) -> 
     cache: dict[tuple[str, str | None], int] = {}
     for from_row, row in (("top", state.top_row), ("bottom", state.bottom_row)):
         for location_id in row:
-            location = LOCATIONS[location_id]
+            location = CAT.locations[location_id]
             for mode in modes:
                 resource, target = ("coins", None) if mode == "buy" else ("power", location.type)
                 key = (resource, target)
@@ -296,7 +297,7 @@ def skip_reason(state: State, item: QueueItem) -> str | None:
         if state.rules.scout_rule == "first" and len(state.bottom_row) > CAT.board.top_row_size:
             return "scout_not_allowed"
         return None
-    if isinstance(effect, TakeBack):
+    if isinstance(effect, (TakeBack, ReplayFromDiscard)):
         return None if player.discard else "discard_empty"
     if isinstance(effect, ReadyAllMantas):
         if item.source.kind == "card" or any(not m.ready for m in player.mantas):
@@ -337,7 +338,7 @@ def goal_met(state: State, seat: int, goal_id: str) -> bool:
     if kind == "same_type_at_least":
         counts: dict[str, int] = {}
         for location_id in [bl.location_id for bl in board] + list(p.scored):
-            t = LOCATIONS[location_id].type
+            t = CAT.locations[location_id].type
             counts[t] = counts.get(t, 0) + 1
         return max(counts.values(), default=0) >= n
     if kind == "board_locations_at_least":
@@ -347,9 +348,9 @@ def goal_met(state: State, seat: int, goal_id: str) -> bool:
     if kind == "scored_count_at_least":
         return len(p.scored) >= n
     if kind == "scored_prosperity_at_least":
-        return sum(LOCATIONS[x].prosperity for x in p.scored) >= n
+        return sum(CAT.locations[x].prosperity for x in p.scored) >= n
     if kind == "scored_distinct_types_at_least":
-        return len({LOCATIONS[x].type for x in p.scored}) >= n
+        return len({CAT.locations[x].type for x in p.scored}) >= n
     if kind == "fully_risen_on_board_at_least":
         return sum(remaining_depths(bl) == 0 for bl in board) >= n
     if kind == "tired_mantas_in_reserve_at_least":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from benthic.rules.aquatica.events import GameEnded, SeatBreakdown
-from benthic.rules.aquatica.queries import CAT, LOCATIONS
+from benthic.rules.aquatica.queries import CAT
 from benthic.rules.aquatica.state import State
 from benthic.rules.core import FinalScores, SeatResult
 
@@ -19,7 +19,7 @@ def seat_breakdown(state: State, seat: int) -> SeatBreakdown:
     p = state.players[seat]
     hand_pp = len(p.hand)
     goal_pp = goal_points(state, seat)
-    location_pp = sum(LOCATIONS[x].prosperity for x in p.scored)
+    location_pp = sum(CAT.locations[x].prosperity for x in p.scored)
     return SeatBreakdown(
         seat=seat, hand_pp=hand_pp, goal_pp=goal_pp, location_pp=location_pp, total=hand_pp + goal_pp + location_pp,
         mantas_in_reserve=len(p.mantas), king_number=p.king_number, king_id=p.king_id,
@@ -113,7 +113,7 @@ def heuristic(state: State, seat: int) -> float:
             value += 0.95
     for bl in p.board:
         if bl is not None:  # worth less than scored, so that scoring always looks better
-            location = LOCATIONS[bl.location_id]
+            location = CAT.locations[bl.location_id]
             depths = len(location.depths)
             progress = 1.0 if depths == 0 else bl.covered / depths
             value += location.prosperity * (0.2 + 0.5 * progress)

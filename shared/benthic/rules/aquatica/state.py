@@ -26,23 +26,23 @@ class _S(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     pass
 
 
-class BoardLocation(_S):
+class BoardLocation(_S, frozen=True):
     location_id: str
     covered: int = 0
 
 
-class Manta(_S):
+class Manta(_S, frozen=True):
     id: str
     kind: str
     ready: bool = True
 
 
-class TrackSpot(_S):
+class TrackSpot(_S, frozen=True):
     seat: int  # ICHTHYANDERS for the solo rival
     manta_id: str
 
 
-class Player(_S):
+class Player(_S, frozen=True):
     seat: int
     symbol: str
     hand: tuple[str, ...] = ()
@@ -56,21 +56,22 @@ class Player(_S):
     max_paid_recruit_cost: int | None = None  # the highest cost paid for a recruit (§5.4 recruit)
 
 
-class Source(_S):
+class Source(_S, frozen=True):
     """Where an effect comes from (§5.5): a card in play, a Depth of a Location, or a Manta."""
 
     kind: Literal["card", "depth", "manta"]
     id: str
     slot: int | None = None  # the board slot, for a Depth
+    replay: bool = False  # a card replayed from the discard pile (§11 Q2), not the card in play
 
 
-class QueueItem(_S):
+class QueueItem(_S, frozen=True):
     effect: Effect
     source: Source
     owner: int
 
 
-class Payment(_S):
+class Payment(_S, frozen=True):
     """An open payment (§5.6): an acquisition (Buy / Conquer) or a paid recruit."""
 
     purpose: Literal["acquire", "recruit"]
@@ -87,19 +88,20 @@ class Payment(_S):
     depths_used: tuple[str, ...] = ()  # Locations that gave a resource Depth to this payment
 
 
-class ScoutProgress(_S):
+class ScoutProgress(_S, frozen=True):
     discarded_top: tuple[str, ...] = ()
     discarded_bottom: tuple[str, ...] = ()
 
 
-class TypedPower(_S):
+class TypedPower(_S, frozen=True):
     location_type: str
     amount: int
 
 
-class State(_S):
+class State(_S, frozen=True):
     version: int = 0
     seed: int = 0
+    content: str = ""  # the key id@version of the game's content pack ("" before the first event)
     rules: Rules = Rules()
     seats: int = 0
     first_seat: int = 0
@@ -134,6 +136,7 @@ class State(_S):
     pool_power: int = 0
     pool_typed: tuple[TypedPower, ...] = ()
     in_play: str | None = None
+    replaying: tuple[str, ...] = ()  # cards replayed from the discard pile, innermost last (§11 Q2)
     queue: tuple[QueueItem, ...] = ()
     head_progress: int = 0  # Locations scored / cards taken back by the head effect so far
     answered: tuple[int, ...] = ()  # opponents who answered the head's simultaneous prompt

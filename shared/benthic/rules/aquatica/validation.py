@@ -24,6 +24,7 @@ from benthic.rules.aquatica.commands import (
     PlayCharacter,
     RaiseLocations,
     RecruitCharacter,
+    ReplayCard,
     ScoreLocation,
     ScoutDecision,
     ScoutDiscard,
@@ -41,7 +42,6 @@ from benthic.rules.aquatica.effects import (
 from benthic.rules.aquatica.prompts import NO_CLAIM_PROMPTS, OPPONENT_PROMPTS, prompt_kind
 from benthic.rules.aquatica.queries import (
     CAT,
-    LOCATIONS,
     acquisition_cost,
     avail,
     chain_exempt,
@@ -77,6 +77,7 @@ ALLOWED: dict[str, tuple[type, ...]] = {
     "choose_fully_rise": (FullyRiseLocation,),
     "choose_score": (ScoreLocation,),
     "choose_take_back": (TakeBackCard,),
+    "choose_replay": (ReplayCard,),
     "scout_decide": (ScoutDecision,),
     "scout_discard": (ScoutDiscard,),
     "opponent_discard": (DiscardCard,),
@@ -261,7 +262,7 @@ def validate_acquire(s: State, seat: int, c: Acquire, kind: str) -> None:
         fail("invalid_slot", f"§5.4 acquire check 3: slot {c.slot} is not 0..{BOARD_SLOTS - 1}")
     if s.players[seat].board[c.slot] is not None:
         fail("slot_occupied", f"§5.4 acquire check 4: board slot {c.slot} is occupied")
-    location = LOCATIONS[c.location_id]
+    location = CAT.locations[c.location_id]
     cost = acquisition_cost(location, c.mode, from_row)
     resource, target = ("coins", None) if c.mode == "buy" else ("power", location.type)
     if cost > avail(s, seat, resource, target):
@@ -346,6 +347,11 @@ def validate_take_back(s: State, seat: int, c: TakeBackCard, kind: str) -> None:
         fail("card_not_in_discard", f"§5.4 take_back: {c.card_id} is not in your discard pile")
 
 
+def validate_replay(s: State, seat: int, c: ReplayCard, kind: str) -> None:
+    if c.card_id not in s.players[seat].discard:
+        fail("card_not_in_discard", f"§11 Q2 replay_card: {c.card_id} is not in your discard pile")
+
+
 def validate_scout(s: State, seat: int, c: ScoutDecision, kind: str) -> None:
     return None  # §5.4 scout: neither answer is ever an error
 
@@ -386,6 +392,7 @@ VALIDATORS: dict[type, Callable[..., None]] = {
     FullyRiseLocation: validate_fully_rise,
     ScoreLocation: validate_score,
     TakeBackCard: validate_take_back,
+    ReplayCard: validate_replay,
     ScoutDecision: validate_scout,
     ScoutDiscard: validate_scout_discard,
     DiscardCard: validate_discard_card,

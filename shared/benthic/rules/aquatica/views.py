@@ -14,7 +14,7 @@ import msgspec
 
 from benthic.rules.aquatica import events as ev
 from benthic.rules.aquatica.prompts import prompt_details, prompt_kind
-from benthic.rules.aquatica.queries import CAT, LOCATIONS, payment_due, remaining_depths
+from benthic.rules.aquatica.queries import CAT, payment_due, remaining_depths
 from benthic.rules.aquatica.scoring import final_scores
 from benthic.rules.aquatica.state import Player, State
 from benthic.rules.core import Secret
@@ -39,7 +39,7 @@ def _player_view(state: State, p: Player, viewer: int | None) -> dict[str, Any]:
         "board": [
             None if bl is None else {
                 "slot": slot, "location_id": bl.location_id, "covered": bl.covered,
-                "depth_count": len(LOCATIONS[bl.location_id].depths), "fully_risen": remaining_depths(bl) == 0,
+                "depth_count": len(CAT.locations[bl.location_id].depths), "fully_risen": remaining_depths(bl) == 0,
             }
             for slot, bl in enumerate(p.board)
         ],
@@ -53,7 +53,7 @@ def _player_view(state: State, p: Player, viewer: int | None) -> dict[str, Any]:
         view["hand"] = list(p.hand)
         view["discard"] = list(p.discard)
         view["scoring_pile"] = list(p.scored)
-        view["scoring_pile_pp"] = sum(LOCATIONS[x].prosperity for x in p.scored)
+        view["scoring_pile_pp"] = sum(CAT.locations[x].prosperity for x in p.scored)
     return view
 
 
@@ -79,6 +79,7 @@ def view(state: State, viewer: int | None) -> dict[str, Any]:
             "pool": {"coins": state.pool_coins, "power": state.pool_power,
                      "typed_power": [to_builtins(t) for t in state.pool_typed]},
             "in_play": state.in_play,
+            "replaying": list(state.replaying),
             "queue": [{"effect": to_builtins(i.effect), "source": to_builtins(i.source), "owner": i.owner}
                       for i in state.queue],
             "payment": None if state.payment is None else {**to_builtins(state.payment), "due": payment_due(state)},

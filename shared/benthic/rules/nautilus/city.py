@@ -5,21 +5,21 @@ the next build)."""
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from benthic.rules.nautilus.content import CONTENT as C
 from benthic.rules.nautilus.state import Station
 
 T = TypeVar("T")
 
-_MEMOS: dict[str, dict[int, tuple[Any, Any]]] = {}
 _MEMO_LIMIT = 256
 
 
 def memo(name: str, obj: Any, compute: Callable[[Any], T]) -> T:
     """``compute(obj)`` for an immutable ``obj``, cached by identity (the cache holds ``obj``, so its id
     cannot be reused while cached); the oldest entries of each named cache are dropped first."""
-    cache = _MEMOS.setdefault(name, {})
+    cache = C.memos.setdefault(name, {})  # per content pack: the same stations mean another city elsewhere
     hit = cache.get(id(obj))
     if hit is not None and hit[0] is obj:
         return hit[1]  # type: ignore[no-any-return]

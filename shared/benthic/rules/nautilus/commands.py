@@ -16,74 +16,74 @@ class _Command(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_fiel
     pass
 
 
-class BuyStation(_Command, tag="buy_station"):
+class BuyStation(_Command, frozen=True, tag="buy_station"):
     kind: str
     staff: int = 0
 
 
-class BuildStation(_Command, tag="build_station"):
+class BuildStation(_Command, frozen=True, tag="build_station"):
     tile: str
     anchor: Cell
     rotation: int
 
 
-class EndTurn(_Command, tag="end_turn"):
+class EndTurn(_Command, frozen=True, tag="end_turn"):
     pass
 
 
-class MoveResearcher(_Command, tag="move_researcher"):
+class MoveResearcher(_Command, frozen=True, tag="move_researcher"):
     from_: str = msgspec.field(name="from")
     to: str
 
 
-class LaunchSub(_Command, tag="launch_sub"):
+class LaunchSub(_Command, frozen=True, tag="launch_sub"):
     station: str
     cell: Cell
 
 
-class Echo(_Command, tag="echo"):
+class Echo(_Command, frozen=True, tag="echo"):
     sub: int
 
 
-class MoveSub(_Command, tag="move_sub"):
+class MoveSub(_Command, frozen=True, tag="move_sub"):
     sub: int
     to: Cell
     withdraw_into: str | None = None
 
 
-class WithdrawSub(_Command, tag="withdraw_sub"):
+class WithdrawSub(_Command, frozen=True, tag="withdraw_sub"):
     sub: int
     station: str
 
 
-class TempoMove(_Command, tag="tempo_move"):
+class TempoMove(_Command, frozen=True, tag="tempo_move"):
     sub: int
     to: Cell
     withdraw_into: str | None = None
 
 
-class SkipTempo(_Command, tag="skip_tempo"):
+class SkipTempo(_Command, frozen=True, tag="skip_tempo"):
     pass
 
 
-class Peek(_Command, tag="peek"):
+class Peek(_Command, frozen=True, tag="peek"):
     cell: Cell
 
 
-class EndPeeks(_Command, tag="end_peeks"):
+class EndPeeks(_Command, frozen=True, tag="end_peeks"):
     pass
 
 
-class BonusMoveResearcher(_Command, tag="bonus_move_researcher"):
+class BonusMoveResearcher(_Command, frozen=True, tag="bonus_move_researcher"):
     from_: str = msgspec.field(name="from")
     to: str
 
 
-class SkipBonus(_Command, tag="skip_bonus"):
+class SkipBonus(_Command, frozen=True, tag="skip_bonus"):
     pass
 
 
-class CashAssignment(_Command, tag="cash_assignment"):
+class CashAssignment(_Command, frozen=True, tag="cash_assignment"):
     upgrades: dict[str, int] = msgspec.field(default_factory=dict)
 
 

@@ -1,18 +1,21 @@
-"""The printed and PROPOSED component data of Nautilus (spec §3), loaded once from ``content/`` and validated.
+"""The printed and PROPOSED component data of Nautilus (spec §3): a content pack (``benthic.rules.packs``),
+by default the built-in one in ``content/``, loaded once per pack and validated.
 
 The raw JSON files are decoded into strict msgspec Structs, checked against the spec's load-time rules
 (§3.2: exact counts, zone membership, involutions ...), then turned into :class:`Content`, a set of
-precomputed indexes the engine uses (cells are ints ``y * width + x``).
+precomputed indexes the engine uses (cells are ints ``y * width + x``).  ``CONTENT`` is the live object the
+engine's modules read: the content of the pack of the game at hand.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
+
+from benthic.rules.packs import PackSet
 
 CONTENT_DIR = Path(__file__).with_name("content")
 
@@ -20,6 +23,8 @@ Lock = Literal["green", "blue", "brown"]
 Depth = Literal["slope", "deep", "gorge"]
 ZoneName = Literal["lagoon", "slope", "deep", "gorge"]
 STACK_KINDS_RESIDENTIAL = ("residential_green", "residential_blue")
+# The research types are rules (each has its own effect in the engine): every pack has these five, in order.
+RESEARCH_TYPES = ("training", "technology", "echo", "trial", "analysis")
 
 
 class ContentError(ValueError):
@@ -158,7 +163,8 @@ class Content:
         )
         self.zone_names: tuple[str, ...] = tuple(tables.build_cost)
         self.is_gorge: tuple[bool, ...] = tuple(z == "gorge" for z in self.zone)
-        self.build_cost: tuple[int, ...] = tuple(tables.build_cost[z] for z in self.zone)
+        zone_cost: dict[str, int] = {zone: cost for zone, cost in tables.build_cost.items()}
+        self.build_cost: tuple[int, ...] = tuple(zone_cost[z] for z in self.zone)
         self.depths: tuple[str, ...] = tuple(board.find_spaces)
         # find spaces: index -> cell; order = slope spaces, deep spaces, gorge spaces (deal order, §4.2)
         spaces = [(self.cell(x, y), depth) for depth, cells in board.find_spaces.items() for x, y in cells]
@@ -235,8 +241,11 @@ class Content:
         self.colours: tuple[str, ...] = tuple(tables.colours)
         self.player_counts: dict[int, PlayerCountFile] = {int(k): v for k, v in tables.player_counts.items()}
         self.benefits: dict[str, tuple[int, ...]] = {k: tuple(v) for k, v in tables.benefits.items()}
-        self.recovery_cost: dict[str, int] = dict(tables.recovery_cost_blue_front)
+        self.recovery_cost: dict[str, int] = {depth: cost for depth, cost in tables.recovery_cost_blue_front.items()}
         self.extra_round_numbers: tuple[int, ...] = tuple(tables.extra_round_atlantis_numbers)
+        # caches of values derived from this content (see city.memo, block_level)
+        self.memos: dict[str, dict[int, tuple[Any, Any]]] = {}
+        self._block_levels: dict[tuple[int, int], int] = {}
 
     # cells
     def cell(self, x: int, y: int) -> int:
@@ -257,6 +266,13 @@ class Content:
             if self.block_on_board(x0, y0):
                 self._block_cells[(x0, y0)] = cells
         return cells
+
+    def block_level(self, anchor: tuple[int, int]) -> int:
+        """Build cost level of a block: the highest zone among its 9 cells (§6.2)."""
+        level = self._block_levels.get(anchor)
+        if level is None:
+            level = self._block_levels[anchor] = max(self.build_cost[c] for c in self.block_cells(*anchor))
+        return level
 
     def block_on_board(self, x0: int, y0: int) -> bool:
         size = self.block_size
@@ -405,8 +421,8 @@ def _validate(
                 _fail(f"assignments: {card.id}: {k} is not a blue-front non-Atlantis kind")
 
     # tables.json
-    if len(research_types) != 5 or any(len(v) != 5 for v in tables.benefits.values()):
-        _fail("tables: 5 research types with benefit arrays of length 5")
+    if tuple(research_types) != RESEARCH_TYPES or any(len(v) != 5 for v in tables.benefits.values()):
+        _fail(f"tables: the research types {list(RESEARCH_TYPES)} in this order, with benefit arrays of length 5")
     if set(tables.player_counts) != {"2", "3", "4"}:
         _fail("tables: player counts 2, 3 and 4")
     for n, pc in tables.player_counts.items():
@@ -431,23 +447,28 @@ def _validate(
         _fail("tables: extra_round_atlantis_numbers must be Atlantis numbers")
 
 
-def _load(name: str, schema: type) -> object:
+FILES: dict[str, type] = {
+    "board.json": BoardFile,
+    "geometry.json": GeometryFile,
+    "tiles.json": TilesFile,
+    "sea_finds.json": SeaFindsFile,
+    "assignments.json": AssignmentsFile,
+    "tables.json": TablesFile,
+}
+
+
+def _load(directory: Path, name: str, schema: type[Any]) -> Any:
     try:
-        return msgspec.json.decode((CONTENT_DIR / name).read_bytes(), type=schema)
-    except msgspec.ValidationError as exc:
+        return msgspec.json.decode((directory / name).read_bytes(), type=schema)
+    except msgspec.DecodeError as exc:  # also a ValidationError
         raise ContentError(f"{name}: {exc}") from None
 
 
-@cache
-def load_content() -> Content:
-    return Content(
-        _load("board.json", BoardFile),  # type: ignore[arg-type]
-        _load("geometry.json", GeometryFile),  # type: ignore[arg-type]
-        _load("tiles.json", TilesFile),  # type: ignore[arg-type]
-        _load("sea_finds.json", SeaFindsFile),  # type: ignore[arg-type]
-        _load("assignments.json", AssignmentsFile),  # type: ignore[arg-type]
-        _load("tables.json", TablesFile),  # type: ignore[arg-type]
-    )
+def load_content(directory: Path = CONTENT_DIR) -> Content:
+    """The validated content of the pack in ``directory``."""
+    files = [_load(directory, name, schema) for name, schema in FILES.items()]
+    return Content(*files)
 
 
-CONTENT = load_content()
+PACKS: PackSet[Content] = PackSet("nautilus", CONTENT_DIR, load_content, FILES)
+CONTENT = PACKS.live

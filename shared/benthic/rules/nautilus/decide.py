@@ -6,8 +6,10 @@ auto-pass rule (§5.2, R-9) resolves every prompt whose only legal command is it
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
+from benthic.rules import emitter
 from benthic.rules.core import RuleViolation
 from benthic.rules.nautilus import commands as cmd
 from benthic.rules.nautilus import events as ev
@@ -32,6 +34,7 @@ from benthic.rules.nautilus.derived import (
     sub_cells,
     sub_range,
 )
+from benthic.rules.nautilus.evolve import evolve
 from benthic.rules.nautilus.flow import Emitter, atlantis_went_out, cash, chips_of_kind, end_turn, prompt_of
 from benthic.rules.nautilus.legal import (
     PASS_COMMANDS,
@@ -41,9 +44,6 @@ from benthic.rules.nautilus.legal import (
     withdrawal_fee,
 )
 from benthic.rules.nautilus.state import NO_CELL, State
-
-T = C.tables
-SUBS = range(1, C.tables.subs_per_player + 1)
 
 ACCEPTED: dict[str, tuple[type, ...]] = {
     "phase1_turn": (cmd.BuyStation, cmd.BuildStation, cmd.EndTurn),
@@ -69,7 +69,7 @@ def decide(state: State, seat: int, command: Any) -> list[Any]:
     if not isinstance(command, ACCEPTED[kind]):
         tag = type(command).__struct_config__.tag
         raise RuleViolation("wrong_prompt", f"§5.2: the {kind} prompt does not accept {tag}")
-    em = Emitter(state)
+    em: Emitter = emitter.Emitter(state, evolve)  # the class itself: a typing alias call is slow
     HANDLERS[type(command)](em, seat, command)
     auto_pass(em)
     return em.events
@@ -115,9 +115,9 @@ def buy_station(em: Emitter, seat: int, c: cmd.BuyStation) -> None:
         raise RuleViolation(
             "buy_after_build", "§5.3 buy_station check 2 (R-2): buying comes before your first build"
         )
-    if len(s.held) >= T.hand_limit:
+    if len(s.held) >= C.tables.hand_limit:
         raise RuleViolation(
-            "hand_full", f"§5.3 buy_station check 3 (R-4): you already hold {T.hand_limit} stations"
+            "hand_full", f"§5.3 buy_station check 3 (R-4): you already hold {C.tables.hand_limit} stations"
         )
     stack = state.stacks[c.kind]
     if not stack:
@@ -136,14 +136,14 @@ def buy_station(em: Emitter, seat: int, c: cmd.BuyStation) -> None:
         raise RuleViolation(
             "not_enough_researchers", f"§5.3 buy_station check 6: only {s.supply} researchers in supply"
         )
-    price = c.staff * T.researcher_staff_price if residential else T.research_station_price
+    price = c.staff * C.tables.researcher_staff_price if residential else C.tables.research_station_price
     if s.nemo < price:
         raise RuleViolation(
             "insufficient_funds", f"§5.3 buy_station check 7: costs {price} Nemo, you have {s.nemo}"
         )
-    em(ev.StationBought(seat=seat, tile=stack[0], kind=c.kind, staff=c.staff, price=price))
+    em.emit(ev.StationBought(seat=seat, tile=stack[0], kind=c.kind, staff=c.staff, price=price))
     reason = "staff_researchers" if residential else "buy_station"
-    em(ev.NemoTransferred(from_=seat, to="bank", amount=price, reason=reason))
+    em.emit(ev.NemoTransferred(from_=seat, to="bank", amount=price, reason=reason))
 
 
 def build_station(em: Emitter, seat: int, c: cmd.BuildStation) -> None:
@@ -192,20 +192,20 @@ def build_station(em: Emitter, seat: int, c: cmd.BuildStation) -> None:
         raise RuleViolation(
             "insufficient_funds", f"§5.3 build_station check 7: building costs {paid} more Nemo"
         )
-    em(
+    em.emit(
         ev.StationBuilt(
             seat=seat, tile=c.tile, anchor=(x0, y0), rotation=c.rotation, locks=locks, level=level, paid=paid
         )
     )
     if paid:
-        em(ev.NemoTransferred(from_=seat, to="bank", amount=paid, reason="build"))
+        em.emit(ev.NemoTransferred(from_=seat, to="bank", amount=paid, reason="build"))
     finds = find_cells(state)
     for cell in sorted((cell for cell in cells if cell in finds), key=C.xy):
         chip = C.chips[state.finds[finds[cell]]]
         number = chip.atlantis_number
-        em(ev.FindRemoved(cell=C.xy(cell), chip=chip.id, kind=chip.kind, atlantis_number=number))
+        em.emit(ev.FindRemoved(cell=C.xy(cell), chip=chip.id, kind=chip.kind, atlantis_number=number))
         if chip.atlantis_number is not None:
-            em(ev.AtlantisToTracker(number=chip.atlantis_number, seat=None, cause="covered"))
+            em.emit(ev.AtlantisToTracker(number=chip.atlantis_number, seat=None, cause="covered"))
             atlantis_went_out(em, chip.atlantis_number)
 
 
@@ -222,7 +222,7 @@ def _return_held(em: Emitter, seat: int) -> None:
     if not held or (turn.bought and not turn.built):
         return
     reason = "partial_build" if turn.built else "no_buy_no_build"
-    em(
+    em.emit(
         ev.StationsReturned(
             seat=seat,
             tiles=tuple(h.tile for h in held),
@@ -249,9 +249,9 @@ def move_researcher(em: Emitter, seat: int, c: cmd.MoveResearcher) -> None:
     rule = "§5.4 move_researcher"
     if a == b:
         raise RuleViolation("same_station", f"{rule} check 1: from and to are the same station")
-    if turn.researchers_moved >= T.max_researchers_moved:
+    if turn.researchers_moved >= C.tables.max_researchers_moved:
         raise RuleViolation(
-            "move_limit_reached", f"{rule} check 2: at most {T.max_researchers_moved} researchers per turn"
+            "move_limit_reached", f"{rule} check 2: at most {C.tables.max_researchers_moved} researchers per turn"
         )
     mine = state.occupancy[a][seat]
     if mine == 0:
@@ -272,7 +272,7 @@ def bonus_move_researcher(em: Emitter, seat: int, c: cmd.BonusMoveResearcher) ->
         raise RuleViolation("same_station", f"{rule} check 1: from and to are the same station")
     if em.state.occupancy[a][seat] == 0:
         raise RuleViolation("no_researcher_there", f"{rule} check 3: you have no researcher in {c.from_}")
-    _check_locked_steps_fee(em, seat, a, b, T.atlantis_bonus_steps, rule)
+    _check_locked_steps_fee(em, seat, a, b, C.tables.atlantis_bonus_steps, rule)
     _move_researcher(em, seat, a, b, "atlantis_bonus")
 
 
@@ -296,7 +296,7 @@ def _check_locked_steps_fee(em: Emitter, seat: int, a: int, b: int, steps_left: 
 def _move_researcher(em: Emitter, seat: int, a: int, b: int, source: str) -> None:
     state = em.state
     town = city(state)
-    em(
+    em.emit(
         ev.ResearcherMoved(
             seat=seat,
             from_=state.stations[a].tile,
@@ -317,26 +317,27 @@ def report_activation(em: Emitter, before: State, seat: int, station: int) -> No
     if research_type is None or before.occupancy[station][seat]:
         return
     fee = activation_fee(before, seat, station)
-    em(ev.StationActivated(seat=seat, station=st.tile, research_type=research_type, owner=st.owner, fee=fee))
+    em.emit(ev.StationActivated(seat=seat, station=st.tile, research_type=research_type, owner=st.owner, fee=fee))
     if fee:
         assert st.owner is not None
-        em(ev.NemoTransferred(from_=seat, to=st.owner, amount=fee, reason="activation_fee"))
+        em.emit(ev.NemoTransferred(from_=seat, to=st.owner, amount=fee, reason="activation_fee"))
     t = RESEARCH_INDEX[research_type]
     holder = em.state.three_chips[t]
     if holder != before.three_chips[t]:
         assert holder is not None
-        em(ev.ThreeChipMoved(research_type=research_type, from_seat=before.three_chips[t], to_seat=holder))
+        em.emit(ev.ThreeChipMoved(research_type=research_type, from_seat=before.three_chips[t], to_seat=holder))
     count = em.state.seats[seat].counts[t]
     value = research_value(em.state, seat, t)
-    em(ev.ResearchTrackChanged(seat=seat, research_type=research_type, count=count, value=value))
+    em.emit(ev.ResearchTrackChanged(seat=seat, research_type=research_type, count=count, value=value))
 
 
 # --- phase 3 -----------------------------------------------------------------------------------------------
 
 
 def _sub(c: Any) -> int:
-    if c.sub not in SUBS:
-        raise RuleViolation("invalid_argument", f"§5.2: sub must be one of {list(SUBS)}, not {c.sub}")
+    if not 1 <= c.sub <= C.tables.subs_per_player:
+        subs = list(range(1, C.tables.subs_per_player + 1))
+        raise RuleViolation("invalid_argument", f"§5.2: sub must be one of {subs}, not {c.sub}")
     return int(c.sub)
 
 
@@ -388,9 +389,9 @@ def launch_sub(em: Emitter, seat: int, c: cmd.LaunchSub) -> None:
     if cell is None or not is_free(state, cell):
         raise RuleViolation("exit_not_free", f"{rule} check 6: {list(c.cell)} is not a free sea space")
     sub = subs.index(NO_CELL) + 1
-    em(ev.SubLaunched(seat=seat, sub=sub, station=c.station, cell=C.xy(cell)))
+    em.emit(ev.SubLaunched(seat=seat, sub=sub, station=c.station, cell=C.xy(cell)))
     if C.is_gorge[cell] and not state.gorge_open:
-        em(ev.GorgeOpened(seat=seat, cause="launch"))
+        em.emit(ev.GorgeOpened(seat=seat, cause="launch"))
 
 
 def echo(em: Emitter, seat: int, c: cmd.Echo) -> None:
@@ -408,13 +409,13 @@ def echo(em: Emitter, seat: int, c: cmd.Echo) -> None:
         raise RuleViolation(
             "already_echoed", f"{rule} check 3: submarine {sub} already used the Echo this turn"
         )
-    if state.seats[seat].nemo < T.echo_price:
-        raise RuleViolation("insufficient_funds", f"{rule} check 4: the Echo costs {T.echo_price} Nemo")
+    if state.seats[seat].nemo < C.tables.echo_price:
+        raise RuleViolation("insufficient_funds", f"{rule} check 4: the Echo costs {C.tables.echo_price} Nemo")
     scan_range = echo_range(state, seat)
     cells = echo_cells(state, cell, scan_range)
-    em(ev.EchoUsed(seat=seat, sub=sub, range=scan_range, cells=tuple(C.xy(x) for x in cells)))
-    em(ev.FindsPeeked(seat=seat, source="echo", chips=tuple(_peeked(state, x) for x in cells)))
-    em(ev.NemoTransferred(from_=seat, to="bank", amount=T.echo_price, reason="echo"))
+    em.emit(ev.EchoUsed(seat=seat, sub=sub, range=scan_range, cells=tuple(C.xy(x) for x in cells)))
+    em.emit(ev.FindsPeeked(seat=seat, source="echo", chips=tuple(_peeked(state, x) for x in cells)))
+    em.emit(ev.NemoTransferred(from_=seat, to="bank", amount=C.tables.echo_price, reason="echo"))
 
 
 def _peeked(state: State, cell: int) -> ev.PeekedChip:
@@ -477,7 +478,7 @@ def _move(em: Emitter, seat: int, c: Any, mode: str) -> None:
     station = None
     if c.withdraw_into is not None:
         station = _withdraw_station(em, seat, to, c.withdraw_into, f"{rule} check 4")
-    steps = sub_range(state, seat) if mode == "normal" else T.tempo_steps
+    steps = sub_range(state, seat) if mode == "normal" else C.tables.tempo_steps
     error, path = route(state, seat, start, to, steps)
     if error == "gorge_locked":
         raise RuleViolation(
@@ -489,7 +490,7 @@ def _move(em: Emitter, seat: int, c: Any, mode: str) -> None:
         )
     if station is not None:
         _check_withdrawal_fee(em, seat, station, f"{rule} check 6")
-    em(
+    em.emit(
         ev.SubMoved(
             seat=seat,
             sub=sub,
@@ -501,7 +502,7 @@ def _move(em: Emitter, seat: int, c: Any, mode: str) -> None:
         )
     )
     if not state.gorge_open and any(C.is_gorge[x] for x in path[1:]):
-        em(ev.GorgeOpened(seat=seat, cause="entry"))
+        em.emit(ev.GorgeOpened(seat=seat, cause="entry"))
     if to in find_cells(state):
         recover(em, seat, sub, to)
     elif station is not None:
@@ -531,10 +532,10 @@ def withdraw(em: Emitter, seat: int, sub: int, cell: int, station: int) -> None:
     """§6.12: the sub returns to supply; a researcher from supply enters the station (if any)."""
     tile = em.state.stations[station].tile
     placed = em.state.seats[seat].supply > 0
-    em(ev.SubWithdrawn(seat=seat, sub=sub, cell=C.xy(cell), station=tile, researcher_placed=placed))
+    em.emit(ev.SubWithdrawn(seat=seat, sub=sub, cell=C.xy(cell), station=tile, researcher_placed=placed))
     if placed:
         before = em.state
-        em(ev.ResearcherPlaced(seat=seat, station=tile, source="withdrawal"))
+        em.emit(ev.ResearcherPlaced(seat=seat, station=tile, source="withdrawal"))
         report_activation(em, before, seat, station)
 
 
@@ -545,28 +546,28 @@ def recover(em: Emitter, seat: int, sub: int, cell: int) -> None:
     chip = C.chips[state.finds[space]]
     if not state.face_up[space]:
         number = chip.atlantis_number
-        em(ev.FindRevealed(cell=C.xy(cell), chip=chip.id, kind=chip.kind, atlantis_number=number))
+        em.emit(ev.FindRevealed(cell=C.xy(cell), chip=chip.id, kind=chip.kind, atlantis_number=number))
     cost = C.recovery_cost[C.zone[cell]] if C.kind_front[chip.kind] == "blue" else 0
     if state.seats[seat].nemo < cost:
-        em(ev.FindUnaffordable(seat=seat, sub=sub, cell=C.xy(cell), chip=chip.id, kind=chip.kind, cost=cost))
+        em.emit(ev.FindUnaffordable(seat=seat, sub=sub, cell=C.xy(cell), chip=chip.id, kind=chip.kind, cost=cost))
         if chip.atlantis_number is not None:
-            em(ev.AtlantisToTracker(number=chip.atlantis_number, seat=None, cause="unaffordable"))
+            em.emit(ev.AtlantisToTracker(number=chip.atlantis_number, seat=None, cause="unaffordable"))
             atlantis_went_out(em, chip.atlantis_number)
         return
-    em(ev.FindRecovered(seat=seat, sub=sub, cell=C.xy(cell), chip=chip.id, kind=chip.kind, cost=cost))
+    em.emit(ev.FindRecovered(seat=seat, sub=sub, cell=C.xy(cell), chip=chip.id, kind=chip.kind, cost=cost))
     if cost:
-        em(ev.NemoTransferred(from_=seat, to="bank", amount=cost, reason="recovery"))
+        em.emit(ev.NemoTransferred(from_=seat, to="bank", amount=cost, reason="recovery"))
     if chip.atlantis_number is not None:
-        em(ev.AtlantisToTracker(number=chip.atlantis_number, seat=seat, cause="recovered"))
+        em.emit(ev.AtlantisToTracker(number=chip.atlantis_number, seat=seat, cause="recovered"))
         atlantis_went_out(em, chip.atlantis_number)
     elif chip.kind == "treasure_chest":
         income = chest_value(em.state, seat)
-        em(ev.NemoTransferred(from_="bank", to=seat, amount=income, reason="treasure_chest"))
+        em.emit(ev.NemoTransferred(from_="bank", to=seat, amount=income, reason="treasure_chest"))
 
 
 def skip(option: str) -> Callable[[Emitter, int, Any], None]:
     def handler(em: Emitter, seat: int, c: Any, auto: bool = False) -> None:
-        em(ev.OptionDeclined(seat=seat, option=option, auto=auto))
+        em.emit(ev.OptionDeclined(seat=seat, option=option, auto=auto))
 
     return handler
 
@@ -591,7 +592,7 @@ def peek(em: Emitter, seat: int, c: cmd.Peek) -> None:
             raise RuleViolation(
                 "same_depth_not_allowed", f"{rule} check 3 (R-15): the second find must lie at another depth"
             )
-    em(ev.FindsPeeked(seat=seat, source="trial", chips=(_peeked(state, cell),)))
+    em.emit(ev.FindsPeeked(seat=seat, source="trial", chips=(_peeked(state, cell),)))
 
 
 # --- the end ---------------------------------------------------------------------------------------
@@ -612,7 +613,7 @@ def cash_assignment(em: Emitter, seat: int, c: cmd.CashAssignment) -> None:
             raise RuleViolation(
                 "invalid_upgrade", f"{rule} check 1: you can raise 0..{chips_of_kind(s.tableau, kind)} {kind}"
             )
-    cost = sum(c.upgrades.values()) * T.assignment_upgrade_price
+    cost = sum(c.upgrades.values()) * C.tables.assignment_upgrade_price
     if cost > s.nemo:
         raise RuleViolation("insufficient_funds", f"{rule} check 2: {cost} Nemo needed, you have {s.nemo}")
     cash(em, seat, {k: c.upgrades[k] for k in card if c.upgrades.get(k)}, auto=False)

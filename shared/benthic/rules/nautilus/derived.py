@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from benthic.rules.nautilus.city import City, city_of, memo
 from benthic.rules.nautilus.content import CONTENT as C
+from benthic.rules.nautilus.content import RESEARCH_TYPES
 from benthic.rules.nautilus.state import NO_CELL, State, Station
 
-RESEARCH_INDEX = {t: i for i, t in enumerate(C.research_types)}
+RESEARCH_INDEX = {t: i for i, t in enumerate(RESEARCH_TYPES)}  # every pack has these, in this order
 TRAINING, TECHNOLOGY, ECHO, TRIAL, ANALYSIS = (
     RESEARCH_INDEX[t] for t in ("training", "technology", "echo", "trial", "analysis")
 )
-VALUES = C.tables.research_values
 
 
 def city(state: State) -> City:
@@ -43,11 +43,12 @@ def chest_value(state: State, seat: int) -> int:
 
 
 def research_value(state: State, seat: int, research_type: int) -> int:
+    values = C.tables.research_values
     if state.three_chips[research_type] == seat:
-        return VALUES.three_chip
+        return values.three_chip
     if state.seats[seat].counts[research_type] >= 2:
-        return VALUES.two_or_more
-    return VALUES.fewer_than_two
+        return values.two_or_more
+    return values.fewer_than_two
 
 
 def research_points(state: State, seat: int) -> int:

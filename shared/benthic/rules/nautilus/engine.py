@@ -2,63 +2,45 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, RuleViolation, Secret, rng_for
+from benthic.rules import emitter
+from benthic.rules.core import (
+    Engine,
+    FinalScores,
+    GameConfig,
+    Prompt,
+    RuleViolation,
+    Secret,
+    rng_for,
+    switches_content,
+)
 from benthic.rules.nautilus import decide as deciding
 from benthic.rules.nautilus import events as ev
 from benthic.rules.nautilus import views
+from benthic.rules.nautilus.catalogue import catalogue
 from benthic.rules.nautilus.commands import Command
 from benthic.rules.nautilus.content import CONTENT as C
+from benthic.rules.nautilus.content import PACKS
+from benthic.rules.nautilus.describe import describe, describe_all
 from benthic.rules.nautilus.evolve import evolve
 from benthic.rules.nautilus.flow import Emitter
 from benthic.rules.nautilus.heuristic import heuristic
 from benthic.rules.nautilus.legal import legal_commands
+from benthic.rules.nautilus.options import parse_options
 from benthic.rules.nautilus.scoring import final_scores
 from benthic.rules.nautilus.state import State
-
-OPTION_CHOICES: dict[str, tuple[Any, ...]] = {
-    "allow_withdraw_in_place": (True, False),
-    "tiebreak": ("shared", "most_nemo"),
-    "assignment_cashing": ("prompt", "auto_optimal"),
-    "auto_pass": (True, False),
-}
+from benthic.rules.nautilus.upcast import UPCASTERS
+from benthic.rules.presentation import Description
 
 
-def parse_options(raw: dict[str, Any], seats: int) -> ev.Options:
-    """§4.1: every option by its spec name; anything else is ``invalid_option``."""
-    unknown = sorted(set(raw) - set(ev.Options.__struct_fields__))
-    if unknown:
-        raise RuleViolation("invalid_option", f"§4.1: unknown options {unknown}")
-    for name, allowed in OPTION_CHOICES.items():
-        if name in raw and not any(type(raw[name]) is type(a) and raw[name] == a for a in allowed):
-            raise RuleViolation("invalid_option", f"§4.1: {name} must be one of {list(allowed)}")
-    base = raw.get("base_placement", "first_game")
-    if base not in ("first_game", "random"):
-        if (
-            not isinstance(base, (list, tuple))
-            or len(base) != 2
-            or not all(type(v) is int for v in base)
-            or tuple(base) not in C.base_anchors
-        ):
-            raise RuleViolation(
-                "invalid_option",
-                f"§4.1: base_placement is first_game, random or an all-Lagoon anchor, not {base!r}",
-            )
-        base = (base[0], base[1])
-    start = raw.get("start_seat", "random")
-    if start != "random" and not (type(start) is int and 0 <= start < seats):
-        raise RuleViolation("invalid_option", f"§4.1: start_seat is random or 0..{seats - 1}, not {start!r}")
-    return ev.Options(
-        base_placement=base,
-        start_seat=start,
-        **{name: raw.get(name, getattr(ev.Options(), name)) for name in OPTION_CHOICES},
-    )
-
-
-class NautilusEngine(Engine):
+class NautilusEngine(Engine[State, Command, ev.Event]):
     game_type = "nautilus"
-    version = "nautilus/1"
+    version = "nautilus/2"
+    engine_version = 2
+    upcasters = UPCASTERS
+    content_packs = PACKS
     min_seats = 2
     max_seats = 4
     command_type = Command
@@ -80,13 +62,13 @@ class NautilusEngine(Engine):
             base = rng.choice(C.base_anchors)
         else:
             base = tuple(options.base_placement)  # type: ignore[assignment]
-        placements = []
+        placements: list[ev.Placement] = []
         for depth in C.depths:
             chips = list(C.chips_by_depth[depth])
             rng.shuffle(chips)
             spaces = [i for i, d in enumerate(C.find_space_depth) if d == depth]
             placements.extend(
-                ev.Placement(cell=C.xy(C.find_space_cell[space]), chip=chip)
+                ev.Placement(cell=C.xy(C.find_space_cell[space]), chip=chip, depth=depth)
                 for space, chip in zip(spaces, chips)
             )
         cards = list(C.card_ids)
@@ -104,34 +86,49 @@ class NautilusEngine(Engine):
                 stacks=dict(C.initial_stacks),
                 atlantis_points=tuple(counts.atlantis_points),
                 seed=config.seed,
+                content=config.content or PACKS.default_ref,
             ),
             ev.SeaFindsDealt(placements=tuple(placements)),
             *(ev.AssignmentDealt(seat=i, card=cards[i]) for i in range(n)),
             ev.RoundStarted(round=1, start_seat=start_seat, final_round=False),
             ev.TurnStarted(round=1, phase=1, seat=start_seat),
         ]
-        em = Emitter(self.initial_state())
+        em: Emitter = emitter.Emitter(self.initial_state(), evolve)
         for event in setup:
-            em(event)
+            em.emit(event)
         deciding.auto_pass(em)
         return em.events
 
     def initial_state(self) -> State:
         return State()
 
+    @switches_content
     def evolve(self, state: State, event: Any) -> State:
-        return evolve(state, event)
+        if state.content is PACKS.key:  # the hot path: a game of the pack in use
+            return evolve(state, event)
+        return PACKS.run(PACKS.key_of(state, event), evolve, state, event)
 
+    # The hot paths switch to their state's pack themselves (see evolve); every other method is wrapped.
+    @switches_content
     def decide(self, state: State, seat: int, command: Any) -> list[Any]:
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), deciding.decide, state, seat, command)
         return deciding.decide(state, seat, command)
 
+    @switches_content
     def prompt(self, state: State) -> Prompt | None:
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), views.prompt, state)
         return views.prompt(state)
 
+    @switches_content
     def is_over(self, state: State) -> bool:
-        return state.ended
+        return state.ended  # reads no content
 
+    @switches_content
     def legal_commands(self, state: State, seat: int) -> list[Any]:
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), legal_commands, state, seat)
         return legal_commands(state, seat)
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
@@ -148,3 +145,12 @@ class NautilusEngine(Engine):
 
     def heuristic(self, state: State, seat: int) -> float:
         return heuristic(state, seat)
+
+    def catalogue(self) -> dict[str, Any]:
+        return catalogue(self.version)
+
+    def describe(self, state: State, command: Any, seat: int | None = None) -> Description:
+        return describe(state, command, seat)
+
+    def describe_all(self, state: State, commands: Sequence[Any], seat: int | None = None) -> list[Description]:
+        return describe_all(state, commands, seat)

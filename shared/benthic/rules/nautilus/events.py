@@ -10,6 +10,8 @@ from typing import Literal, Union
 
 import msgspec
 
+from benthic.rules.core import PackRef
+
 Cell = tuple[int, int]
 Party = Union[int, Literal["bank"]]
 
@@ -24,8 +26,8 @@ class _Event(msgspec.Struct, frozen=True, tag_field="type"):
 class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The game's options with every default filled in (§4.1)."""
 
-    base_placement: Union[str, Cell] = "first_game"
-    start_seat: Union[str, int] = "random"
+    base_placement: str | Cell = "first_game"
+    start_seat: str | int = "random"
     allow_withdraw_in_place: bool = True
     tiebreak: str = "shared"
     assignment_cashing: str = "prompt"
@@ -40,6 +42,7 @@ class SeatColour(msgspec.Struct, frozen=True):
 class Placement(msgspec.Struct, frozen=True):
     cell: Cell
     chip: str
+    depth: str  # of the find space (public): redacting sea_finds_dealt needs no content pack
 
 
 class PeekedChip(msgspec.Struct, frozen=True):
@@ -59,7 +62,7 @@ class AtlantisAward(msgspec.Struct, frozen=True):
 # --- setup, rounds and turns -----------------------------------------------------------------------
 
 
-class GameStarted(_Event, tag="game_started"):
+class GameStarted(_Event, frozen=True, tag="game_started"):
     player_count: int
     seats: tuple[SeatColour, ...]
     options: Options
@@ -69,43 +72,44 @@ class GameStarted(_Event, tag="game_started"):
     stacks: dict[str, tuple[str, ...]]
     atlantis_points: tuple[int, ...]
     seed: int
+    content: PackRef  # the content pack the game is played with
 
 
-class SeaFindsDealt(_Event, tag="sea_finds_dealt"):
+class SeaFindsDealt(_Event, frozen=True, tag="sea_finds_dealt"):
     placements: tuple[Placement, ...]
 
 
-class AssignmentDealt(_Event, tag="assignment_dealt"):
+class AssignmentDealt(_Event, frozen=True, tag="assignment_dealt"):
     seat: int
     card: str
 
 
-class RoundStarted(_Event, tag="round_started"):
+class RoundStarted(_Event, frozen=True, tag="round_started"):
     round: int
     start_seat: int
     final_round: bool
 
 
-class TurnStarted(_Event, tag="turn_started"):
+class TurnStarted(_Event, frozen=True, tag="turn_started"):
     round: int
     phase: int
     seat: int
 
 
-class TurnEnded(_Event, tag="turn_ended"):
+class TurnEnded(_Event, frozen=True, tag="turn_ended"):
     seat: int
     phase: int
     auto: bool = False
 
 
-class RoundEnded(_Event, tag="round_ended"):
+class RoundEnded(_Event, frozen=True, tag="round_ended"):
     round: int
     bought: bool
     built: bool
     recovered: bool
 
 
-class EndTriggered(_Event, tag="end_triggered"):
+class EndTriggered(_Event, frozen=True, tag="end_triggered"):
     trigger: str  # atlantis_13_14_15 | atlantis_all | no_activity
     final_round: int
 
@@ -113,7 +117,7 @@ class EndTriggered(_Event, tag="end_triggered"):
 # --- money ---------------------------------------------------------------------------------------
 
 
-class NemoTransferred(_Event, tag="nemo_transferred"):
+class NemoTransferred(_Event, frozen=True, tag="nemo_transferred"):
     from_: Party = msgspec.field(name="from")
     to: Party
     amount: int
@@ -123,7 +127,7 @@ class NemoTransferred(_Event, tag="nemo_transferred"):
 # --- phase 1 ---------------------------------------------------------------------------------------
 
 
-class StationBought(_Event, tag="station_bought"):
+class StationBought(_Event, frozen=True, tag="station_bought"):
     seat: int
     tile: str
     kind: str
@@ -131,7 +135,7 @@ class StationBought(_Event, tag="station_bought"):
     price: int
 
 
-class StationBuilt(_Event, tag="station_built"):
+class StationBuilt(_Event, frozen=True, tag="station_built"):
     seat: int
     tile: str
     anchor: Cell
@@ -141,14 +145,14 @@ class StationBuilt(_Event, tag="station_built"):
     paid: int
 
 
-class StationsReturned(_Event, tag="stations_returned"):
+class StationsReturned(_Event, frozen=True, tag="stations_returned"):
     seat: int
     tiles: tuple[str, ...]
     researchers_returned: int
     reason: str  # partial_build | no_buy_no_build
 
 
-class FindRemoved(_Event, tag="find_removed"):
+class FindRemoved(_Event, frozen=True, tag="find_removed"):
     cell: Cell
     chip: str
     kind: str
@@ -156,7 +160,7 @@ class FindRemoved(_Event, tag="find_removed"):
     cause: str = "covered"
 
 
-class AtlantisToTracker(_Event, tag="atlantis_to_tracker"):
+class AtlantisToTracker(_Event, frozen=True, tag="atlantis_to_tracker"):
     number: int
     seat: int | None
     cause: str  # recovered | covered | unaffordable
@@ -165,7 +169,7 @@ class AtlantisToTracker(_Event, tag="atlantis_to_tracker"):
 # --- researchers -------------------------------------------------------------------------------------
 
 
-class ResearcherMoved(_Event, tag="researcher_moved"):
+class ResearcherMoved(_Event, frozen=True, tag="researcher_moved"):
     seat: int
     from_: str = msgspec.field(name="from")
     to: str
@@ -174,13 +178,13 @@ class ResearcherMoved(_Event, tag="researcher_moved"):
     source: str  # phase2 | atlantis_bonus
 
 
-class ResearcherPlaced(_Event, tag="researcher_placed"):
+class ResearcherPlaced(_Event, frozen=True, tag="researcher_placed"):
     seat: int
     station: str
     source: str = "withdrawal"
 
 
-class StationActivated(_Event, tag="station_activated"):
+class StationActivated(_Event, frozen=True, tag="station_activated"):
     seat: int
     station: str
     research_type: str
@@ -188,13 +192,13 @@ class StationActivated(_Event, tag="station_activated"):
     fee: int
 
 
-class ThreeChipMoved(_Event, tag="three_chip_moved"):
+class ThreeChipMoved(_Event, frozen=True, tag="three_chip_moved"):
     research_type: str
     from_seat: int | None
     to_seat: int
 
 
-class ResearchTrackChanged(_Event, tag="research_track_changed"):
+class ResearchTrackChanged(_Event, frozen=True, tag="research_track_changed"):
     seat: int
     research_type: str
     count: int
@@ -204,14 +208,14 @@ class ResearchTrackChanged(_Event, tag="research_track_changed"):
 # --- submarines and finds ---------------------------------------------------------------------------
 
 
-class SubLaunched(_Event, tag="sub_launched"):
+class SubLaunched(_Event, frozen=True, tag="sub_launched"):
     seat: int
     sub: int
     station: str
     cell: Cell
 
 
-class SubMoved(_Event, tag="sub_moved"):
+class SubMoved(_Event, frozen=True, tag="sub_moved"):
     seat: int
     sub: int
     from_: Cell = msgspec.field(name="from")
@@ -221,7 +225,7 @@ class SubMoved(_Event, tag="sub_moved"):
     mode: str  # normal | tempo
 
 
-class SubWithdrawn(_Event, tag="sub_withdrawn"):
+class SubWithdrawn(_Event, frozen=True, tag="sub_withdrawn"):
     seat: int
     sub: int
     cell: Cell
@@ -229,32 +233,32 @@ class SubWithdrawn(_Event, tag="sub_withdrawn"):
     researcher_placed: bool
 
 
-class GorgeOpened(_Event, tag="gorge_opened"):
+class GorgeOpened(_Event, frozen=True, tag="gorge_opened"):
     seat: int
     cause: str  # entry | launch
 
 
-class EchoUsed(_Event, tag="echo_used"):
+class EchoUsed(_Event, frozen=True, tag="echo_used"):
     seat: int
     sub: int
     range: int
     cells: tuple[Cell, ...]
 
 
-class FindsPeeked(_Event, tag="finds_peeked"):
+class FindsPeeked(_Event, frozen=True, tag="finds_peeked"):
     seat: int
     source: str  # echo | trial
     chips: tuple[PeekedChip, ...]
 
 
-class FindRevealed(_Event, tag="find_revealed"):
+class FindRevealed(_Event, frozen=True, tag="find_revealed"):
     cell: Cell
     chip: str
     kind: str
     atlantis_number: int | None
 
 
-class FindRecovered(_Event, tag="find_recovered"):
+class FindRecovered(_Event, frozen=True, tag="find_recovered"):
     seat: int
     sub: int
     cell: Cell
@@ -263,7 +267,7 @@ class FindRecovered(_Event, tag="find_recovered"):
     cost: int
 
 
-class FindUnaffordable(_Event, tag="find_unaffordable"):
+class FindUnaffordable(_Event, frozen=True, tag="find_unaffordable"):
     seat: int
     sub: int
     cell: Cell
@@ -272,7 +276,7 @@ class FindUnaffordable(_Event, tag="find_unaffordable"):
     cost: int
 
 
-class OptionDeclined(_Event, tag="option_declined"):
+class OptionDeclined(_Event, frozen=True, tag="option_declined"):
     seat: int
     option: str  # tempo | trial | atlantis_bonus
     auto: bool = False
@@ -281,11 +285,11 @@ class OptionDeclined(_Event, tag="option_declined"):
 # --- the end ---------------------------------------------------------------------------------------
 
 
-class FinalScoringStarted(_Event, tag="final_scoring_started"):
+class FinalScoringStarted(_Event, frozen=True, tag="final_scoring_started"):
     pass
 
 
-class AssignmentCashed(_Event, tag="assignment_cashed"):
+class AssignmentCashed(_Event, frozen=True, tag="assignment_cashed"):
     seat: int
     card: str
     upgrades: dict[str, int]
@@ -293,11 +297,11 @@ class AssignmentCashed(_Event, tag="assignment_cashed"):
     auto: bool = False
 
 
-class AtlantisPointsAwarded(_Event, tag="atlantis_points_awarded"):
+class AtlantisPointsAwarded(_Event, frozen=True, tag="atlantis_points_awarded"):
     awards: tuple[AtlantisAward, ...]
 
 
-class GameEnded(_Event, tag="game_ended"):
+class GameEnded(_Event, frozen=True, tag="game_ended"):
     reason: str
     board_revealed: tuple[Placement, ...]
 

@@ -3,7 +3,9 @@ facts an event records (the decisions were taken by ``decide``)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import sys
+from collections.abc import Callable
+from typing import Any
 
 from msgspec.structs import replace
 
@@ -77,6 +79,7 @@ def _game_started(state: State, e: ev.GameStarted) -> State:
     return State(
         version=state.version,
         seed=e.seed,
+        content=sys.intern(e.content.key),
         player_count=n,
         options=e.options,
         base_anchor=e.base_anchor,
@@ -341,8 +344,17 @@ def _find_revealed(state: State, e: ev.FindRevealed) -> State:
     return replace(state, face_up=tuple(face_up), seats=_forget(state, space))
 
 
+def _movement_ended(turn: Turn | None, sub: int) -> Turn | None:
+    """§6.8: a move (normal or Tempo) that ends on a find ends that sub's movement for the phase, so a
+    Tempo move onto a find uses up the sub's normal move (R-14 holds only for a Tempo move onto no find)."""
+    if turn is None or sub in turn.moved:
+        return turn
+    return replace(turn, moved=(*turn.moved, sub))
+
+
 def _find_recovered(state: State, e: ev.FindRecovered) -> State:
     changes = _take_chip(state, _space(e.cell))
+    changes["turn"] = _movement_ended(state.turn, e.sub)
     seats = list(changes["seats"])
     front = C.kind_front[e.kind]
     sub_prompt = None
@@ -363,9 +375,10 @@ def _find_recovered(state: State, e: ev.FindRecovered) -> State:
 
 
 def _find_unaffordable(state: State, e: ev.FindUnaffordable) -> State:
+    turn = _movement_ended(state.turn, e.sub)
     if e.kind != "atlantis":
-        return state  # the chip stays face up on its cell (R-13)
-    return replace(state, **_take_chip(state, _space(e.cell)))
+        return replace(state, turn=turn)  # the chip stays face up on its cell (R-13)
+    return replace(state, **_take_chip(state, _space(e.cell)), turn=turn)
 
 
 def _option_declined(state: State, e: ev.OptionDeclined) -> State:

@@ -1,31 +1,22 @@
 """Turn order, rounds, end triggers and the end of the game (spec §5.1, §5.6, §5.7, §8.1).
 
-``Emitter`` collects the events of one ``decide`` call and folds each one at once, so every later rule
-check in the same call sees the up-to-date state (new Technology range, Nemo after a payment ...).
+Every function here emits through an ``Emitter`` (``benthic.rules.emitter``), which folds each event at
+once, so every later rule check in the same call sees the up-to-date state (new Technology range, Nemo
+after a payment ...).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
+from benthic.rules import emitter
 from benthic.rules.nautilus import events as ev
 from benthic.rules.nautilus.content import CONTENT as C
 from benthic.rules.nautilus.derived import research_points
-from benthic.rules.nautilus.evolve import evolve
 from benthic.rules.nautilus.scoring import atlantis_awards
 from benthic.rules.nautilus.state import State
 
+Emitter = emitter.Emitter[State, ev.Event]
+
 PHASE_PROMPTS = {1: "phase1_turn", 2: "phase2_turn", 3: "phase3_turn"}
-
-
-class Emitter:
-    def __init__(self, state: State) -> None:
-        self.state = state
-        self.events: list[Any] = []
-
-    def __call__(self, event: Any) -> None:
-        self.events.append(event)
-        self.state = evolve(self.state, event)
 
 
 def prompt_of(state: State) -> tuple[str, tuple[int, ...]] | None:
@@ -53,13 +44,13 @@ def end_turn(em: Emitter, seat: int, auto: bool) -> None:
     state = em.state
     assert state.turn is not None
     phase = state.turn.phase
-    em(ev.TurnEnded(seat=seat, phase=phase, auto=auto))
+    em.emit(ev.TurnEnded(seat=seat, phase=phase, auto=auto))
     order = seat_order(state)
     position = order.index(seat)
     if position + 1 < len(order):
-        em(ev.TurnStarted(round=state.round, phase=phase, seat=order[position + 1]))
+        em.emit(ev.TurnStarted(round=state.round, phase=phase, seat=order[position + 1]))
     elif phase < 3:
-        em(ev.TurnStarted(round=state.round, phase=phase + 1, seat=order[0]))
+        em.emit(ev.TurnStarted(round=state.round, phase=phase + 1, seat=order[0]))
     else:
         end_round(em)
 
@@ -68,20 +59,20 @@ def end_round(em: Emitter) -> None:
     """§5.6 and §8.1."""
     state = em.state
     r = state.round
-    em(
+    em.emit(
         ev.RoundEnded(
             round=r, bought=state.round_bought, built=state.round_built, recovered=state.round_recovered
         )
     )
     inactive = not (state.round_bought or state.round_built or state.round_recovered)
     if inactive and (state.final_round is None or state.final_round > r):
-        em(ev.EndTriggered(trigger="no_activity", final_round=r))
+        em.emit(ev.EndTriggered(trigger="no_activity", final_round=r))
     if em.state.final_round is not None and em.state.final_round <= r:
         start_final_scoring(em)
         return
     start = (state.start_seat + 1) % state.player_count
-    em(ev.RoundStarted(round=r + 1, start_seat=start, final_round=em.state.final_round == r + 1))
-    em(ev.TurnStarted(round=r + 1, phase=1, seat=start))
+    em.emit(ev.RoundStarted(round=r + 1, start_seat=start, final_round=em.state.final_round == r + 1))
+    em.emit(ev.TurnStarted(round=r + 1, phase=1, seat=start))
 
 
 def atlantis_went_out(em: Emitter, number: int) -> None:
@@ -89,13 +80,13 @@ def atlantis_went_out(em: Emitter, number: int) -> None:
     state = em.state
     out = state.atlantis_out
     if all(out):
-        em(ev.EndTriggered(trigger="atlantis_all", final_round=state.round))
+        em.emit(ev.EndTriggered(trigger="atlantis_all", final_round=state.round))
     elif number in C.extra_round_numbers and all(out[n - 1] for n in C.extra_round_numbers):
-        em(ev.EndTriggered(trigger="atlantis_13_14_15", final_round=state.round + 1))
+        em.emit(ev.EndTriggered(trigger="atlantis_13_14_15", final_round=state.round + 1))
 
 
 def start_final_scoring(em: Emitter) -> None:
-    em(ev.FinalScoringStarted())
+    em.emit(ev.FinalScoringStarted())
     if em.state.options.assignment_cashing == "auto_optimal":
         for seat in range(em.state.player_count):
             cash(em, seat, optimal_upgrades(em.state, seat), auto=True)
@@ -126,19 +117,19 @@ def cash(em: Emitter, seat: int, upgrades: dict[str, int], auto: bool) -> None:
     """Record one seat's special-assignment upgrades; the game ends when every seat has submitted."""
     s = em.state.seats[seat]
     cost = sum(upgrades.values()) * C.tables.assignment_upgrade_price
-    em(ev.AssignmentCashed(seat=seat, card=s.card or "", upgrades=upgrades, cost=cost, auto=auto))
+    em.emit(ev.AssignmentCashed(seat=seat, card=s.card or "", upgrades=upgrades, cost=cost, auto=auto))
     if cost:
-        em(ev.NemoTransferred(from_=seat, to="bank", amount=cost, reason="assignment"))
+        em.emit(ev.NemoTransferred(from_=seat, to="bank", amount=cost, reason="assignment"))
     if all(x.upgrades is not None for x in em.state.seats):
         finish_game(em)
 
 
 def finish_game(em: Emitter) -> None:
     state = em.state
-    em(ev.AtlantisPointsAwarded(awards=atlantis_awards(state)))
+    em.emit(ev.AtlantisPointsAwarded(awards=atlantis_awards(state)))
     revealed = tuple(
-        ev.Placement(cell=C.xy(C.find_space_cell[space]), chip=chip)
+        ev.Placement(cell=C.xy(C.find_space_cell[space]), chip=chip, depth=C.find_space_depth[space])
         for space, chip in enumerate(state.finds)
         if chip
     )
-    em(ev.GameEnded(reason=state.end_reason or "no_activity", board_revealed=revealed))
+    em.emit(ev.GameEnded(reason=state.end_reason or "no_activity", board_revealed=revealed))

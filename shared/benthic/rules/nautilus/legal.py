@@ -5,7 +5,6 @@ presence and depth of chips (§7.2)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import cache
 from itertools import chain
 from typing import Any
 
@@ -26,7 +25,6 @@ from benthic.rules.nautilus.derived import (
 from benthic.rules.nautilus.flow import chips_of_kind, prompt_of
 from benthic.rules.nautilus.state import NO_CELL, State
 
-T = C.tables
 PASS_COMMANDS: dict[str, Any] = {
     "phase1_turn": cmd.EndTurn(),
     "phase2_turn": cmd.EndTurn(),
@@ -38,10 +36,9 @@ PASS_COMMANDS: dict[str, Any] = {
 }
 
 
-@cache
 def block_level(anchor: tuple[int, int]) -> int:
     """Build cost level of a block: the highest zone among its 9 cells (§6.2)."""
-    return max(C.build_cost[c] for c in C.block_cells(*anchor))
+    return C.block_level(anchor)
 
 
 def activation_fee(state: State, seat: int, station: int) -> int:
@@ -50,7 +47,7 @@ def activation_fee(state: State, seat: int, station: int) -> int:
     st = state.stations[station]
     if st.owner is None or st.owner == seat or state.occupancy[station][seat]:
         return 0
-    return T.activation_fee
+    return C.tables.activation_fee
 
 
 def withdrawal_fee(state: State, seat: int, station: int) -> int:
@@ -63,16 +60,16 @@ def withdrawal_fee(state: State, seat: int, station: int) -> int:
 def buy_commands(state: State, seat: int) -> Iterator[Any]:
     turn, s = state.turn, state.seats[seat]
     assert turn is not None
-    if turn.bought or turn.built or len(s.held) >= T.hand_limit:
+    if turn.bought or turn.built or len(s.held) >= C.tables.hand_limit:
         return
     cap = C.player_counts[state.player_count].residential_cap
     for kind in C.stack_kinds:
         if not state.stacks[kind]:
             continue
         if kind in STACK_KINDS_RESIDENTIAL:
-            for staff in range(1, min(cap, s.supply, s.nemo // T.researcher_staff_price) + 1):
+            for staff in range(1, min(cap, s.supply, s.nemo // C.tables.researcher_staff_price) + 1):
                 yield cmd.BuyStation(kind=kind, staff=staff)
-        elif s.nemo >= T.research_station_price:
+        elif s.nemo >= C.tables.research_station_price:
             yield cmd.BuyStation(kind=kind)
 
 
@@ -132,14 +129,14 @@ def _researcher_moves(
 def move_researcher_commands(state: State, seat: int) -> Iterator[Any]:
     turn = state.turn
     assert turn is not None
-    if turn.researchers_moved >= T.max_researchers_moved:
+    if turn.researchers_moved >= C.tables.max_researchers_moved:
         return
     steps_left = budget(state, seat) - turn.steps_used
     yield from _researcher_moves(state, seat, steps_left, turn.arrived, bonus=False)
 
 
 def bonus_move_commands(state: State, seat: int) -> Iterator[Any]:
-    yield from _researcher_moves(state, seat, T.atlantis_bonus_steps, (), bonus=True)
+    yield from _researcher_moves(state, seat, C.tables.atlantis_bonus_steps, (), bonus=True)
 
 
 # --- submarines -----------------------------------------------------------------------------------------
@@ -162,7 +159,7 @@ def launch_commands(state: State, seat: int) -> Iterator[Any]:
 def echo_commands(state: State, seat: int) -> Iterator[Any]:
     turn, s = state.turn, state.seats[seat]
     assert turn is not None
-    if not turn.echo_open or s.nemo < T.echo_price:
+    if not turn.echo_open or s.nemo < C.tables.echo_price:
         return
     for sub, cell in enumerate(s.subs, start=1):
         if cell != NO_CELL and sub not in turn.echoed:
@@ -212,7 +209,7 @@ def withdraw_sub_commands(state: State, seat: int) -> Iterator[Any]:
 def tempo_commands(state: State, seat: int) -> Iterator[Any]:
     for sub, cell in enumerate(state.seats[seat].subs, start=1):
         if cell != NO_CELL:
-            yield from _sub_moves(state, seat, sub, T.tempo_steps, tempo=True)
+            yield from _sub_moves(state, seat, sub, C.tables.tempo_steps, tempo=True)
 
 
 def peek_commands(state: State, seat: int) -> Iterator[Any]:
@@ -237,7 +234,7 @@ def cash_commands(state: State, seat: int) -> Iterator[Any]:
         yield cmd.CashAssignment()
         return
     first, second = C.cards[s.card]
-    affordable = s.nemo // T.assignment_upgrade_price
+    affordable = s.nemo // C.tables.assignment_upgrade_price
     for a in range(chips_of_kind(s.tableau, first) + 1):
         for b in range(chips_of_kind(s.tableau, second) + 1):
             if a + b <= affordable:

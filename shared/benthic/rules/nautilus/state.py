@@ -73,6 +73,7 @@ class SubPrompt(msgspec.Struct, frozen=True):
 class State(msgspec.Struct, frozen=True):
     version: int = 0
     seed: int = 0
+    content: str = ""  # the key id@version of the game's content pack ("" before the first event)
     player_count: int = 0
     options: Options = Options()
     base_anchor: tuple[int, int] = (0, 0)

@@ -161,10 +161,7 @@ def redact(event: Any, viewer: int | None) -> dict[str, Any] | None:
     if isinstance(event, ev.GameStarted):
         del data["seed"]
     elif isinstance(event, ev.SeaFindsDealt):
-        data["placements"] = [
-            {"cell": list(p.cell), "depth": C.find_space_depth[C.find_space_at[C.cell(*p.cell)]]}
-            for p in event.placements
-        ]
+        data["placements"] = [{"cell": list(p.cell), "depth": p.depth} for p in event.placements]
     elif isinstance(event, ev.AssignmentDealt):
         if viewer != event.seat:
             del data["card"]

@@ -4,7 +4,7 @@ quantities of §3.7.2.  Pure functions of a Player and the board geometry."""
 from __future__ import annotations
 
 from .content import Geometry, content
-from .effects import BUILDING_KINDS, CITY_KINDS, Discount, Quantity, Res
+from .effects import BUILDING_KINDS, CITY_KINDS, Condition, Discount, Per, Quantity, Res
 from .state import Piece, Player
 
 CITY = frozenset(CITY_KINDS)
@@ -297,3 +297,15 @@ def quantity(player: Player, q: Quantity) -> int:
     if name == "specials_paid":
         return specials_paid(player)
     raise ValueError(f"unknown quantity {name}")
+
+
+def condition_holds(player: Player, cond: Condition) -> bool:
+    if cond.federation_space is not None:
+        return player.fed_space == cond.federation_space
+    assert cond.q is not None and cond.min is not None
+    return quantity(player, cond.q) >= cond.min
+
+
+def per_times(player: Player, node: Per) -> int:
+    times = quantity(player, node.q) // node.div
+    return min(times, node.max) if node.max is not None else times

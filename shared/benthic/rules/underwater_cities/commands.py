@@ -13,136 +13,136 @@ class _Command(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_fiel
     pass
 
 
-class KeepCards(_Command, tag="keep_cards"):
+class KeepCards(_Command, frozen=True, tag="keep_cards"):
     card_ids: tuple[str, ...]
 
 
-class DiscardCards(_Command, tag="discard_cards"):
+class DiscardCards(_Command, frozen=True, tag="discard_cards"):
     card_ids: tuple[str, ...]
 
 
-class PlayCard(_Command, tag="play_card"):
+class PlayCard(_Command, frozen=True, tag="play_card"):
     card_id: str
     slot_id: str
 
 
-class PlayCardClone(_Command, tag="play_card_clone"):
+class PlayCardClone(_Command, frozen=True, tag="play_card_clone"):
     card_id: str
     slot_id: str
 
 
-class UseAbility(_Command, tag="use_ability"):
+class UseAbility(_Command, frozen=True, tag="use_ability"):
     card_id: str
 
 
-class ChooseOrder(_Command, tag="choose_order"):
+class ChooseOrder(_Command, frozen=True, tag="choose_order"):
     first: str
 
 
-class PaySpecial(_Command, tag="pay_special"):
+class PaySpecial(_Command, frozen=True, tag="pay_special"):
     pass
 
 
-class DeclineSpecial(_Command, tag="decline_special"):
+class DeclineSpecial(_Command, frozen=True, tag="decline_special"):
     pass
 
 
-class DiscardActionCard(_Command, tag="discard_action_card"):
+class DiscardActionCard(_Command, frozen=True, tag="discard_action_card"):
     card_id: str
 
 
-class DeclineClaim(_Command, tag="decline_claim"):
+class DeclineClaim(_Command, frozen=True, tag="decline_claim"):
     pass
 
 
-class UseDiscardedAction(_Command, tag="use_discarded_action"):
+class UseDiscardedAction(_Command, frozen=True, tag="use_discarded_action"):
     use: bool
 
 
-class StartPart(_Command, tag="start_part"):
+class StartPart(_Command, frozen=True, tag="start_part"):
     part: int
 
 
-class EndEffect(_Command, tag="end_effect"):
+class EndEffect(_Command, frozen=True, tag="end_effect"):
     pass
 
 
-class Done(_Command, tag="done"):
+class Done(_Command, frozen=True, tag="done"):
     pass
 
 
-class ChooseOption(_Command, tag="choose_option"):
+class ChooseOption(_Command, frozen=True, tag="choose_option"):
     option: int
 
 
-class Build(_Command, tag="build"):
+class Build(_Command, frozen=True, tag="build"):
     kind: str
     site: str
     bio_for_kelp: int | None = None
     bio_for_steelplast: int | None = None
 
 
-class Upgrade(_Command, tag="upgrade"):
+class Upgrade(_Command, frozen=True, tag="upgrade"):
     site: str
     pay: str | None = None
 
 
-class UseActionCard(_Command, tag="use_action_card"):
+class UseActionCard(_Command, frozen=True, tag="use_action_card"):
     card_id: str
 
 
-class RestoreActionCard(_Command, tag="restore_action_card"):
+class RestoreActionCard(_Command, frozen=True, tag="restore_action_card"):
     card_id: str
 
 
-class TakeSpecial(_Command, tag="take_special"):
+class TakeSpecial(_Command, frozen=True, tag="take_special"):
     source: str
     row_index: int | None = None
 
 
-class KeepSpecial(_Command, tag="keep_special"):
+class KeepSpecial(_Command, frozen=True, tag="keep_special"):
     keep: str
     bottom: tuple[str, ...]
 
 
-class GainDistinct(_Command, tag="gain_distinct"):
+class GainDistinct(_Command, frozen=True, tag="gain_distinct"):
     types: tuple[str, ...]
 
 
-class Pay(_Command, tag="pay"):
+class Pay(_Command, frozen=True, tag="pay"):
     times: int
 
 
-class Exchange(_Command, tag="exchange"):
+class Exchange(_Command, frozen=True, tag="exchange"):
     direction: str
 
 
-class PerformSlot(_Command, tag="perform_slot"):
+class PerformSlot(_Command, frozen=True, tag="perform_slot"):
     slot_id: str
 
 
-class ChooseStructure(_Command, tag="choose_structure"):
+class ChooseStructure(_Command, frozen=True, tag="choose_structure"):
     site: str
 
 
-class ConvertCity(_Command, tag="convert_city"):
+class ConvertCity(_Command, frozen=True, tag="convert_city"):
     site: str
 
 
-class EndTurn(_Command, tag="end_turn"):
+class EndTurn(_Command, frozen=True, tag="end_turn"):
     pass
 
 
-class SetProductionOptions(_Command, tag="set_production_options"):
+class SetProductionOptions(_Command, frozen=True, tag="set_production_options"):
     use_card_ids: tuple[str, ...]
 
 
-class BuyPoints(_Command, tag="buy_points"):
+class BuyPoints(_Command, frozen=True, tag="buy_points"):
     card_id: str
     times: int
 
 
-class DoneBuying(_Command, tag="done_buying"):
+class DoneBuying(_Command, frozen=True, tag="done_buying"):
     pass
 
 

@@ -1,18 +1,20 @@
-"""Loading and validation of ``content/`` (spec §3): rule tables, main board, player boards, metropolis
-tiles, cards and government contracts.  Everything is decoded into msgspec Structs (so an effect node
-outside the §3.7.2 vocabulary fails at load), checked against the spec's counts and load-time checks, and
-indexed once for the engine."""
+"""Loading and validation of a content pack (spec §3; ``benthic.rules.packs``, by default the built-in one in
+``content/``): rule tables, main board, player boards, metropolis tiles, cards and government contracts.
+Everything is decoded into msgspec Structs (so an effect node outside the §3.7.2 vocabulary fails at load),
+checked against the spec's counts and load-time checks, and indexed once per pack for the engine.
+``content()`` is the live object: the content of the pack of the game at hand."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
 from collections.abc import Iterator
-from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
+
+from benthic.rules.packs import PackSet
 
 from .effects import (
     ALL_KINDS,
@@ -434,8 +436,8 @@ def _expand_aliases(raw: Any) -> Any:
     return raw
 
 
-def _load(name: str, typ: type) -> Any:
-    path = CONTENT_DIR / name
+def _load(directory: Path, name: str, typ: type) -> Any:
+    path = directory / name
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
         return msgspec.convert(_expand_aliases(raw), typ)
@@ -538,11 +540,11 @@ def _validate_boards(boards: PlayerBoardsFile) -> None:
                 raise ContentError(f"{where}: expansion site {s.id} carries a bonus or multiplier")
         if any(expansion[c] != 1 for c in cities):
             raise ContentError(f"{where}: every city site needs exactly one expansion site")
+        sites: list[CitySite | TunnelSite] = [*b.city_sites, *b.tunnel_sites]
         if b.side == "basic":
             if any(regular[c] != 3 for c in cities):
                 raise ContentError(f"{where}: basic boards have 3 regular building sites per city")
-            specials = [x for x in (*b.city_sites, *b.tunnel_sites) if x.special] + [
-                s for s in b.building_sites if s.multiplier != 1]
+            specials = [x for x in sites if x.special] + [s for s in b.building_sites if s.multiplier != 1]
             if specials or any(t.pair_group for t in b.tunnel_sites):
                 raise ContentError(f"{where}: basic boards have no surcharges or multipliers")
         elif sum(regular.values()) != 33:
@@ -550,7 +552,7 @@ def _validate_boards(boards: PlayerBoardsFile) -> None:
         all_ids = [c.id for c in b.city_sites] + [t.id for t in b.tunnel_sites] + [s.id for s in b.building_sites]
         if len(all_ids) != len(set(all_ids)):
             raise ContentError(f"{where}: duplicate site ids")
-        for site in (*b.city_sites, *b.tunnel_sites):
+        for site in sites:
             if site.bonus and site.special:
                 raise ContentError(f"{where}: {site.id} has both a bonus and a special kind")
 
@@ -693,23 +695,24 @@ def check_card_counts(cards: CardFile | tuple[Card, ...]) -> None:
         raise ContentError("cards.json: 15 one-/two-credit Specials (5 per colour) expected")
     if Counter(c.cost for c in one_two) != Counter({1: 8, 2: 7}):
         raise ContentError("cards.json: one-/two-credit Specials: 8 cost 1, 7 cost 2 expected")
-    if sorted(c.number for c in three + one_two) != list(range(181, 206)):
+    if sorted(c.number for c in three + one_two if c.number is not None) != list(range(181, 206)):
         raise ContentError("cards.json: Special numbers 181..205 expected")
     if sum(c.deck == "start" for c in records) != 1:
         raise ContentError("cards.json: exactly one Personal Assistant record expected")
 
 
-def load_content() -> Content:
-    info = _load("info.json", Info)
-    main_board = _load("main_board.json", MainBoard)
+def load_content(directory: Path = CONTENT_DIR) -> Content:
+    """The validated content of the pack in ``directory``."""
+    info = _load(directory, "info.json", Info)
+    main_board = _load(directory, "main_board.json", MainBoard)
     _validate_main_board(main_board)
-    boards = _load("player_boards.json", PlayerBoardsFile)
+    boards = _load(directory, "player_boards.json", PlayerBoardsFile)
     _validate_boards(boards)
-    metropolises = _load("metropolises.json", MetropolisFile)
+    metropolises = _load(directory, "metropolises.json", MetropolisFile)
     _validate_metropolises(metropolises)
-    contracts = _load("contracts.json", ContractFile)
+    contracts = _load(directory, "contracts.json", ContractFile)
     _validate_contracts(contracts)
-    cards = _load("cards.json", CardFile)
+    cards = _load(directory, "cards.json", CardFile)
     _validate_cards(cards, set(main_board.slot_effects))
     check_card_counts(cards)
     if len(info.federation.start_positions) != 4 or info.era_track.count("P1") != 1:
@@ -717,10 +720,40 @@ def load_content() -> Content:
     return Content(info, main_board, boards, metropolises, contracts, cards)
 
 
-@cache
+FILES: dict[str, type] = {
+    "info.json": Info,
+    "main_board.json": MainBoard,
+    "player_boards.json": PlayerBoardsFile,
+    "metropolises.json": MetropolisFile,
+    "contracts.json": ContractFile,
+    "cards.json": CardFile,
+}
+
+
+def _accept_kind_aliases(schema: dict[str, Any]) -> dict[str, Any]:
+    """The raw files may name kinds by the aliases of §3.7.2 (`building`, `structure`, `city`)."""
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            kinds = node.get("properties", {}).get("kinds")
+            items = kinds.get("items") if isinstance(kinds, dict) else None
+            if isinstance(items, dict) and isinstance(items.get("enum"), list):
+                items["enum"] = [*items["enum"], *(a for a in KIND_ALIASES if a not in items["enum"])]
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(schema)
+    return schema
+
+
+PACKS: PackSet[Content] = PackSet("underwater_cities", CONTENT_DIR, load_content, FILES, _accept_kind_aliases)
+
+
 def content() -> Content:
-    """The content, loaded and validated once per process."""
-    return load_content()
+    """The content of the pack in use (the game at hand's; the built-in pack between engine calls)."""
+    return PACKS.live
 
 
 def gain_of(res: Res) -> Gain:

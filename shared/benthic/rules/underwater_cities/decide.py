@@ -4,13 +4,13 @@ of §5.4) and produce its events, then ``settle`` the game up to the next decisi
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from benthic.rules.core import RuleViolation
 
 from . import commands as cmd
+from . import discards, flow, frames, resolve
 from . import events as ev
-from . import flow
 from .board import (
     bag_name,
     bio_payment,
@@ -24,14 +24,17 @@ from .board import (
     upgrade_bags,
 )
 from .content import Yield, content
+from .ctx import Ctx
 from .effects import (
     Ability,
     Build,
     BuildUpgrade,
     BuyScore,
     Choice,
+    ConvertCity,
     Gain,
     OnSlotMismatch,
+    Pay,
     Res,
     TakeSpecial,
     Upgrade,
@@ -43,7 +46,6 @@ from .prompts import ALLOWED, prompt_of
 from .state import ActivePart, Frame, GameState
 from .usability import (
     action_cards,
-    card_aware_state,
     eligible_slots,
     gain_distinct_types,
     hand_limit,
@@ -53,6 +55,7 @@ from .usability import (
     structure_production_sites,
     supply_has,
     usable,
+    usable_card_first,
     with_res,
 )
 
@@ -72,7 +75,7 @@ def decide(state: GameState, seat: int, command: Any) -> list[Any]:
         fail("not_your_turn", f"§5.3 generic check: the prompt `{kind}` is for seats {list(seats)}")
     if type(command) not in ALLOWED.get(kind, ()):
         fail("wrong_prompt", f"§5.3 generic check: `{command.__struct_config__.tag}` does not answer `{kind}`")
-    ctx = flow.Ctx(state)
+    ctx = Ctx(state)
     HANDLERS[type(command)](ctx, seat, command)
     flow.settle(ctx)
     return ctx.events
@@ -102,7 +105,7 @@ def _check_card_selection(hand: tuple[str, ...], ids: tuple[str, ...], count: in
 
 # --- P1, P2: keeping and discarding --------------------------------------------------------------------------
 
-def keep_cards(ctx: flow.Ctx, seat: int, c: cmd.KeepCards) -> None:
+def keep_cards(ctx: Ctx, seat: int, c: cmd.KeepCards) -> None:
     player = ctx.state.players[seat]
     _check_card_selection(player.hand, c.card_ids, hand_limit(player), "§5.3 P1 keep_cards")
     ctx.emit(ev.CardsKeptDetail(seat, c.card_ids))
@@ -111,17 +114,17 @@ def keep_cards(ctx: flow.Ctx, seat: int, c: cmd.KeepCards) -> None:
         flow.finish_keep(ctx)
 
 
-def discard_cards(ctx: flow.Ctx, seat: int, c: cmd.DiscardCards) -> None:
+def discard_cards(ctx: Ctx, seat: int, c: cmd.DiscardCards) -> None:
     player = ctx.state.players[seat]
     _check_card_selection(player.hand, c.card_ids, len(player.hand) - hand_limit(player),
                           "§5.3 P2 discard_to_limit (§6.9)")
-    for destination, ids in flow.discard_groups(ctx.state, c.card_ids):
+    for destination, ids in discards.discard_groups(ctx.state, c.card_ids):
         ctx.emit(ev.CardsDiscarded(seat, ids, destination))
 
 
 # --- P3, P4: playing a card ---------------------------------------------------------------------------------
 
-def _play(ctx: flow.Ctx, seat: int, card_id: str, slot_id: str, clone: bool) -> None:
+def _play(ctx: Ctx, seat: int, card_id: str, slot_id: str, clone: bool) -> None:
     state = ctx.state
     rule = "§5.3 P3 play_card_clone" if clone else "§5.3 P3 play_card"
     player = state.players[seat]
@@ -148,8 +151,7 @@ def _play(ctx: flow.Ctx, seat: int, card_id: str, slot_id: str, clone: bool) -> 
         fail("slot_occupied", f"{rule} check 3 (§6.1.1): {slot_id} already holds a tile")
     matched = not no_card and slot.colour is not None and content().cards[card_id].colour == slot.colour
     if not slot_usable(check_state, seat, slot):
-        aware = state.rules.usability_check == "card_aware" and matched
-        if not (aware and slot_usable(card_aware_state(check_state, seat, card_id), seat, slot)):
+        if not (matched and usable_card_first(check_state, seat, card_id, slot)):
             fail("slot_unusable", f"{rule} check {6 if clone else 4} (§6.1.3): no part of {slot_id} "
                                   f"({slot.code}) is usable now")
     if clone:
@@ -159,19 +161,19 @@ def _play(ctx: flow.Ctx, seat: int, card_id: str, slot_id: str, clone: bool) -> 
     ctx.emit(ev.CardPlayed(seat, card_id, slot_id, matched))
     if not matched and not no_card:
         if slot.colour is not None:
-            flow.fire(ctx, seat, lambda on: isinstance(on, OnSlotMismatch))
-        ctx.emit(ev.CardDiscarded(seat, card_id, flow.discard_destination(ctx.state, card_id)))
+            resolve.fire(ctx, seat, lambda on: isinstance(on, OnSlotMismatch))
+        ctx.emit(ev.CardDiscarded(seat, card_id, discards.discard_destination(ctx.state, card_id)))
 
 
-def play_card(ctx: flow.Ctx, seat: int, c: cmd.PlayCard) -> None:
+def play_card(ctx: Ctx, seat: int, c: cmd.PlayCard) -> None:
     _play(ctx, seat, c.card_id, c.slot_id, clone=False)
 
 
-def play_card_clone(ctx: flow.Ctx, seat: int, c: cmd.PlayCardClone) -> None:
+def play_card_clone(ctx: Ctx, seat: int, c: cmd.PlayCardClone) -> None:
     _play(ctx, seat, c.card_id, c.slot_id, clone=True)
 
 
-def use_ability(ctx: flow.Ctx, seat: int, c: cmd.UseAbility) -> None:
+def use_ability(ctx: Ctx, seat: int, c: cmd.UseAbility) -> None:
     state = ctx.state
     card = content().cards.get(c.card_id)
     perm = card.permanent if card is not None else None
@@ -184,10 +186,10 @@ def use_ability(ctx: flow.Ctx, seat: int, c: cmd.UseAbility) -> None:
     if not usable(state, seat, effect):
         fail("part_unusable", f"§5.3 P3 use_ability (§6.1.3): the effect of {c.card_id} is not usable now")
     ctx.emit(ev.AbilityUsed(seat, c.card_id))
-    flow.open_frame(ctx, seat, "ability", *parts_of(effect), card_id=c.card_id)
+    frames.open_frame(ctx, seat, "ability", *parts_of(effect), card_id=c.card_id)
 
 
-def choose_order(ctx: flow.Ctx, seat: int, c: cmd.ChooseOrder) -> None:
+def choose_order(ctx: Ctx, seat: int, c: cmd.ChooseOrder) -> None:
     if c.first not in ("card", "slot"):
         fail("invalid_argument", "§5.3 P4 choose_order: `first` is `card` or `slot`")
     ctx.emit(ev.OrderChosen(seat, c.first))
@@ -195,7 +197,7 @@ def choose_order(ctx: flow.Ctx, seat: int, c: cmd.ChooseOrder) -> None:
 
 # --- P5-P7: the card block -----------------------------------------------------------------------------------
 
-def pay_special(ctx: flow.Ctx, seat: int, c: cmd.PaySpecial) -> None:
+def pay_special(ctx: Ctx, seat: int, c: cmd.PaySpecial) -> None:
     turn = ctx.state.turn
     assert turn is not None
     cost = content().cards[turn.card_id].cost or 0
@@ -204,29 +206,29 @@ def pay_special(ctx: flow.Ctx, seat: int, c: cmd.PaySpecial) -> None:
     ctx.emit(ev.SpecialPaid(seat, turn.card_id, cost))
 
 
-def decline_special(ctx: flow.Ctx, seat: int, c: cmd.DeclineSpecial) -> None:
+def decline_special(ctx: Ctx, seat: int, c: cmd.DeclineSpecial) -> None:
     turn = ctx.state.turn
     assert turn is not None
-    ctx.emit(ev.SpecialDeclined(seat, turn.card_id, flow.discard_destination(ctx.state, turn.card_id)))
+    ctx.emit(ev.SpecialDeclined(seat, turn.card_id, discards.discard_destination(ctx.state, turn.card_id)))
 
 
-def discard_action_card(ctx: flow.Ctx, seat: int, c: cmd.DiscardActionCard) -> None:
+def discard_action_card(ctx: Ctx, seat: int, c: cmd.DiscardActionCard) -> None:
     player = ctx.state.players[seat]
     if c.card_id not in action_cards(player):
         fail("no_such_action_card", f"§5.3 P6 action_limit: {c.card_id} is not one of your action cards")
     unused = c.card_id not in player.used_actions
-    ctx.emit(ev.ActionCardDiscarded(seat, c.card_id, unused, flow.discard_destination(ctx.state, c.card_id)))
+    ctx.emit(ev.ActionCardDiscarded(seat, c.card_id, unused, discards.discard_destination(ctx.state, c.card_id)))
 
 
-def decline_claim(ctx: flow.Ctx, seat: int, c: cmd.DeclineClaim) -> None:
+def decline_claim(ctx: Ctx, seat: int, c: cmd.DeclineClaim) -> None:
     turn = ctx.state.turn
     assert turn is not None
     if turn.special_paid:
         fail("must_claim_paid_card", "§5.3 P5/P6 (RULING 9.2.7): a paid Special card must be claimed")
-    ctx.emit(ev.ClaimDeclined(seat, turn.card_id, flow.discard_destination(ctx.state, turn.card_id)))
+    ctx.emit(ev.ClaimDeclined(seat, turn.card_id, discards.discard_destination(ctx.state, turn.card_id)))
 
 
-def use_discarded_action(ctx: flow.Ctx, seat: int, c: cmd.UseDiscardedAction) -> None:
+def use_discarded_action(ctx: Ctx, seat: int, c: cmd.UseDiscardedAction) -> None:
     turn = ctx.state.turn
     assert turn is not None
     card_id = turn.discarded_action
@@ -235,12 +237,12 @@ def use_discarded_action(ctx: flow.Ctx, seat: int, c: cmd.UseDiscardedAction) ->
         ctx.emit(ev.ActionCardUsed(seat, card_id, "limit_discard"))
         effect = content().cards[card_id].effect
         assert effect is not None
-        flow.open_frame(ctx, seat, "discarded_action", *parts_of(effect), card_id=card_id)
+        frames.open_frame(ctx, seat, "discarded_action", *parts_of(effect), card_id=card_id)
 
 
 # --- P8: resolve_effect -------------------------------------------------------------------------------------
 
-def start_part(ctx: flow.Ctx, seat: int, c: cmd.StartPart) -> None:
+def start_part(ctx: Ctx, seat: int, c: cmd.StartPart) -> None:
     top = _top(ctx.state)
     if not 0 <= c.part < len(top.parts):
         fail("invalid_argument", f"§5.3 P8 start_part: part {c.part} out of range 0..{len(top.parts) - 1}")
@@ -248,22 +250,22 @@ def start_part(ctx: flow.Ctx, seat: int, c: cmd.StartPart) -> None:
         fail("part_already_resolved", f"§5.3 P8 start_part: part {c.part} is already resolved")
     if not usable(ctx.state, seat, top.parts[c.part]):
         fail("part_unusable", f"§5.3 P8 start_part (§6.1.3): part {c.part} is not usable now")
-    flow.start_part(ctx, seat, top, c.part)
+    frames.start_part(ctx, seat, top, c.part)
 
 
-def end_effect(ctx: flow.Ctx, seat: int, c: cmd.EndEffect) -> None:
+def end_effect(ctx: Ctx, seat: int, c: cmd.EndEffect) -> None:
     top = _top(ctx.state)
     ctx.emit(ev.EffectEnded(top.id, tuple(i for i, done in enumerate(top.resolved) if not done)))
 
 
-def done(ctx: flow.Ctx, seat: int, c: cmd.Done) -> None:
+def done(ctx: Ctx, seat: int, c: cmd.Done) -> None:
     top = _top(ctx.state)
     ctx.emit(ev.PartEnded(top.id, _active(ctx.state).part, skipped=True))
 
 
 # --- P9 sub-prompts -----------------------------------------------------------------------------------------
 
-def choose_option(ctx: flow.Ctx, seat: int, c: cmd.ChooseOption) -> None:
+def choose_option(ctx: Ctx, seat: int, c: cmd.ChooseOption) -> None:
     top = _top(ctx.state)
     node = _active(ctx.state).node
     assert isinstance(node, Choice)
@@ -272,10 +274,10 @@ def choose_option(ctx: flow.Ctx, seat: int, c: cmd.ChooseOption) -> None:
     if not usable(ctx.state, seat, node.options[c.option]):
         fail("part_unusable", f"§5.3 P9.1 choose_option (§6.1.3): option {c.option} is not usable now")
     ctx.emit(ev.OptionChosen(top.id, c.option))
-    flow.begin_node(ctx, seat, top, _active(ctx.state).part, unwrap(node.options[c.option]), started=True)
+    frames.begin_node(ctx, seat, top, _active(ctx.state).part, unwrap(node.options[c.option]), started=True)
 
 
-def build(ctx: flow.Ctx, seat: int, c: cmd.Build) -> None:
+def build(ctx: Ctx, seat: int, c: cmd.Build) -> None:
     state = ctx.state
     node = _active(state).node
     rule = "§5.3 P9.2 build"
@@ -301,7 +303,8 @@ def build(ctx: flow.Ctx, seat: int, c: cmd.Build) -> None:
     if upgrade_too:
         cost = build_cost(player, geom, c.kind, c.site, "usual", None)
     else:
-        cost = build_cost(player, geom, c.kind, c.site, node.cost, node.discount)  # type: ignore[union-attr]
+        build_node = cast(Build, node)
+        cost = build_cost(player, geom, c.kind, c.site, build_node.cost, build_node.discount)
     paid = bio_payment(cost, player.res, c.bio_for_kelp, c.bio_for_steelplast)
     if paid == "invalid_payment":
         fail("invalid_payment", f"{rule} (§6.4.2): biomatter replaces at most the kelp/steelplast of the cost")
@@ -309,12 +312,12 @@ def build(ctx: flow.Ctx, seat: int, c: cmd.Build) -> None:
         fail("insufficient_resources", f"{rule} (§6.4.2): you cannot pay {_res_text(cost)}")
     assert isinstance(paid, Res)
     if upgrade_too:
-        after = flow.simulate_build(state, seat, c.kind, c.site, paid)
+        after = resolve.simulate_build(state, seat, c.kind, c.site, paid)
         left = after.players[seat]
         if not any(covers(left.res, bag) for bag in upgrade_bags(left, c.kind, "usual")):
             fail("cannot_complete_build_and_upgrade",
                  f"{rule} (§6.5): after this build you could not pay the upgrade of the same structure")
-    flow.build(ctx, seat, c.kind, c.site, paid)
+    resolve.build(ctx, seat, c.kind, c.site, paid)
 
 
 def _res_text(res: Res) -> str:
@@ -323,7 +326,7 @@ def _res_text(res: Res) -> str:
     return ", ".join(parts) or "nothing"
 
 
-def upgrade(ctx: flow.Ctx, seat: int, c: cmd.Upgrade) -> None:
+def upgrade(ctx: Ctx, seat: int, c: cmd.Upgrade) -> None:
     state = ctx.state
     node = _active(state).node
     assert isinstance(node, Upgrade)
@@ -349,10 +352,10 @@ def upgrade(ctx: flow.Ctx, seat: int, c: cmd.Upgrade) -> None:
         bag = bags[0]
     if not covers(player.res, bag):
         fail("insufficient_resources", f"{rule} (§6.5): you cannot pay {_res_text(bag)}")
-    flow.upgrade(ctx, seat, c.site, bag)
+    resolve.upgrade(ctx, seat, c.site, bag)
 
 
-def use_action_card(ctx: flow.Ctx, seat: int, c: cmd.UseActionCard) -> None:
+def use_action_card(ctx: Ctx, seat: int, c: cmd.UseActionCard) -> None:
     player = ctx.state.players[seat]
     if c.card_id not in action_cards(player):
         fail("no_such_action_card", f"§5.3 P9.4 (§6.3): {c.card_id} is not one of your claimed action cards")
@@ -361,10 +364,10 @@ def use_action_card(ctx: flow.Ctx, seat: int, c: cmd.UseActionCard) -> None:
     ctx.emit(ev.ActionCardUsed(seat, c.card_id, "use_action"))
     effect = content().cards[c.card_id].effect
     assert effect is not None
-    flow.open_frame(ctx, seat, "action_card", *parts_of(effect), card_id=c.card_id)
+    frames.open_frame(ctx, seat, "action_card", *parts_of(effect), card_id=c.card_id)
 
 
-def restore_action_card(ctx: flow.Ctx, seat: int, c: cmd.RestoreActionCard) -> None:
+def restore_action_card(ctx: Ctx, seat: int, c: cmd.RestoreActionCard) -> None:
     player = ctx.state.players[seat]
     if c.card_id not in action_cards(player):
         fail("no_such_action_card", f"§5.3 P9.5 (§6.3): {c.card_id} is not one of your claimed action cards")
@@ -373,7 +376,7 @@ def restore_action_card(ctx: flow.Ctx, seat: int, c: cmd.RestoreActionCard) -> N
     ctx.emit(ev.ActionCardRestored(seat, c.card_id))
 
 
-def take_special(ctx: flow.Ctx, seat: int, c: cmd.TakeSpecial) -> None:
+def take_special(ctx: Ctx, seat: int, c: cmd.TakeSpecial) -> None:
     state = ctx.state
     top = _top(state)
     assert isinstance(_active(state).node, TakeSpecial)
@@ -407,7 +410,7 @@ def take_special(ctx: flow.Ctx, seat: int, c: cmd.TakeSpecial) -> None:
     ctx.emit(ev.PartEnded(top.id, _active(ctx.state).part))
 
 
-def keep_special(ctx: flow.Ctx, seat: int, c: cmd.KeepSpecial) -> None:
+def keep_special(ctx: Ctx, seat: int, c: cmd.KeepSpecial) -> None:
     state = ctx.state
     active = _active(state)
     drawn = active.drawn
@@ -420,7 +423,7 @@ def keep_special(ctx: flow.Ctx, seat: int, c: cmd.KeepSpecial) -> None:
     ctx.emit(ev.PartEnded(_top(ctx.state).id, active.part))
 
 
-def gain_distinct(ctx: flow.Ctx, seat: int, c: cmd.GainDistinct) -> None:
+def gain_distinct(ctx: Ctx, seat: int, c: cmd.GainDistinct) -> None:
     state = ctx.state
     top = _top(state)
     node = _active(state).node
@@ -428,34 +431,34 @@ def gain_distinct(ctx: flow.Ctx, seat: int, c: cmd.GainDistinct) -> None:
     n = node.n  # type: ignore[union-attr]
     if len(c.types) != n or len(set(c.types)) != n or any(t not in allowed for t in c.types):
         fail("invalid_argument", f"§5.3 P9.8 gain_distinct: {n} different types among {list(allowed)}")
-    flow.gain(ctx, seat, Gain(**{t: 1 for t in c.types}), f"{top.source}:gain_distinct", top.root)
+    resolve.gain(ctx, seat, Gain(**{t: 1 for t in c.types}), f"{top.source}:gain_distinct", top.root)
     ctx.emit(ev.PartEnded(_top(ctx.state).id, _active(ctx.state).part))
 
 
-def pay(ctx: flow.Ctx, seat: int, c: cmd.Pay) -> None:
+def pay(ctx: Ctx, seat: int, c: cmd.Pay) -> None:
     state = ctx.state
     top = _top(state)
     active = _active(state)
-    node = active.node
-    if not 1 <= c.times <= node.max_times:  # type: ignore[union-attr]
-        fail("invalid_argument", f"§5.3 P9.9 pay: times is 1..{node.max_times}")  # type: ignore[union-attr]
-    cost = node.cost  # type: ignore[union-attr]
+    node = cast(Pay, active.node)
+    if not 1 <= c.times <= node.max_times:
+        fail("invalid_argument", f"§5.3 P9.9 pay: times is 1..{node.max_times}")
+    cost = node.cost
     total = scaled(cost, c.times)
     if not covers(state.players[seat].res, total):
         fail("insufficient_resources", f"§5.3 P9.9 pay: you cannot pay {_res_text(total)}")
     ctx.emit(ev.ResourcesPaid(seat, total, f"{top.source}:pay"))
-    then = node.then  # type: ignore[union-attr]
-    if flow.is_automatic(then):
+    then = node.then
+    if resolve.is_automatic(then):
         for _ in range(c.times):
-            flow.resolve_now(ctx, seat, then, f"{top.source}:pay", top.root)
+            resolve.resolve_now(ctx, seat, then, f"{top.source}:pay", top.root)
         ctx.emit(ev.PartEnded(top.id, active.part))
         return
     ctx.emit(ev.PartEnded(top.id, active.part))
     for _ in range(c.times):
-        flow.open_frame(ctx, seat, top.source, *parts_of(then), top.card_id, top.slot_id, top.root)
+        frames.open_frame(ctx, seat, top.source, *parts_of(then), top.card_id, top.slot_id, top.root)
 
 
-def exchange(ctx: flow.Ctx, seat: int, c: cmd.Exchange) -> None:
+def exchange(ctx: Ctx, seat: int, c: cmd.Exchange) -> None:
     top = _top(ctx.state)
     node = _active(ctx.state).node
     if c.direction == "a_to_b":
@@ -472,7 +475,7 @@ def exchange(ctx: flow.Ctx, seat: int, c: cmd.Exchange) -> None:
     ctx.emit(ev.PartEnded(top.id, _active(ctx.state).part))
 
 
-def perform_slot(ctx: flow.Ctx, seat: int, c: cmd.PerformSlot) -> None:
+def perform_slot(ctx: Ctx, seat: int, c: cmd.PerformSlot) -> None:
     state = ctx.state
     top = _top(state)
     node = _active(state).node
@@ -486,10 +489,10 @@ def perform_slot(ctx: flow.Ctx, seat: int, c: cmd.PerformSlot) -> None:
     ctx.emit(ev.SlotPerformed(seat, c.slot_id))
     ctx.emit(ev.PartEnded(top.id, _active(state).part))
     parts, is_all = slot_parts(ctx.state.players[seat], slot)
-    flow.open_frame(ctx, seat, "performed_slot", parts, is_all, slot_id=slot.id)
+    frames.open_frame(ctx, seat, "performed_slot", parts, is_all, slot_id=slot.id)
 
 
-def choose_structure(ctx: flow.Ctx, seat: int, c: cmd.ChooseStructure) -> None:
+def choose_structure(ctx: Ctx, seat: int, c: cmd.ChooseStructure) -> None:
     state = ctx.state
     top = _top(state)
     player = state.players[seat]
@@ -499,14 +502,14 @@ def choose_structure(ctx: flow.Ctx, seat: int, c: cmd.ChooseStructure) -> None:
         fail("not_eligible_structure",
              f"§5.3 P9.12 choose_structure: {c.site} is not an upgraded structure adjacent to a connected city")
     row = content().info.production.row(player.pieces[c.site].kind)
-    flow.gain_yield(ctx, seat, row.upgraded, "structure_production")
+    resolve.gain_yield(ctx, seat, row.upgraded, "structure_production")
     ctx.emit(ev.PartEnded(top.id, _active(state).part))
 
 
-def convert_city(ctx: flow.Ctx, seat: int, c: cmd.ConvertCity) -> None:
+def convert_city(ctx: Ctx, seat: int, c: cmd.ConvertCity) -> None:
     state = ctx.state
     top = _top(state)
-    node = _active(state).node
+    node = cast(ConvertCity, _active(state).node)
     player = state.players[seat]
     if c.site not in geometry(player).site_kind:
         fail("unknown_site", f"§5.3 P9.13 convert_city: {c.site} is not a site of your board")
@@ -515,21 +518,21 @@ def convert_city(ctx: flow.Ctx, seat: int, c: cmd.ConvertCity) -> None:
         fail("not_nonsymbiotic_city", f"§5.3 P9.13 convert_city: no nonsymbiotic city on {c.site}")
     if not supply_has(state, "city_sym"):
         fail("supply_exhausted", "§5.3 P9.13 convert_city (§6.4.3): no symbiotic dome left in the supply")
-    cost = node.cost  # type: ignore[union-attr]
+    cost = node.cost
     if not covers(player.res, cost):
         fail("insufficient_resources", f"§5.3 P9.13 convert_city: you cannot pay {_res_text(cost)}")
     ctx.emit(ev.CityConverted(seat, c.site, cost))
-    flow.check_contracts(ctx, seat)
+    resolve.check_contracts(ctx, seat)
     ctx.emit(ev.PartEnded(top.id, _active(ctx.state).part))
 
 
 # --- P10-P12 ------------------------------------------------------------------------------------------------
 
-def end_turn(ctx: flow.Ctx, seat: int, c: cmd.EndTurn) -> None:
+def end_turn(ctx: Ctx, seat: int, c: cmd.EndTurn) -> None:
     flow.end_turn(ctx)
 
 
-def set_production_options(ctx: flow.Ctx, seat: int, c: cmd.SetProductionOptions) -> None:
+def set_production_options(ctx: Ctx, seat: int, c: cmd.SetProductionOptions) -> None:
     allowed = flow.optional_production_cards(ctx.state, seat)
     for card_id in c.use_card_ids:
         if card_id not in allowed:
@@ -541,7 +544,7 @@ def set_production_options(ctx: flow.Ctx, seat: int, c: cmd.SetProductionOptions
         flow.resolve_production(ctx)
 
 
-def buy_points(ctx: flow.Ctx, seat: int, c: cmd.BuyPoints) -> None:
+def buy_points(ctx: Ctx, seat: int, c: cmd.BuyPoints) -> None:
     state = ctx.state
     card = content().cards.get(c.card_id)
     if c.card_id not in flow.buy_cards(state, seat) or card is None:
@@ -559,13 +562,13 @@ def buy_points(ctx: flow.Ctx, seat: int, c: cmd.BuyPoints) -> None:
     ctx.emit(ev.FinalPurchaseChosen(seat, c.card_id, c.times))
 
 
-def done_buying(ctx: flow.Ctx, seat: int, c: cmd.DoneBuying) -> None:
+def done_buying(ctx: Ctx, seat: int, c: cmd.DoneBuying) -> None:
     ctx.emit(ev.FinalPurchasesDone(seat))
     if not ctx.state.prompt_seats:
         flow.final_scoring(ctx)
 
 
-HANDLERS: dict[type, Callable[[flow.Ctx, int, Any], None]] = {
+HANDLERS: dict[type, Callable[[Ctx, int, Any], None]] = {
     cmd.KeepCards: keep_cards,
     cmd.DiscardCards: discard_cards,
     cmd.PlayCard: play_card,

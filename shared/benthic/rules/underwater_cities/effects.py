@@ -5,6 +5,7 @@ by the loader before decoding: a node's ``kinds`` is always a tuple of concrete 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated, Literal, Union
 
 import msgspec
@@ -89,7 +90,7 @@ class _Node(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="
     pass
 
 
-class Gain(_Node, tag="gain"):
+class Gain(_Node, frozen=True, tag="gain"):
     credit: NonNeg = 0
     kelp: NonNeg = 0
     steelplast: NonNeg = 0
@@ -99,24 +100,24 @@ class Gain(_Node, tag="gain"):
     cards: NonNeg = 0
 
 
-class GainDistinct(_Node, tag="gain_distinct"):
+class GainDistinct(_Node, frozen=True, tag="gain_distinct"):
     n: Positive
     from_: tuple[Resource, ...] = msgspec.field(name="from", default=("credit", "kelp", "steelplast", "science"))
 
 
-class Fed(_Node, tag="fed"):
+class Fed(_Node, frozen=True, tag="fed"):
     steps: Positive
 
 
-class All(_Node, tag="all"):
+class All(_Node, frozen=True, tag="all"):
     parts: tuple[Effect, ...]
 
 
-class Choice(_Node, tag="choice"):
+class Choice(_Node, frozen=True, tag="choice"):
     options: tuple[Effect, ...]
 
 
-class Build(_Node, tag="build"):
+class Build(_Node, frozen=True, tag="build"):
     kinds: tuple[Kind, ...]
     n: Positive = 1
     cost: Literal["usual", "free"] | Res = "usual"
@@ -124,65 +125,65 @@ class Build(_Node, tag="build"):
     site: Literal["regular", "expansion"] = "regular"
 
 
-class BuildUpgrade(_Node, tag="build_upgrade"):
+class BuildUpgrade(_Node, frozen=True, tag="build_upgrade"):
     kinds: tuple[Kind, ...]
 
 
-class Upgrade(_Node, tag="upgrade"):
+class Upgrade(_Node, frozen=True, tag="upgrade"):
     kinds: tuple[Kind, ...]
     n: Positive = 1
     cost: Literal["usual", "free"] | UpgradeCost = "usual"
 
 
-class UseAction(_Node, tag="use_action"):
+class UseAction(_Node, frozen=True, tag="use_action"):
     n: Positive = 1
 
 
-class RestoreAction(_Node, tag="restore_action"):
+class RestoreAction(_Node, frozen=True, tag="restore_action"):
     n: Positive = 1
 
 
-class TakeSpecial(_Node, tag="take_special"):
+class TakeSpecial(_Node, frozen=True, tag="take_special"):
     pass
 
 
-class PerformSlot(_Node, tag="perform_slot"):
+class PerformSlot(_Node, frozen=True, tag="perform_slot"):
     scope: Literal["available", "occupied_other", "available_or_occupied_other"]
     colored_only: bool = False
 
 
-class Pay(_Node, tag="pay"):
+class Pay(_Node, frozen=True, tag="pay"):
     cost: Res
     then: Effect
     max_times: Positive = 1
 
 
-class Exchange(_Node, tag="exchange"):
+class Exchange(_Node, frozen=True, tag="exchange"):
     a: Res
     b: Res
 
 
-class If(_Node, tag="if"):
+class If(_Node, frozen=True, tag="if"):
     cond: Condition
     then: Effect
 
 
-class Per(_Node, tag="per"):
+class Per(_Node, frozen=True, tag="per"):
     q: Quantity
     div: Positive
     then: Gain
     max: NonNeg | None = None
 
 
-class StructureProduction(_Node, tag="structure_production"):
+class StructureProduction(_Node, frozen=True, tag="structure_production"):
     pass
 
 
-class ConvertCity(_Node, tag="convert_city"):
+class ConvertCity(_Node, frozen=True, tag="convert_city"):
     cost: Res
 
 
-class GainMetropolis(_Node, tag="gain_metropolis"):
+class GainMetropolis(_Node, frozen=True, tag="gain_metropolis"):
     pass
 
 
@@ -218,41 +219,41 @@ class _Ev(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="ev
     pass
 
 
-class OnSlotMismatch(_Ev, tag="slot_mismatch"):
+class OnSlotMismatch(_Ev, frozen=True, tag="slot_mismatch"):
     pass
 
 
-class OnFedEnter(_Ev, tag="fed_enter"):
+class OnFedEnter(_Ev, frozen=True, tag="fed_enter"):
     space: Annotated[int, msgspec.Meta(ge=1, le=4)]
 
 
-class OnFedAdvance(_Ev, tag="fed_advance"):
+class OnFedAdvance(_Ev, frozen=True, tag="fed_advance"):
     pass
 
 
-class OnBuilt(_Ev, tag="built"):
+class OnBuilt(_Ev, frozen=True, tag="built"):
     kinds: tuple[Kind, ...]
     nth_at_connected_city: Positive | None = None
 
 
-class OnTunnelsThisTurn(_Ev, tag="tunnels_this_turn"):
+class OnTunnelsThisTurn(_Ev, frozen=True, tag="tunnels_this_turn"):
     n: Positive
 
 
-class OnUpgraded(_Ev, tag="upgraded"):
+class OnUpgraded(_Ev, frozen=True, tag="upgraded"):
     kinds: tuple[Kind, ...]
     nth_upgraded_at_connected_city: Positive | None = None
 
 
-class OnSlotGave(_Ev, tag="slot_gave"):
+class OnSlotGave(_Ev, frozen=True, tag="slot_gave"):
     res: Resource
 
 
-class OnMetropolisConnected(_Ev, tag="metropolis_connected"):
+class OnMetropolisConnected(_Ev, frozen=True, tag="metropolis_connected"):
     pass
 
 
-class OnSlotUsed(_Ev, tag="slot_used"):
+class OnSlotUsed(_Ev, frozen=True, tag="slot_used"):
     slot_effect: str
 
 
@@ -275,23 +276,23 @@ class _Kind(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="
     pass
 
 
-class Trigger(_Kind, tag="trigger"):
+class Trigger(_Kind, frozen=True, tag="trigger"):
     on: TriggerEvent
     effect: Effect
     once_per_turn: bool = False
 
 
-class Discount(_Kind, tag="discount"):
+class Discount(_Kind, frozen=True, tag="discount"):
     target: Literal["build", "upgrade"]
     kinds: tuple[Kind, ...]
     amount: Res
 
 
-class HandLimit(_Kind, tag="hand_limit"):
+class HandLimit(_Kind, frozen=True, tag="hand_limit"):
     plus: Positive
 
 
-class Ability(_Kind, tag="ability"):
+class Ability(_Kind, frozen=True, tag="ability"):
     effect: Effect
     once_per_turn: bool = True
 
@@ -299,11 +300,11 @@ class Ability(_Kind, tag="ability"):
 Permanent = Union[Trigger, Discount, HandLimit, Ability]
 
 
-class Produce(_Kind, tag="produce"):
+class Produce(_Kind, frozen=True, tag="produce"):
     effect: Gain | Per
 
 
-class Modifier(_Kind, tag="modifier"):
+class Modifier(_Kind, frozen=True, tag="modifier"):
     modifier: Literal["lab_alt_output", "biomatter_bonus"]
     optional: bool = False
     amount: NonNeg = 0
@@ -312,19 +313,19 @@ class Modifier(_Kind, tag="modifier"):
 Production = Union[Produce, Modifier]
 
 
-class PerScore(_Kind, tag="per"):
+class PerScore(_Kind, frozen=True, tag="per"):
     q: Quantity
     div: Positive
     points: NonNeg
     max: NonNeg | None = None
 
 
-class TableScore(_Kind, tag="table"):
+class TableScore(_Kind, frozen=True, tag="table"):
     q: Quantity
     steps: tuple[tuple[NonNeg, NonNeg], ...]
 
 
-class BuyScore(_Kind, tag="buy"):
+class BuyScore(_Kind, frozen=True, tag="buy"):
     cost: Res
     points: NonNeg
     max_times: Positive = 1
@@ -340,7 +341,7 @@ def parts_of(node: Effect) -> tuple[tuple[Effect, ...], bool]:
     return (node,), False
 
 
-def walk(node: Effect):
+def walk(node: Effect) -> Iterator[Effect]:
     """Every node of an effect tree, depth first."""
     yield node
     if isinstance(node, All):

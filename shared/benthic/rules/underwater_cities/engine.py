@@ -2,27 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, SeatResult, Secret
+from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, SeatResult, Secret, switches_content
+from benthic.rules.presentation import Description
 
 from . import views
+from .catalogue import catalogue
 from .commands import Command
-from .content import content
+from .content import PACKS
 from .decide import decide
+from .describe import describe, describe_all
 from .events import Event
 from .evolve import evolve
 from .heuristic import evaluate
 from .legal import legal_commands
 from .setup import MAX_SEATS, MIN_SEATS, start
 from .state import GameState
+from .upcast import UPCASTERS
 
-ENGINE_VERSION = "uc-engine/1"
 
-
-class UnderwaterCitiesEngine(Engine):
+class UnderwaterCitiesEngine(Engine[GameState, Command, Event]):
     game_type = "underwater_cities"
-    version = f"{ENGINE_VERSION}+{content().version}"
+    version = "uc-engine/2"
+    engine_version = 2
+    upcasters = UPCASTERS
+    content_packs = PACKS
     min_seats = MIN_SEATS
     max_seats = MAX_SEATS
     command_type = Command
@@ -36,19 +42,33 @@ class UnderwaterCitiesEngine(Engine):
     def initial_state(self) -> GameState:
         return GameState()
 
+    @switches_content
     def evolve(self, state: GameState, event: Any) -> GameState:
-        return evolve(state, event)
+        if state.content is PACKS.key:  # the hot path: a game of the pack in use
+            return evolve(state, event)
+        return PACKS.run(PACKS.key_of(state, event), evolve, state, event)
 
+    # The hot paths switch to their state's pack themselves (see evolve); every other method is wrapped.
+    @switches_content
     def decide(self, state: GameState, seat: int, command: Any) -> list[Any]:
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), decide, state, seat, command)
         return decide(state, seat, command)
 
+    @switches_content
     def prompt(self, state: GameState) -> Prompt | None:
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), views.prompt, state)
         return views.prompt(state)
 
+    @switches_content
     def is_over(self, state: GameState) -> bool:
-        return state.phase == "over"
+        return state.phase == "over"  # reads no content
 
+    @switches_content
     def legal_commands(self, state: GameState, seat: int) -> list[Any]:
+        if state.content is not PACKS.key:
+            return PACKS.run(PACKS.key_of(state), legal_commands, state, seat)
         return legal_commands(state, seat)
 
     def view(self, state: GameState, seat: int | None) -> dict[str, Any]:
@@ -78,3 +98,12 @@ class UnderwaterCitiesEngine(Engine):
 
     def heuristic(self, state: GameState, seat: int) -> float:
         return evaluate(state, seat)
+
+    def catalogue(self) -> dict[str, Any]:
+        return catalogue(self.version)
+
+    def describe(self, state: GameState, command: Any, seat: int | None = None) -> Description:
+        return describe(state, command, seat)
+
+    def describe_all(self, state: GameState, commands: Sequence[Any], seat: int | None = None) -> list[Description]:
+        return describe_all(state, commands, seat)

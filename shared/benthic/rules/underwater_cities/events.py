@@ -9,6 +9,8 @@ from typing import Union
 
 import msgspec
 
+from benthic.rules.core import PackRef
+
 from .content import Yield
 from .effects import Effect, Res
 from .state import Rules
@@ -20,14 +22,15 @@ class _Event(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_field
 
 # --- setup ---------------------------------------------------------------------------------------------------
 
-class GameStarted(_Event, tag="game_started"):
+class GameStarted(_Event, frozen=True, tag="game_started"):
     seats: int
     seed: int
     rules: Rules
     government_contracts: bool
+    content: PackRef  # the content pack the game is played with
 
 
-class BoardSideChosen(_Event, tag="board_side_chosen"):
+class BoardSideChosen(_Event, frozen=True, tag="board_side_chosen"):
     main_side: str
     board_side: str
     cloning_tile: bool
@@ -36,88 +39,88 @@ class BoardSideChosen(_Event, tag="board_side_chosen"):
     purple_domes: int | None
 
 
-class PlayOrderSet(_Event, tag="play_order_set"):
+class PlayOrderSet(_Event, frozen=True, tag="play_order_set"):
     order: tuple[int, ...]
     reason: str  # setup | federation
 
 
-class FederationInitialized(_Event, tag="federation_initialized"):
+class FederationInitialized(_Event, frozen=True, tag="federation_initialized"):
     spaces: tuple[int, ...]  # per seat: 0 = below space 4
 
 
-class ResourcesGained(_Event, tag="resources_gained"):
+class ResourcesGained(_Event, frozen=True, tag="resources_gained"):
     seat: int
     gained: Yield
     reason: str
 
 
-class ResourcesPaid(_Event, tag="resources_paid"):
+class ResourcesPaid(_Event, frozen=True, tag="resources_paid"):
     seat: int
     paid: Res
     reason: str
 
 
-class BoardsAssigned(_Event, tag="boards_assigned"):
+class BoardsAssigned(_Event, frozen=True, tag="boards_assigned"):
     boards: tuple[int, ...]  # per seat: board id (basic 1..4, advanced 5..8)
     start_site: str
 
 
-class MetropolisesDealt(_Event, tag="metropolises_dealt"):
+class MetropolisesDealt(_Event, frozen=True, tag="metropolises_dealt"):
     tiles: tuple[dict[str, str], ...]  # per seat: space -> tile
 
 
-class DeckShuffled(_Event, tag="deck_shuffled"):
+class DeckShuffled(_Event, frozen=True, tag="deck_shuffled"):
     deck: str  # era1 | era2 | era3 | special
     order: tuple[str, ...]  # top first (visible to nobody)
 
 
-class DeckReshuffled(_Event, tag="deck_reshuffled"):
+class DeckReshuffled(_Event, frozen=True, tag="deck_reshuffled"):
     deck: str
     order: tuple[str, ...]
 
 
-class BoxContents(_Event, tag="box_contents"):
+class BoxContents(_Event, frozen=True, tag="box_contents"):
     three_credit_specials: tuple[str, ...]
     contracts: tuple[str, ...]
     metropolis_tiles: tuple[str, ...]
 
 
-class SpecialsSetup(_Event, tag="specials_setup"):
+class SpecialsSetup(_Event, frozen=True, tag="specials_setup"):
     row: tuple[str, ...]
     deck_top: str
     deck_count: int
 
 
-class ContractsRevealed(_Event, tag="contracts_revealed"):
+class ContractsRevealed(_Event, frozen=True, tag="contracts_revealed"):
     contract_ids: tuple[str, ...]
 
 
-class CardsDealt(_Event, tag="cards_dealt"):
+class CardsDealt(_Event, frozen=True, tag="cards_dealt"):
     seat: int
     count: int
 
 
-class CardsDealtDetail(_Event, tag="cards_dealt_detail"):
+class CardsDealtDetail(_Event, frozen=True, tag="cards_dealt_detail"):
     seat: int
     card_ids: tuple[str, ...]
 
 
-class KeepStarted(_Event, tag="keep_started"):
+class KeepStarted(_Event, frozen=True, tag="keep_started"):
     seats: tuple[int, ...]
     limits: tuple[int, ...]  # per prompted seat, same order
 
 
-class CardsKept(_Event, tag="cards_kept"):
+class CardsKept(_Event, frozen=True, tag="cards_kept"):
     seat: int
     kept_count: int
 
 
-class CardsKeptDetail(_Event, tag="cards_kept_detail"):
+class CardsKeptDetail(_Event, frozen=True, tag="cards_kept_detail"):
     seat: int
     card_ids: tuple[str, ...]
 
 
-class CardsDiscarded(_Event, tag="cards_discarded"):
+class CardsDiscarded(_Event, frozen=True, tag="cards_discarded"):
     seat: int
     card_ids: tuple[str, ...]
     destination: str  # era_discard | removed | special_bottom | box
@@ -125,11 +128,11 @@ class CardsDiscarded(_Event, tag="cards_discarded"):
 
 # --- rounds and turns ---------------------------------------------------------------------------------------
 
-class RoundStarted(_Event, tag="round_started"):
+class RoundStarted(_Event, frozen=True, tag="round_started"):
     round: int
 
 
-class TurnStarted(_Event, tag="turn_started"):
+class TurnStarted(_Event, frozen=True, tag="turn_started"):
     seat: int
     round: int
     pass_no: int
@@ -137,137 +140,137 @@ class TurnStarted(_Event, tag="turn_started"):
     must_discard: bool
 
 
-class CloneUsed(_Event, tag="clone_used"):
+class CloneUsed(_Event, frozen=True, tag="clone_used"):
     seat: int
     slot_id: str
 
 
-class TilePlaced(_Event, tag="tile_placed"):
+class TilePlaced(_Event, frozen=True, tag="tile_placed"):
     seat: int
     slot_id: str
     clone: bool
 
 
-class CardPlayed(_Event, tag="card_played"):
+class CardPlayed(_Event, frozen=True, tag="card_played"):
     seat: int
     card_id: str
     slot_id: str
     matched: bool
 
 
-class CardDiscarded(_Event, tag="card_discarded"):
+class CardDiscarded(_Event, frozen=True, tag="card_discarded"):
     seat: int
     card_id: str
     destination: str
 
 
-class OrderChosen(_Event, tag="order_chosen"):
+class OrderChosen(_Event, frozen=True, tag="order_chosen"):
     seat: int
     first: str
 
 
-class BlockStarted(_Event, tag="block_started"):
+class BlockStarted(_Event, frozen=True, tag="block_started"):
     seat: int
     block: str  # card | slot
     pay_special: bool  # the card block of a Special card starts with pay_special
 
 
-class BlockEnded(_Event, tag="block_ended"):
+class BlockEnded(_Event, frozen=True, tag="block_ended"):
     seat: int
     block: str
 
 
-class SpecialPaid(_Event, tag="special_paid"):
+class SpecialPaid(_Event, frozen=True, tag="special_paid"):
     seat: int
     card_id: str
     cost: int
 
 
-class SpecialDeclined(_Event, tag="special_declined"):
+class SpecialDeclined(_Event, frozen=True, tag="special_declined"):
     seat: int
     card_id: str
     destination: str
 
 
-class CardClaimed(_Event, tag="card_claimed"):
+class CardClaimed(_Event, frozen=True, tag="card_claimed"):
     seat: int
     card_id: str
 
 
-class CardUnderBoard(_Event, tag="card_under_board"):
+class CardUnderBoard(_Event, frozen=True, tag="card_under_board"):
     seat: int
     card_id: str
 
 
-class ActionLimitReached(_Event, tag="action_limit_reached"):
+class ActionLimitReached(_Event, frozen=True, tag="action_limit_reached"):
     seat: int
     card_id: str
 
 
-class ActionCardDiscarded(_Event, tag="action_card_discarded"):
+class ActionCardDiscarded(_Event, frozen=True, tag="action_card_discarded"):
     seat: int
     card_id: str
     was_unused: bool
     destination: str
 
 
-class ClaimDeclined(_Event, tag="claim_declined"):
+class ClaimDeclined(_Event, frozen=True, tag="claim_declined"):
     seat: int
     card_id: str
     destination: str
 
 
-class DiscardedActionAnswered(_Event, tag="discarded_action_answered"):
+class DiscardedActionAnswered(_Event, frozen=True, tag="discarded_action_answered"):
     seat: int
     card_id: str
     use: bool
 
 
-class ActionCardUsed(_Event, tag="action_card_used"):
+class ActionCardUsed(_Event, frozen=True, tag="action_card_used"):
     seat: int
     card_id: str
     via: str  # use_action | limit_discard
 
 
-class ActionCardRestored(_Event, tag="action_card_restored"):
+class ActionCardRestored(_Event, frozen=True, tag="action_card_restored"):
     seat: int
     card_id: str
 
 
-class AbilityUsed(_Event, tag="ability_used"):
+class AbilityUsed(_Event, frozen=True, tag="ability_used"):
     seat: int
     card_id: str
 
 
-class CardTriggered(_Event, tag="card_triggered"):
+class CardTriggered(_Event, frozen=True, tag="card_triggered"):
     seat: int
     card_id: str
     once_per_turn: bool
     slot_resolution: int = 0  # slot_gave: the slot resolution (root frame id) it fired for
 
 
-class EndOfTurnOffered(_Event, tag="end_of_turn_offered"):
+class EndOfTurnOffered(_Event, frozen=True, tag="end_of_turn_offered"):
     seat: int
 
 
-class TurnEnded(_Event, tag="turn_ended"):
+class TurnEnded(_Event, frozen=True, tag="turn_ended"):
     seat: int
 
 
-class CardsDrawn(_Event, tag="cards_drawn"):
+class CardsDrawn(_Event, frozen=True, tag="cards_drawn"):
     seat: int
     count: int
     reason: str
 
 
-class CardsDrawnDetail(_Event, tag="cards_drawn_detail"):
+class CardsDrawnDetail(_Event, frozen=True, tag="cards_drawn_detail"):
     seat: int
     card_ids: tuple[str, ...]
 
 
 # --- effect frames ------------------------------------------------------------------------------------------
 
-class FrameOpened(_Event, tag="frame_opened"):
+class FrameOpened(_Event, frozen=True, tag="frame_opened"):
     frame_id: int
     seat: int
     source: str
@@ -278,64 +281,64 @@ class FrameOpened(_Event, tag="frame_opened"):
     root: int = 0
 
 
-class PartStarted(_Event, tag="part_started"):
+class PartStarted(_Event, frozen=True, tag="part_started"):
     frame_id: int
     part: int
 
 
-class OptionChosen(_Event, tag="option_chosen"):
+class OptionChosen(_Event, frozen=True, tag="option_chosen"):
     frame_id: int
     option: int
 
 
-class PartEnded(_Event, tag="part_ended"):
+class PartEnded(_Event, frozen=True, tag="part_ended"):
     frame_id: int
     part: int
     skipped: bool = False
 
 
-class EffectEnded(_Event, tag="effect_ended"):
+class EffectEnded(_Event, frozen=True, tag="effect_ended"):
     frame_id: int
     skipped_parts: tuple[int, ...]
 
 
-class Built(_Event, tag="built"):
+class Built(_Event, frozen=True, tag="built"):
     seat: int
     kind: str
     site: str
     paid: Res
 
 
-class Upgraded(_Event, tag="upgraded"):
+class Upgraded(_Event, frozen=True, tag="upgraded"):
     seat: int
     site: str
     paid: Res
 
 
-class CityConverted(_Event, tag="city_converted"):
+class CityConverted(_Event, frozen=True, tag="city_converted"):
     seat: int
     site: str
     paid: Res
 
 
-class BuildBonusGained(_Event, tag="build_bonus_gained"):
+class BuildBonusGained(_Event, frozen=True, tag="build_bonus_gained"):
     seat: int
     site: str
     bonus: str
 
 
-class MetropolisConnected(_Event, tag="metropolis_connected"):
+class MetropolisConnected(_Event, frozen=True, tag="metropolis_connected"):
     seat: int
     space: str
     tile_id: str
 
 
-class MetropolisGained(_Event, tag="metropolis_gained"):
+class MetropolisGained(_Event, frozen=True, tag="metropolis_gained"):
     seat: int
     tile_id: str
 
 
-class FederationAdvanced(_Event, tag="federation_advanced"):
+class FederationAdvanced(_Event, frozen=True, tag="federation_advanced"):
     seat: int
     from_: int = msgspec.field(name="from")
     to: int = 0
@@ -345,100 +348,100 @@ class FederationAdvanced(_Event, tag="federation_advanced"):
     overflow_points: int = 0
 
 
-class SpecialTaken(_Event, tag="special_taken"):
+class SpecialTaken(_Event, frozen=True, tag="special_taken"):
     seat: int
     route: str  # row | deck_top | draw3
     card_id: str = ""  # row / deck_top: the (public) card taken
     row_index: int = 0
 
 
-class SpecialDrawSeen(_Event, tag="special_draw_seen"):
+class SpecialDrawSeen(_Event, frozen=True, tag="special_draw_seen"):
     seat: int
     card_ids: tuple[str, ...]  # the 3 cards of draw3 (owner only)
 
 
-class SpecialDraw3(_Event, tag="special_draw3"):
+class SpecialDraw3(_Event, frozen=True, tag="special_draw3"):
     seat: int
     kept_count: int
     bottomed_count: int
 
 
-class SpecialDraw3Detail(_Event, tag="special_draw3_detail"):
+class SpecialDraw3Detail(_Event, frozen=True, tag="special_draw3_detail"):
     seat: int
     card_ids: tuple[str, ...]
     kept: str
     bottom: tuple[str, ...]
 
 
-class SpecialRevealed(_Event, tag="special_revealed"):
+class SpecialRevealed(_Event, frozen=True, tag="special_revealed"):
     card_id: str
 
 
-class SlotPerformed(_Event, tag="slot_performed"):
+class SlotPerformed(_Event, frozen=True, tag="slot_performed"):
     seat: int
     slot_id: str
 
 
-class ContractClaimed(_Event, tag="contract_claimed"):
+class ContractClaimed(_Event, frozen=True, tag="contract_claimed"):
     seat: int
     contract_id: str
 
 
 # --- round end, production, era end, final scoring -----------------------------------------------------------
 
-class TilesReturned(_Event, tag="tiles_returned"):
+class TilesReturned(_Event, frozen=True, tag="tiles_returned"):
     round: int
 
 
-class FederationReset(_Event, tag="federation_reset"):
+class FederationReset(_Event, frozen=True, tag="federation_reset"):
     round: int
 
 
-class EraMarkerAdvanced(_Event, tag="era_marker_advanced"):
+class EraMarkerAdvanced(_Event, frozen=True, tag="era_marker_advanced"):
     pos: int
     space: str
 
 
-class SoloRoundSummary(_Event, tag="solo_round_summary"):
+class SoloRoundSummary(_Event, frozen=True, tag="solo_round_summary"):
     round: int
     advanced: bool
 
 
-class SoloCardFlipped(_Event, tag="solo_card_flipped"):
+class SoloCardFlipped(_Event, frozen=True, tag="solo_card_flipped"):
     card_id: str
     number: int
 
 
-class SoloBlockersPlaced(_Event, tag="solo_blockers_placed"):
+class SoloBlockersPlaced(_Event, frozen=True, tag="solo_blockers_placed"):
     slots: tuple[str, ...]
 
 
-class ProductionStarted(_Event, tag="production_started"):
+class ProductionStarted(_Event, frozen=True, tag="production_started"):
     era: int
     option_seats: tuple[int, ...]
 
 
-class ProductionOptionChosen(_Event, tag="production_option_chosen"):
+class ProductionOptionChosen(_Event, frozen=True, tag="production_option_chosen"):
     seat: int
     use_card_ids: tuple[str, ...]
 
 
-class ProductionOptionsSet(_Event, tag="production_options_set"):
+class ProductionOptionsSet(_Event, frozen=True, tag="production_options_set"):
     seat: int
     use_card_ids: tuple[str, ...]
 
 
-class ProductionResolved(_Event, tag="production_resolved"):
+class ProductionResolved(_Event, frozen=True, tag="production_resolved"):
     seat: int
     breakdown: dict[str, Yield]
     totals: Yield
 
 
-class ActionCardsRestored(_Event, tag="action_cards_restored"):
+class ActionCardsRestored(_Event, frozen=True, tag="action_cards_restored"):
     era: int
 
 
-class CitiesFed(_Event, tag="cities_fed"):
+class CitiesFed(_Event, frozen=True, tag="cities_fed"):
     seat: int
     cities: int
     kelp_paid: int
@@ -446,32 +449,32 @@ class CitiesFed(_Event, tag="cities_fed"):
     points_lost: int
 
 
-class EraDeckRemoved(_Event, tag="era_deck_removed"):
+class EraDeckRemoved(_Event, frozen=True, tag="era_deck_removed"):
     era: int
     deck_count: int
     discard_count: int
 
 
-class EraStarted(_Event, tag="era_started"):
+class EraStarted(_Event, frozen=True, tag="era_started"):
     era: int
     pos: int
 
 
-class FinalPurchasesStarted(_Event, tag="final_purchases_started"):
+class FinalPurchasesStarted(_Event, frozen=True, tag="final_purchases_started"):
     seats: tuple[int, ...]
 
 
-class FinalPurchaseChosen(_Event, tag="final_purchase_chosen"):
+class FinalPurchaseChosen(_Event, frozen=True, tag="final_purchase_chosen"):
     seat: int
     card_id: str
     times: int
 
 
-class FinalPurchasesDone(_Event, tag="final_purchases_done"):
+class FinalPurchasesDone(_Event, frozen=True, tag="final_purchases_done"):
     seat: int
 
 
-class FinalPurchase(_Event, tag="final_purchase"):
+class FinalPurchase(_Event, frozen=True, tag="final_purchase"):
     seat: int
     card_id: str
     times: int
@@ -479,12 +482,12 @@ class FinalPurchase(_Event, tag="final_purchase"):
     points: int
 
 
-class FinalScored(_Event, tag="final_scored"):
+class FinalScored(_Event, frozen=True, tag="final_scored"):
     seat: int
     breakdown: dict[str, int]
 
 
-class GameEnded(_Event, tag="game_ended"):
+class GameEnded(_Event, frozen=True, tag="game_ended"):
     ranking: tuple[int, ...]
     tie_break_order: tuple[int, ...]
     solo_result: str = ""

@@ -3,6 +3,7 @@ only the fields its event changes."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -93,7 +94,8 @@ def _card_done_if_played(state: GameState, card_id: str, **more: Any) -> Turn | 
 
 def _game_started(s: GameState, e: ev.GameStarted) -> GameState:
     return GameState(
-        seed=e.seed, seats=e.seats, rules=e.rules, contracts_variant=e.government_contracts,
+        seed=e.seed, content=sys.intern(e.content.key), seats=e.seats, rules=e.rules,
+        contracts_variant=e.government_contracts,
         players=tuple(Player(seat=i, board=0) for i in range(e.seats)),
         keep_choices=((),) * e.seats, production_choices=((),) * e.seats, purchases=((),) * e.seats,
     )

@@ -18,7 +18,6 @@ from .usability import (
     action_cards,
     build_options,
     build_upgrade_options,
-    card_aware_state,
     convertible_cities,
     eligible_slots,
     gain_distinct_types,
@@ -30,6 +29,7 @@ from .usability import (
     unused_action_cards,
     upgrade_targets,
     usable,
+    usable_card_first,
     with_res,
 )
 
@@ -60,15 +60,14 @@ def _choose_play(state: GameState, seat: int) -> list[Any]:
     player = state.players[seat]
     cards = content().cards
     slots = side_slots(state)
-    aware = state.rules.usability_check == "card_aware"
     out: list[Any] = []
     free = [s for s in slots.values() if s.colour is None or not state.slots.get(s.id)]
     usable_now = {s.id: slot_usable(state, seat, s) for s in free}
     for card_id in player.hand or ("",):  # "": no card left to play (RULING, see decide._play)
         colour = cards[card_id].colour if card_id else None
         for slot in free:
-            ok = usable_now[slot.id] or (aware and slot.colour == colour and slot.colour is not None
-                                         and slot_usable(card_aware_state(state, seat, card_id), seat, slot))
+            ok = usable_now[slot.id] or (slot.colour == colour and slot.colour is not None
+                                         and usable_card_first(state, seat, card_id, slot))
             if ok:
                 out.append(cmd.PlayCard(card_id, slot.id))
     clone_cost = content().info.usual_costs.clone
@@ -81,8 +80,8 @@ def _choose_play(state: GameState, seat: int) -> list[Any]:
                 continue
             plain = slot_usable(paid, seat, slot)
             for card_id in player.hand or ("",):
-                if plain or (aware and card_id and cards[card_id].colour == slot.colour
-                             and slot_usable(card_aware_state(paid, seat, card_id), seat, slot)):
+                if plain or (card_id and cards[card_id].colour == slot.colour
+                             and usable_card_first(paid, seat, card_id, slot)):
                     out.append(cmd.PlayCardClone(card_id, slot.id))
     return out + _abilities(state, seat)
 

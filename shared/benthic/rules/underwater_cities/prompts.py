@@ -147,4 +147,4 @@ def describe(node: Effect) -> str:
         return f"per quantity: {describe(node.then)}"  # type: ignore[union-attr]
     if t is GainMetropolis:
         return "gain a metropolis"
-    return node.__struct_config__.tag  # type: ignore[union-attr, no-any-return]
+    return str(node.__struct_config__.tag)

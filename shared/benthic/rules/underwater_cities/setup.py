@@ -10,7 +10,8 @@ from benthic.rules.core import GameConfig, RuleViolation, rng_for
 
 from . import events as ev
 from . import flow
-from .content import Yield, content
+from .content import PACKS, Yield, content
+from .ctx import Ctx
 from .state import GameState, Rules
 
 MIN_SEATS, MAX_SEATS = 1, 4
@@ -61,8 +62,9 @@ def start(config: GameConfig) -> list[Any]:
     data = content()
     info = data.info
     rng = rng_for(config.seed, 0)
-    ctx = flow.Ctx(GameState(), rng)
-    ctx.emit(ev.GameStarted(seats, config.seed, opts.rules, opts.government_contracts))
+    ctx = Ctx(GameState(), rng)
+    ctx.emit(ev.GameStarted(seats, config.seed, opts.rules, opts.government_contracts,
+                            config.content or PACKS.default_ref))
 
     # 1-3: main-board side, supplies, cloning tile.
     main_side = "side_2" if seats <= 2 else "side_34"

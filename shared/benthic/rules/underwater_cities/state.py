@@ -121,6 +121,7 @@ class SeatScore(msgspec.Struct, frozen=True):
 class GameState(msgspec.Struct, frozen=True):
     version: int = 0
     seed: int = 0
+    content: str = ""  # the key id@version of the game's content pack ("" before the first event)
     seats: int = 0
     rules: Rules = Rules()
     contracts_variant: bool = False

@@ -6,17 +6,19 @@ slots...) that the command checks and ``legal_commands`` share."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import cast
 
 from msgspec.structs import replace
 
 from .board import (
     base_build_cost,
+    condition_holds,
     covers,
     geometry,
     has_city,
     legal_sites,
     payable_with_bio,
-    quantity,
+    per_times,
     sub,
     upgrade_bags,
     with_surcharge,
@@ -27,7 +29,6 @@ from .effects import (
     Build,
     BuildUpgrade,
     Choice,
-    Condition,
     ConvertCity,
     Effect,
     Exchange,
@@ -50,6 +51,7 @@ from .effects import (
     UseAction,
     parts_of,
 )
+from .resolve import blue_tiles_in_box, simulate_build
 from .state import GameState, Player
 
 MAX_DEPTH = 4  # use_action inside an action card inside perform_slot ... never deeper in practice
@@ -78,18 +80,6 @@ def action_cards(player: Player) -> list[str]:
 
 def unused_action_cards(player: Player) -> list[str]:
     return [c for c in action_cards(player) if c not in player.used_actions]
-
-
-def condition_holds(player: Player, cond: Condition) -> bool:
-    if cond.federation_space is not None:
-        return player.fed_space == cond.federation_space
-    assert cond.q is not None and cond.min is not None
-    return quantity(player, cond.q) >= cond.min
-
-
-def per_times(player: Player, node: Per) -> int:
-    times = quantity(player, node.q) // node.div
-    return min(times, node.max) if node.max is not None else times
 
 
 def supply_has(state: GameState, kind: str) -> bool:
@@ -144,6 +134,32 @@ def card_aware_state(state: GameState, seat: int, card_id: str) -> GameState:
     return with_res(state, seat, res)
 
 
+def card_first_state(state: GameState, seat: int, card_id: str) -> GameState | None:
+    """The seat after resolving a matched card first (rulebook p.7), as far as slot usability is concerned:
+    a card that is claimed (action, permanent, production, end scoring; a Special only if its cost is paid)
+    is in the tableau, unused, so the slot's "use 1 of your action cards" may use it the same turn (p.8)
+    and its permanent already works (§6.1.5).  Instant gains count only under ``card_aware``.  None when
+    resolving the card first adds nothing."""
+    card = content().cards[card_id]
+    if card.type == "instant":
+        return card_aware_state(state, seat, card_id) if state.rules.usability_check == "card_aware" else None
+    player = state.players[seat]
+    res = player.res
+    if card.is_special:
+        if res.credit < (card.cost or 0):
+            return None
+        res = sub(res, Res(credit=card.cost or 0))
+    players = list(state.players)
+    players[seat] = replace(player, res=res, tableau=(*player.tableau, card_id))
+    return replace(state, players=tuple(players))
+
+
+def usable_card_first(state: GameState, seat: int, card_id: str, slot: Slot) -> bool:
+    """§6.1.3 with the matched card resolved first (see ``card_first_state``)."""
+    after = card_first_state(state, seat, card_id)
+    return after is not None and slot_usable(after, seat, slot)
+
+
 # --- concrete choices of a node ------------------------------------------------------------------------------
 
 def build_options(state: GameState, seat: int, kinds: tuple[str, ...], cost: object, discount: Res | None,
@@ -170,8 +186,6 @@ def min_bio_payment(cost: Res, have: Res) -> Res:
 
 def build_upgrade_options(state: GameState, seat: int, node: BuildUpgrade) -> Iterator[tuple[str, str, Res]]:
     """Builds of a build_upgrade node after which the upgrade can be paid (§6.5, RULING 9.2.11)."""
-    from .flow import simulate_build
-
     player = state.players[seat]
     for kind, site, final in build_options(state, seat, node.kinds, "usual", None, False):
         left = sub(player.res, min_bio_payment(final, player.res))
@@ -245,11 +259,6 @@ def gain_distinct_types(state: GameState, node: GainDistinct) -> tuple[str, ...]
     return types
 
 
-def blue_tiles_in_box(state: GameState) -> list[str]:
-    metros = content().metropolises
-    return [t for t in state.box_metros if metros[t].colour == "blue"]
-
-
 # --- the usability function --------------------------------------------------------------------------------
 
 def usable(state: GameState, seat: int, node: Effect, depth: int = 0) -> bool:
@@ -287,17 +296,17 @@ def usable(state: GameState, seat: int, node: Effect, depth: int = 0) -> bool:
             return False
         return any(slot_usable(state, seat, slot, depth + 1) for slot in eligible_slots(state, seat, node))  # type: ignore[arg-type]
     if t is Pay:
-        cost = node.cost  # type: ignore[union-attr]
-        if not covers(player.res, cost):
+        pay = cast(Pay, node)
+        if not covers(player.res, pay.cost):
             return False
-        return usable(with_res(state, seat, sub(player.res, cost)), seat, node.then, depth)  # type: ignore[union-attr]
+        return usable(with_res(state, seat, sub(player.res, pay.cost)), seat, pay.then, depth)
     if t is Exchange:
         return covers(player.res, node.a) or covers(player.res, node.b)  # type: ignore[union-attr]
     if t is StructureProduction:
         return bool(structure_production_sites(player))
     if t is ConvertCity:
         return (bool(convertible_cities(player)) and supply_has(state, "city_sym")
-                and covers(player.res, node.cost))  # type: ignore[union-attr]
+                and covers(player.res, cast(ConvertCity, node).cost))
     if t is GainMetropolis:
         return bool(blue_tiles_in_box(state))
     raise TypeError(f"unknown effect node {node!r}")

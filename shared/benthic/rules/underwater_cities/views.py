@@ -58,7 +58,7 @@ def redact(event: Any, seat: int | None) -> dict[str, Any] | None:
     if isinstance(event, ev.HIDDEN):
         return None
     if isinstance(event, ev.OWNER_ONLY):
-        return msgspec.to_builtins(event) if seat == event.seat else None  # type: ignore[union-attr]
+        return msgspec.to_builtins(event) if seat == event.seat else None
     data: dict[str, Any] = msgspec.to_builtins(event)
     if isinstance(event, ev.GameStarted):
         del data["seed"]

@@ -1,6 +1,6 @@
 """Value units (VU) of Underwater Cities cards, per spec §3.7.6 rules 3, 4 and 6.
 
-A pure module over the JSON records of ``content/cards.json`` (§3.7.1, effects in the §3.7.2 vocabulary):
+A pure module over the JSON records of the engine's ``content/cards.json`` (§3.7.1, effects in the §3.7.2 vocabulary):
 no engine import, no I/O.  ``card_value(record)`` is the card's net VU in the unit its budget uses
 (instant: one play; action: one use; production: one Production phase; permanent: expected total over the
 rest of the game; end-scoring: expected points).  ``card_budget(record)`` is the target of §3.7.6 rule 4

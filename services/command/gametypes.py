@@ -1,0 +1,90 @@
+"""The game-type documents of the command service: ``GET /game-types/{type}`` (seat counts, options, command
+names, content version) and ``GET /game-types/{type}/content`` (the engine's catalogue), encoded once per
+process, with a strong ETag and long-lived caching (both answers are versioned by the content version)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+from urllib.parse import quote
+
+import msgspec
+from benthic.http import ApiError
+from benthic.rules import UnknownGameType, game_types, get_engine
+from litestar import Response
+
+MAX_AGE = 86_400  # a day: the answers change only with a new content version
+VERSIONED_MAX_AGE = 31_536_000  # a year: a URL naming the current content version never changes
+
+
+@dataclass(frozen=True)
+class Document:
+    body: bytes
+    etag: str  # strong, quoted
+    content_version: str
+
+
+def _document(payload: Any, content_version: str) -> Document:
+    body = msgspec.json.encode(payload)
+    digest = hashlib.sha256(body).hexdigest()[:32]  # the body carries the content version it belongs to
+    return Document(body, f'"{digest}"', content_version)
+
+
+def _engine(game_type: str) -> Any:
+    try:
+        return get_engine(game_type)
+    except UnknownGameType:
+        raise ApiError(404, "unknown_game_type",
+                       f"unknown game type {game_type!r}; known: {', '.join(game_types())}") from None
+
+
+@cache
+def game_type_document(game_type: str) -> Document:
+    engine = _engine(game_type)
+    catalogue = engine.catalogue()
+    version = catalogue["content_version"]
+    return _document({
+        "game_type": engine.game_type,
+        "name": catalogue.get("name", engine.game_type),
+        "min_seats": engine.min_seats,
+        "max_seats": engine.max_seats,
+        "engine_version": engine.version,
+        "content_version": version,
+        "content_url": f"/game-types/{engine.game_type}/content?v={quote(version, safe='')}",
+        "options": catalogue["options"],
+        "commands": sorted(engine.command_names),
+    }, version)
+
+
+@cache
+def content_document(game_type: str) -> Document:
+    catalogue = _engine(game_type).catalogue()
+    return _document(catalogue, catalogue["content_version"])
+
+
+def _matches(if_none_match: str | None, etag: str) -> bool:
+    """RFC 9110 §13.1.2: `*`, or any listed entity tag equal to ours under the weak comparison."""
+    if not if_none_match:
+        return False
+    if if_none_match.strip() == "*":
+        return True
+    ours = etag.removeprefix("W/")
+    return any(tag.strip().removeprefix("W/") == ours for tag in if_none_match.split(","))
+
+
+def answer(document: Document, if_none_match: str | None, version: str | None) -> Response[Any]:
+    """200 with the document, or 304 when the client's copy is current.  ``?v=`` naming the current content
+    version makes the answer immutable; naming another one gets the current document, not to be cached."""
+    if version is None:
+        cache_control = f"public, max-age={MAX_AGE}"
+    elif version == document.content_version:
+        cache_control = f"public, max-age={VERSIONED_MAX_AGE}, immutable"
+    else:
+        cache_control = "no-cache"
+    headers = {"ETag": document.etag, "Cache-Control": cache_control,
+               "X-Benthic-Content-Version": document.content_version}
+    if _matches(if_none_match, document.etag):
+        return Response(b"", status_code=304, headers=headers)
+    return Response(document.body, media_type="application/json", headers=headers)

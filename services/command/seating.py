@@ -1,0 +1,93 @@
+"""Who may sit where, and whether a game is rated.
+
+- A player creates games for themselves: every seat they name is their own (``player_id`` may be left out),
+  the others are open; they must hold one.  A trusted backend (matchmaker) or an operator names any players.
+- A player joins an open seat as themselves.
+- A game is **rated** when its creator asked for it (the default), it is not seeded (a fixed seed reveals
+  every hidden card to whoever chose it), it was created by a player seated in it or by a trusted backend,
+  and every seat is held by a rated-compatible holder: an authenticated player (and, once they exist, a bot).
+
+Adding a kind of seat (bots) means: a field of :class:`SeatRequest`, a branch in :func:`seat_holder`, and its
+kind in :data:`RATED_SEAT_KINDS`.
+"""
+
+from __future__ import annotations
+
+import msgspec
+from benthic.http import ApiError
+from benthic.identity import PLAYER, PLAYER_ID, Credential
+from benthic.store import SeatInfo
+
+RATED_SEAT_KINDS = frozenset({PLAYER})
+NAME_LIMIT = 64
+
+
+class SeatRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A seat at creation: a player (``player_id``; a player creating the game may leave it out for
+    themselves), or null in the seats list for an open seat."""
+
+    player_id: str | None = None
+    name: str = ""
+
+
+def check_name(value: str, what: str) -> None:
+    if len(value) > NAME_LIMIT or not value.isprintable():
+        raise ApiError(400, "invalid_request", f"{what} must be at most {NAME_LIMIT} printable characters")
+
+
+def check_player_id(value: str, what: str) -> None:
+    if not PLAYER_ID.match(value):
+        raise ApiError(400, "invalid_request", f"{what} must be 1-128 characters of [A-Za-z0-9_.:@|+-]")
+
+
+def display_name(requested: str, credential: Credential | None, player_id: str) -> str:
+    if requested:
+        return requested
+    if credential is not None and credential.name:
+        return credential.name
+    return player_id
+
+
+def seat_holder(index: int, seat: SeatRequest, creator: Credential) -> SeatInfo:
+    """The holder of a seat named at creation, as ``creator`` may name it."""
+    what = f"seats[{index}]"
+    check_name(seat.name, f"{what}.name")
+    if creator.kind == PLAYER:
+        player_id = seat.player_id if seat.player_id is not None else creator.subject
+        if player_id != creator.subject:
+            raise ApiError(403, "player_mismatch",
+                           f"a player seats only themselves ({creator.subject!r}), not {player_id!r}: other seats "
+                           "stay open for their players to join, or a trusted backend names the players")
+        return SeatInfo(player_id, display_name(seat.name, creator, player_id), PLAYER)
+    if seat.player_id is None:
+        raise ApiError(400, "invalid_request", f"{what}.player_id: a backend names the player of every seat")
+    check_player_id(seat.player_id, f"{what}.player_id")
+    return SeatInfo(seat.player_id, seat.name or seat.player_id, PLAYER)
+
+
+def seats_at_creation(requested: list[SeatRequest | None], creator: Credential) -> list[SeatInfo | None]:
+    seats: list[SeatInfo | None] = []
+    for index, seat in enumerate(requested):
+        holder = seat_holder(index, seat, creator) if seat is not None else None
+        if holder is not None and any(s is not None and s.player_id == holder.player_id for s in seats):
+            raise ApiError(422, "duplicate_player", f"player {holder.player_id!r} holds two seats")
+        seats.append(holder)
+    if creator.kind == PLAYER and not any(s is not None and s.player_id == creator.subject for s in seats):
+        raise ApiError(422, "creator_not_seated",
+                       "a player creates games to play them: take a seat (e.g. {} as the first seat)")
+    return seats
+
+
+def rated_at_creation(requested: bool, seeded: bool, creator: Credential, seats: list[SeatInfo | None]) -> bool:
+    """Open seats do not count yet: each join keeps the game rated only if its holder is rated-compatible."""
+    creator_ok = creator.trusted or any(s is not None and s.player_id == creator.subject for s in seats)
+    return (
+        requested
+        and not seeded
+        and creator_ok
+        and all(s is None or s.kind in RATED_SEAT_KINDS for s in seats)
+    )
+
+
+def keeps_rated(holder: SeatInfo) -> bool:
+    return holder.kind in RATED_SEAT_KINDS

@@ -1,0 +1,43 @@
+"""Reads of archived games: what the read API serves for a game no longer in Redis, from the archive, with
+the same bodies (the read models were archived as served) and histories derived from the archived log by
+the projection's own function (benthic.history)."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from benthic.archive import Archive, ArchivedGame
+from benthic.history import history_page
+from benthic.rules import get_engine
+
+
+class ArchivedReads:
+    """Archived games by id, the most recently read ``cache_games`` kept decoded in memory (an archived game
+    never changes, so the cache is never stale; a purged one stays readable until it leaves the cache)."""
+
+    def __init__(self, archive: Archive, cache_games: int = 64) -> None:
+        self.archive = archive
+        self.cache_games = cache_games
+        self._games: OrderedDict[str, ArchivedGame] = OrderedDict()
+
+    async def game(self, game_id: str) -> ArchivedGame | None:
+        game = self._games.get(game_id)
+        if game is None:
+            game = await self.archive.get(game_id)
+            if game is None:
+                return None
+            self._games[game_id] = game
+            while len(self._games) > self.cache_games:
+                self._games.popitem(last=False)
+        self._games.move_to_end(game_id)
+        return game
+
+    async def field(self, game_id: str, field: str) -> tuple[int, bytes | None] | None:
+        game = await self.game(game_id)
+        return None if game is None else (game.last_version, game.read_models.get(field))
+
+    async def history(self, game_id: str, viewer: int | None, after: int, limit: int) -> tuple[int, list[bytes]] | None:
+        game = await self.game(game_id)
+        if game is None:
+            return None
+        return game.last_version, history_page(get_engine(game.game_type), game.envelopes, viewer, after, limit)

@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS archived_players;
+DROP TABLE IF EXISTS archived_games;

@@ -1,0 +1,267 @@
+"""What the engines tell people: the content catalogue and readable descriptions of commands.
+
+``Engine.catalogue()`` returns one JSON-ready dict per game (its shape is documented in
+docs/ENGINE_CONTRACT.md); ``Engine.describe(state, command, seat)`` returns a :class:`Description`.
+This module holds what the three engines share: the Description type, the catalogue's envelope and its
+structural checks, the content version (a digest of the catalogue), and small English helpers.
+
+Pure: no I/O (each engine reads its own layout and term files next to its content, at import).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import msgspec
+
+__all__ = [
+    "MAX_LABEL",
+    "CatalogueError",
+    "Description",
+    "catalogue_ids",
+    "check_catalogue",
+    "count",
+    "empty_catalogue",
+    "envelope",
+    "generic_description",
+    "join_and",
+    "join_or",
+    "named_ids_in",
+    "sentence",
+    "snake_name",
+    "terms_from",
+]
+
+MAX_LABEL = 120  # a label fits on one line of a phone screen
+
+
+class Description(msgspec.Struct, frozen=True):
+    """One legal command as a person reads it.
+
+    ``label`` is a short English sentence ("Build a farm at C24 for 1 kelp"); ``highlights`` are catalogue
+    ids (component ids, or space ids of a board in play) of the things the command concerns.
+    """
+
+    label: str
+    highlights: list[str] = []
+
+
+class CatalogueError(ValueError):
+    """A catalogue (or the layout / term data it is built from) breaks a structural rule."""
+
+
+# --- English -------------------------------------------------------------------------------------------------
+
+def count(n: int, singular: str, plural: str | None = None) -> str:
+    """``count(2, "credit")`` -> "2 credits"; uncountable nouns pass ``plural=singular``."""
+    return f"{n} {singular if n == 1 else (plural if plural is not None else singular + 's')}"
+
+
+def _join(items: Iterable[str], word: str) -> str:
+    parts = [i for i in items if i]
+    if len(parts) <= 1:
+        return "".join(parts)
+    return f"{', '.join(parts[:-1])} {word} {parts[-1]}"
+
+
+def join_and(items: Iterable[str]) -> str:
+    return _join(items, "and")
+
+
+def join_or(items: Iterable[str]) -> str:
+    return _join(items, "or")
+
+
+def sentence(text: str) -> str:
+    """Capitalised, ending with a full stop (unless it already ends with punctuation)."""
+    text = text.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?" else text + "."
+
+
+def snake_name(term: str) -> str:
+    """A default readable name of a snake_case term: ``choose_play`` -> "Choose play"."""
+    words = term.replace("_", " ").strip()
+    return words[:1].upper() + words[1:] if words else term
+
+
+def terms_from(raw: Mapping[str, str | Mapping[str, str]], extra: Iterable[str] = ()) -> dict[str, dict[str, str]]:
+    """The ``terms`` section: every term of ``raw`` (name, or {name, text}) plus ``extra`` terms that
+    ``raw`` does not name (their name is derived from the term itself)."""
+    out: dict[str, dict[str, str]] = {}
+    for term, value in raw.items():
+        if isinstance(value, str):
+            out[term] = {"name": value}
+        else:
+            entry = {"name": value.get("name") or snake_name(term)}
+            if value.get("text"):
+                entry["text"] = value["text"]
+            out[term] = entry
+    for term in extra:
+        out.setdefault(term, {"name": snake_name(term)})
+    return dict(sorted(out.items()))
+
+
+# --- the catalogue -------------------------------------------------------------------------------------------
+
+SECTIONS = ("components", "boards", "tracks", "terms", "options")
+
+
+def envelope(engine_version: str, game_type: str, name: str, seats: tuple[int, int],
+             body: dict[str, Any]) -> dict[str, Any]:
+    """The complete catalogue: ``body`` (the sections of :data:`SECTIONS` and any game-specific extras)
+    checked, under the common keys, with ``content_version`` = the engine version plus a digest of the
+    catalogue itself (any change of a text, a number or a coordinate gives a new version)."""
+    catalogue: dict[str, Any] = {
+        "game_type": game_type,
+        "name": name,
+        "seats": {"min": seats[0], "max": seats[1]},
+        "units": "abstract: every board has a view_box [x, y, width, height] (SVG viewBox) around its spaces; "
+                 "a space's x, y are its centre, w, h its size",
+        **body,
+    }
+    check_catalogue(catalogue)
+    plain: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(catalogue))  # JSON types only (no tuples)
+    digest = hashlib.sha256(msgspec.json.encode(plain, order="sorted")).hexdigest()[:12]
+    return {"content_version": f"{engine_version}~{digest}", **plain}
+
+
+def catalogue_ids(catalogue: Mapping[str, Any]) -> dict[str, set[str]]:
+    """The ids a catalogue describes, by kind: ``components``, ``spaces`` (of every board), ``track_spaces``
+    (labels, scoped to their track) and ``terms``."""
+    spaces: set[str] = set()
+    for board in catalogue["boards"].values():
+        spaces.update(board["spaces"])
+    track_spaces = {s["id"] for track in catalogue["tracks"].values() for s in track["spaces"]}
+    return {"components": set(catalogue["components"]), "spaces": spaces, "track_spaces": track_spaces,
+            "terms": set(catalogue["terms"])}
+
+
+def _fail(message: str) -> None:
+    raise CatalogueError(message)
+
+
+def _check_box(where: str, item: Mapping[str, Any]) -> None:
+    for key in ("x", "y", "w", "h"):
+        if not isinstance(item.get(key), (int, float)):
+            _fail(f"{where}: needs a number {key!r}")
+    if item["w"] <= 0 or item["h"] <= 0:
+        _fail(f"{where}: a size must be positive")
+
+
+def _check_no_overlap(board_id: str, spaces: Mapping[str, Mapping[str, Any]]) -> None:
+    """No two spaces of a board overlap (touching edges is fine): a sweep over the left edges."""
+    boxes = sorted((s["x"] - s["w"] / 2, s["x"] + s["w"] / 2, s["y"] - s["h"] / 2, s["y"] + s["h"] / 2, sid)
+                   for sid, s in spaces.items())
+    for i, (left, right, top, bottom, sid) in enumerate(boxes):
+        for other_left, _, other_top, other_bottom, other in boxes[i + 1:]:
+            if other_left >= right:
+                break
+            if other_top < bottom and top < other_bottom:
+                _fail(f"board {board_id!r}: spaces {sid!r} and {other!r} overlap")
+
+
+def check_catalogue(catalogue: Mapping[str, Any]) -> None:
+    """Structural rules every catalogue keeps (raises CatalogueError):
+
+    * the sections exist; component ids are unique (they are dict keys, and each entry's ``id`` is its key);
+    * every component and term has a non-empty ``name``; every component with ``effect`` data has ``text``;
+    * every board has a ``view_box`` and spaces with a centre and size inside it, none overlapping another;
+      boards of different
+      ``kind`` share no space id, and no space id is also a component id;
+    * every connection joins spaces of its board; every track space has an id and a name;
+    * the whole catalogue is JSON-encodable.
+    """
+    for section in SECTIONS:
+        if not isinstance(catalogue.get(section), (dict, list)):
+            _fail(f"catalogue: section {section!r} missing")
+    components = catalogue["components"]
+    for cid, entry in components.items():
+        if entry.get("id") != cid:
+            _fail(f"component {cid!r}: its id field differs from its key")
+        if not entry.get("name") or not entry.get("category"):
+            _fail(f"component {cid!r}: needs a name and a category")
+        if entry.get("effect") is not None and not entry.get("text"):
+            _fail(f"component {cid!r}: an effect needs a text")
+    for term, entry in catalogue["terms"].items():
+        if not entry.get("name"):
+            _fail(f"term {term!r}: needs a name")
+    kind_of_space: dict[str, str] = {}
+    for bid, board in catalogue["boards"].items():
+        if board.get("id") != bid or not board.get("name") or not board.get("kind"):
+            _fail(f"board {bid!r}: needs its id, a name and a kind")
+        box = board.get("view_box")
+        if not (isinstance(box, list) and len(box) == 4 and box[2] > 0 and box[3] > 0):
+            _fail(f"board {bid!r}: view_box is [x, y, width, height]")
+        x0, y0, width, height = box
+        for sid, space in board["spaces"].items():
+            where = f"board {bid!r} space {sid!r}"
+            if space.get("id") != sid or not space.get("name") or not space.get("kind"):
+                _fail(f"{where}: needs its id, a name and a kind")
+            _check_box(where, space)
+            if not (x0 <= space["x"] - space["w"] / 2 and space["x"] + space["w"] / 2 <= x0 + width
+                    and y0 <= space["y"] - space["h"] / 2 and space["y"] + space["h"] / 2 <= y0 + height):
+                _fail(f"{where}: outside the view_box")
+            if sid in components:
+                _fail(f"{where}: the id is also a component id")
+            other = kind_of_space.setdefault(sid, board["kind"])
+            if other != board["kind"]:
+                _fail(f"{where}: the id is also a space of a {other} board")
+        _check_no_overlap(bid, board["spaces"])
+        for link in board.get("connections", ()):
+            if link.get("a") not in board["spaces"] or link.get("b") not in board["spaces"]:
+                _fail(f"board {bid!r}: connection {link} joins unknown spaces")
+    for tid, track in catalogue["tracks"].items():
+        if track.get("id") != tid or not track.get("name") or not track.get("spaces"):
+            _fail(f"track {tid!r}: needs its id, a name and spaces")
+        labels = [s.get("id") for s in track["spaces"]]
+        if len(set(labels)) != len(labels) or not all(labels) or not all(s.get("name") for s in track["spaces"]):
+            _fail(f"track {tid!r}: spaces need distinct ids and names")
+    for option in catalogue["options"]:
+        if not option.get("name") or "default" not in option or "values" not in option or not option.get("text"):
+            _fail(f"option {option}: needs a name, a default, values (a list, or null when open) and a text")
+    msgspec.json.encode(catalogue)
+
+
+# --- engines that describe nothing yet -----------------------------------------------------------------------
+
+_EMPTY: dict[str, dict[str, Any]] = {}
+
+
+def empty_catalogue(engine: Any) -> dict[str, Any]:
+    """The catalogue of an engine without one (a plugin): no components, boards or terms; cached per engine."""
+    key = f"{engine.game_type}@{engine.version}"
+    if key not in _EMPTY:
+        body: dict[str, Any] = {"components": {}, "boards": {}, "tracks": {}, "terms": {}, "options": []}
+        _EMPTY[key] = envelope(engine.version, engine.game_type, snake_name(engine.game_type),
+                               (engine.min_seats, engine.max_seats), body)
+    return _EMPTY[key]
+
+
+def generic_description(name: str, fields: Mapping[str, Any]) -> Description:
+    """ "Play card: x" from a command's name and JSON fields (for engines without ``describe``)."""
+    args = ", ".join(f"{k} {msgspec.json.encode(v).decode()}" for k, v in fields.items() if k != "type")
+    label = snake_name(name) + (f": {args}" if args else "")
+    return Description(label if len(label) <= MAX_LABEL else label[:MAX_LABEL - 1] + "…", [])
+
+
+# --- labels --------------------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"[^\s,;()\[\]\"']+")
+
+
+def named_ids_in(label: str, named: Mapping[str, str]) -> list[str]:
+    """The component ids of ``named`` (id -> name, for components whose name differs from the id) that a
+    label writes raw instead of by name (a trailing full stop or colon is not part of an id)."""
+    found = []
+    for token in _TOKEN.findall(label):
+        for candidate in (token, token.rstrip(".:")):
+            if candidate in named:
+                found.append(candidate)
+                break
+    return found

@@ -1,0 +1,50 @@
+"""`benthic serve all`: every service in one process, the archiver included when BENTHIC_ARCHIVE_URL is set,
+left out (and said so) when it is not."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+from benthic.devredis import free_port
+
+SERVICES = ("command", "projection", "scoring", "archiver")
+
+
+def _serve_all(redis_url: str, archive_url: str | None) -> tuple[dict[str, int], str]:
+    """Start `serve all`, wait until every port answers /readyz (or 60 s), stop it; the readiness codes
+    per service (0: no answer) and its log."""
+    ports = {s: free_port() for s in SERVICES}
+    env = {**os.environ, "REDIS_URL": redis_url, "BENTHIC_LOG_FORMAT": "json",
+           **{f"BENTHIC_{s.upper()}_PORT": str(p) for s, p in ports.items()}}
+    env.pop("BENTHIC_ARCHIVE_URL", None)
+    if archive_url:
+        env["BENTHIC_ARCHIVE_URL"] = archive_url
+    process = subprocess.Popen([sys.executable, "-m", "benthic.cli", "serve", "all"], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    codes = dict.fromkeys(SERVICES, 0)
+    expected = SERVICES if archive_url else SERVICES[:3]
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not all(codes[s] == 200 for s in expected):
+            for service in SERVICES:
+                try:
+                    codes[service] = httpx.get(f"http://127.0.0.1:{ports[service]}/readyz", timeout=1).status_code
+                except httpx.HTTPError:
+                    codes[service] = 0
+            time.sleep(0.3)
+    finally:
+        process.terminate()
+        _, log = process.communicate(timeout=30)
+    return codes, log
+
+
+@pytest.mark.parametrize("with_archive", [True, False])
+def test_serve_all_runs_every_service(redis_url: str, archive_url: str, with_archive: bool) -> None:
+    codes, log = _serve_all(redis_url, archive_url if with_archive else None)
+    assert codes == {"command": 200, "projection": 200, "scoring": 200, "archiver": 200 if with_archive else 0}, log
+    assert ("archiver_disabled" in log) is not with_archive
