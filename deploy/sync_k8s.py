@@ -2,7 +2,7 @@
 
     k8s/base/app/prometheusrule.yaml        <- deploy/prometheus/rules/*.yml (the alert rules)
     k8s/base/app/grafana-dashboards.yaml    <- deploy/grafana/dashboards/*.json
-    k8s/base/autoscaling/keda.yaml          <- one redis-streams trigger per partition feed {pK}:feed
+    k8s/base/autoscaling/keda.yaml          <- one redis-streams trigger per partition feed {pK}:feed or {pK}:lifecycle
     k8s/overlays/prod-cluster/keda-cluster.yaml   the same triggers for the redis-cluster-streams scaler
 
 The number of partitions is BENTHIC_PARTITIONS of k8s/base/app/configmap.yaml.
@@ -31,10 +31,10 @@ LABELS = {"app.kubernetes.io/part-of": "benthic"}
 # any trigger asks for.  lagCount is the target of undelivered entries per replica and per feed.
 # The bots' entries cost more (a search per bot prompt), hence a lower lag target and a CPU trigger.  The
 # archiver is not autoscaled: its work is light and a fixed replica count covers it.
-CONSUMERS = {
-    "projection": {"min": 2, "max": 8, "lag": "200", "cpu": "70"},
-    "scoring": {"min": 1, "max": 4, "lag": "200", "cpu": None},
-    "bots": {"min": 2, "max": 8, "lag": "100", "cpu": "70"},
+CONSUMERS = {  # feed: every commit ("feed") or only the commits that end games and platform events ("lifecycle")
+    "projection": {"min": 2, "max": 8, "lag": "200", "cpu": "70", "feed": "feed"},
+    "scoring": {"min": 1, "max": 4, "lag": "200", "cpu": None, "feed": "lifecycle"},
+    "bots": {"min": 2, "max": 8, "lag": "100", "cpu": "70", "feed": "feed"},
 }
 # KEDA reads the Redis password from the Secret through this TriggerAuthentication (k8s/base/autoscaling).
 TRIGGER_AUTHENTICATION = "benthic-redis"
@@ -99,7 +99,7 @@ def _triggers(group: str, spec: dict[str, Any], cluster: bool) -> list[dict[str,
     for partition in range(partitions()):
         metadata = {
             ("addressesFromEnv" if cluster else "addressFromEnv"): "REDIS_ADDRESS",
-            "stream": f"{{p{partition}}}:feed",
+            "stream": f"{{p{partition}}}:{spec['feed']}",
             "consumerGroup": group,
             "lagCount": spec["lag"],
             "activationLagCount": "1",

@@ -13,6 +13,7 @@ from benthic.archive import Archive
 from benthic.bus import FeedConsumer
 from benthic.config import Settings
 from benthic.http import EXCEPTION_HANDLERS, health_routes
+from benthic.keys import lifecycle_key
 from benthic.redisconn import redis_client
 from benthic.rules import game_types
 from benthic.telemetry import log, red_middleware, zero_series
@@ -54,7 +55,7 @@ def create_app(settings: Settings) -> Litestar:
         archive = Archive(settings.archive_url, settings.archive_pool, name="benthic-archiver")
         await archive.open(wait=False)
         archiver = Archiver(redis, archive, settings, crash_at=os.environ.get(CRASH_HOOK, ""))
-        consumer = FeedConsumer(settings, GROUP, archiver.schedule)
+        consumer = FeedConsumer(settings, GROUP, archiver.schedule, feed=lifecycle_key)  # game_scored only
         status: dict[str, Any] = {"migrated": False}
         app.state.update(redis=redis, archive=archive, archiver=archiver, consumer=consumer, status=status)
         zero_series(SERVICE, game_types(), (GROUP,))

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from benthic.bus import dead_letter_key
-from benthic.keys import RatingKeys, archive_due_key, archive_since_key, feed_key, lobby_key
+from benthic.keys import RatingKeys, archive_due_key, archive_since_key, feed_key, lifecycle_key, lobby_key
 
 KINDS = ("events", "meta", "commands", "snapshot", "read_model", "lobby", "feed", "ratings", "other")
 _BY_TAG = {
@@ -34,7 +34,8 @@ def shared_keys(partitions: int, game_types: Iterable[str]) -> list[str]:
     types = list(game_types)
     keys: list[str] = []
     for p in range(partitions):
-        keys += [feed_key(p), dead_letter_key(p), archive_due_key(p), archive_since_key(p)]
+        keys += [feed_key(p), dead_letter_key(feed_key(p)), lifecycle_key(p), dead_letter_key(lifecycle_key(p)),
+                 archive_due_key(p), archive_since_key(p)]
         keys += [lobby_key(p, t, s) for t in types for s in ("open", "running", "finished")]
     keys += [RatingKeys(t).leaderboard for t in types]
     return keys

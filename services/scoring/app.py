@@ -11,6 +11,7 @@ from benthic.config import Settings
 from benthic.content import install as install_content
 from benthic.gamestate import StateLoader
 from benthic.http import EXCEPTION_HANDLERS, health_routes
+from benthic.keys import lifecycle_key
 from benthic.redisconn import RedisProbe, redis_client
 from benthic.rules import game_types
 from benthic.store import EventStore
@@ -35,7 +36,8 @@ def create_app(settings: Settings) -> Litestar:
         store = EventStore(redis, settings.partitions, settings.feed_maxlen)
         loader = StateLoader(store, min(settings.state_cache_games, 500), snapshot_every=0)
         scorer = Scorer(redis, store, loader)
-        consumer = FeedConsumer(settings, GROUP, scorer.handle, pause_s=settings.scoring_pause_ms / 1000)
+        consumer = FeedConsumer(settings, GROUP, scorer.handle, pause_s=settings.scoring_pause_ms / 1000,
+                                feed=lifecycle_key)
         app.state.update(redis=redis, consumer=consumer, scorer=scorer, probe=probe)
         await consumer.start()
         zero_series(SERVICE, game_types())

@@ -44,8 +44,8 @@ DEAD_CONSUMER_IDLE_MS = 3_600_000  # consumers idle this long with nothing pendi
 MAX_DELIVERIES = 25  # an entry failing this often is moved to the dead-letter stream
 
 
-def dead_letter_key(partition: int) -> str:
-    return f"{{p{partition}}}:feed:dead"
+def dead_letter_key(feed: str) -> str:
+    return f"{feed}:dead"
 
 
 async def ensure_group(redis: Redis, stream: str, group: str) -> bool:
@@ -95,8 +95,12 @@ async def trim_consumed(redis: Redis, stream: str) -> int:
 class FeedConsumer:
     """One consumer group over every partition feed.  It owns its Redis connections."""
 
-    def __init__(self, settings: Settings, group: str, handler: Handler, pause_s: float = 0.0) -> None:
+    def __init__(
+        self, settings: Settings, group: str, handler: Handler, pause_s: float = 0.0,
+        feed: Callable[[int], str] = feed_key,
+    ) -> None:
         self.settings = settings
+        self.feed = feed  # which feed of each partition: every commit (feed_key) or the lifecycle feed
         self.pause_s = pause_s  # a rest after each batch lets the next one grow (fewer, larger reads)
         self.redis = redis_client(settings.redis_url, 32, settings.redis_cluster)
         self.group = group
@@ -115,10 +119,10 @@ class FeedConsumer:
     async def start(self) -> None:
         zero_series("", (), (self.group,))
         for partition in range(self.settings.partitions):
-            await ensure_group(self.redis, feed_key(partition), self.group)
+            await ensure_group(self.redis, self.feed(partition), self.group)
             subscriber = self.broker.subscriber(
                 stream=StreamSub(
-                    feed_key(partition),
+                    self.feed(partition),
                     group=self.group,
                     consumer=self.consumer,
                     batch=True,
@@ -173,7 +177,7 @@ class FeedConsumer:
                 if subscriber.running or any(not task.done() for task in subscriber.tasks):
                     continue  # running, or its stop (after NOGROUP) has not finished yet
                 try:
-                    created = await ensure_group(self.redis, feed_key(partition), self.group)
+                    created = await ensure_group(self.redis, self.feed(partition), self.group)
                     await subscriber.start()
                 except Exception as error:  # noqa: BLE001 - Redis may be down; try again next tick
                     log().warning("subscriber_restart_failed", partition=partition, error=repr(error))
@@ -190,7 +194,7 @@ class FeedConsumer:
                     await self.claim(partition)
                 except ResponseError as error:
                     if "NOGROUP" in str(error):
-                        if await ensure_group(self.redis, feed_key(partition), self.group):
+                        if await ensure_group(self.redis, self.feed(partition), self.group):
                             CONSUMER_GROUP_RECREATED.labels(self.group).inc()
                     else:
                         log().warning("claim_failed", partition=partition, error=repr(error))
@@ -199,7 +203,7 @@ class FeedConsumer:
 
     async def claim(self, partition: int) -> int:
         """Take over and process entries pending longer than ``claim_idle_ms`` (dead or failed consumers)."""
-        stream = feed_key(partition)
+        stream = self.feed(partition)
         handled = 0
         start = "0-0"
         while True:
@@ -218,7 +222,7 @@ class FeedConsumer:
         return handled
 
     async def _process_claimed(self, partition: int, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
-        stream = feed_key(partition)
+        stream = self.feed(partition)
         ids = [entry_id for entry_id, _ in entries]
         notes = []
         for _, fields in entries:
@@ -236,11 +240,11 @@ class FeedConsumer:
         log().info("pending_claimed", group=self.group, partition=partition, entries=len(ids))
 
     async def _dead_letter_exhausted(self, partition: int, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
-        stream = feed_key(partition)
+        stream = self.feed(partition)
         for entry_id, fields in entries:
             pending = await self.redis.xpending_range(stream, self.group, entry_id, entry_id, 1)
             if pending and pending[0]["times_delivered"] >= MAX_DELIVERIES:
-                await self.redis.xadd(dead_letter_key(partition), {**fields, b"group": self.group.encode()})
+                await self.redis.xadd(dead_letter_key(stream), {**fields, b"group": self.group.encode()})
                 await self.redis.xack(stream, self.group, entry_id)
                 DEAD_LETTERED.labels(self.group).inc()
                 log().error("entry_dead_lettered", group=self.group, partition=partition, entry=entry_id.decode())
@@ -265,7 +269,7 @@ class FeedConsumer:
         lag = pending = 0
         oldest_ms = 0
         for partition in range(self.settings.partitions):
-            stream = feed_key(partition)
+            stream = self.feed(partition)
             for info in await self.redis.xinfo_groups(stream):
                 name = info["name"].decode() if isinstance(info["name"], bytes) else info["name"]
                 if name != self.group:

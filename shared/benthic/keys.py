@@ -41,6 +41,10 @@ class GameKeys:
         return feed_key(self.partition)
 
     @property
+    def lifecycle(self) -> str:
+        return lifecycle_key(self.partition)
+
+    @property
     def read_model(self) -> str:  # hash: version, status, summary, views per viewer, scores
         return f"{self.tag}:rm:{self.game_id}"
 
@@ -58,7 +62,14 @@ class GameKeys:
 
 
 def feed_key(partition: int) -> str:
+    """Every commit and join of the partition's games (projection, bots)."""
     return f"{{p{partition}}}:feed"
+
+
+def lifecycle_key(partition: int) -> str:
+    """Only the commits that end a game or carry platform events (game_scored, ...): scoring and archiving
+    read this small feed instead of every move."""
+    return f"{{p{partition}}}:lifecycle"
 
 
 def lobby_key(partition: int, game_type: str, status: str) -> str:

@@ -126,6 +126,9 @@ class EventStoreContract:
         assert headers["content-type"] == "application/json"
         body, _ = BinaryMessageFormatV1.parse(platform[DATA_FIELD.encode()])
         assert notification_decoder.decode(body).types == ["tick"]
+        # the lifecycle feed has only the commit that ended the game and the platform commit
+        lifecycle = [fields for _, fields in await client.xrange(store.keys(game_id).lifecycle)]
+        assert lifecycle == [engine, platform]
 
     async def test_join_fills_open_seats_once(self, store) -> None:
         game_id = await new_game(store, seats=3, open_seats=2)

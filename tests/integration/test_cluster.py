@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from benthic.bus import FeedConsumer
 from benthic.gamestate import StateLoader
-from benthic.keys import GameKeys, RatingKeys, feed_key
+from benthic.keys import GameKeys, RatingKeys, feed_key, lifecycle_key
 from benthic.rules import game_types
 from benthic.store import EventStore, NewEvent, SeatInfo, VersionConflict
 
@@ -63,7 +63,8 @@ async def test_cluster_consumers_project_and_score_once(redis_cluster, redis_clu
     store = EventStore(redis_cluster, settings.partitions)
     projector = Projector(redis_cluster, store, StateLoader(store, 100, 0))
     scorer = Scorer(redis_cluster, store, StateLoader(store, 100, 0))
-    consumers = [FeedConsumer(settings, "projection", projector.handle), FeedConsumer(settings, "scoring", scorer.handle)]
+    consumers = [FeedConsumer(settings, "projection", projector.handle),
+                 FeedConsumer(settings, "scoring", scorer.handle, feed=lifecycle_key)]
     for consumer in consumers:
         await consumer.start()
     try:

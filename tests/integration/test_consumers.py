@@ -9,7 +9,7 @@ import msgspec
 import pytest
 from benthic.bus import FeedConsumer, ensure_group, trim_consumed
 from benthic.gamestate import StateLoader
-from benthic.keys import GameKeys, RatingKeys, feed_key
+from benthic.keys import GameKeys, RatingKeys, feed_key, lifecycle_key
 from benthic.rules import game_types
 from benthic.store import EventStore
 
@@ -98,10 +98,10 @@ async def _healthy(consumer: FeedConsumer) -> bool:
     return consumer.healthy
 
 
-async def _nothing_pending(redis, settings, group: str) -> bool:  # type: ignore[no-untyped-def]
+async def _nothing_pending(redis, settings, group: str, feed=feed_key) -> bool:  # type: ignore[no-untyped-def]
     total = 0
     for partition in range(settings.partitions):
-        total += (await redis.xpending(feed_key(partition), group))["pending"]
+        total += (await redis.xpending(feed(partition), group))["pending"]
     return total == 0
 
 
@@ -179,18 +179,20 @@ async def test_scoring_consumer_killed_mid_batch_still_scores_once(redis, redis_
                 crashed.set()
                 await asyncio.sleep(3600)
 
-    victim = FeedConsumer(settings_for_tests(redis_url, consumer_name="victim"), "scoring", scores_then_dies)
-    await ensure_group(redis, feed_key(0), "scoring")
+    victim = FeedConsumer(settings_for_tests(redis_url, consumer_name="victim"), "scoring", scores_then_dies,
+                          feed=lifecycle_key)
+    await ensure_group(redis, lifecycle_key(0), "scoring")
     await victim.start()
     game = await StoreGame(store, game_type).create()
     await game.play()
     await asyncio.wait_for(crashed.wait(), 20)
     await victim.stop()
     survivor = FeedConsumer(settings_for_tests(redis_url, consumer_name="survivor"), "scoring",
-                            Scorer(redis, store, StateLoader(store, 10, 0)).handle)
+                            Scorer(redis, store, StateLoader(store, 10, 0)).handle, feed=lifecycle_key)
     await survivor.start()
     try:
-        await _until(lambda: _nothing_pending(redis, settings, "scoring"), what="pending scoring claimed")
+        await _until(lambda: _nothing_pending(redis, settings, "scoring", lifecycle_key),
+                     what="pending scoring claimed")
     finally:
         await survivor.stop()
     scored = [e for e in await store.load(game.game_id) if e.type == "game_scored"]

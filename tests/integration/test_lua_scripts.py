@@ -18,6 +18,7 @@ async def _append(redis, keys: GameKeys, expected: int, command_id: str, datas: 
         keys, expected_version=expected, command_id=command_id, now_ms=7,
         head=encode_head(CommitHead(7, len(datas), "e", command_id, 1)), events=datas, notification=b"note",
         feed_maxlen=100, ended=extra.get("ended", False), meta=extra.get("meta", {}),
+        lifecycle=extra.get("lifecycle", False),
     )
     return append.parse_append_reply(await redis.eval(append.SOURCE, len(script_keys), *script_keys, *args))
 
@@ -38,9 +39,13 @@ async def test_append_script_writes_each_event_once_and_answers_every_outcome(re
     conflict = await _append(redis, keys, 1, "c2", [b"{}"])
     assert (duplicate.status, duplicate.first, duplicate.last) == ("duplicate", 1, 2)
     assert (conflict.status, conflict.current) == ("conflict", 2)
+    assert await redis.xlen(keys.lifecycle) == 0
     ended = await _append(redis, keys, 2, "c3", [b"{}"], ended=True)
     assert ended.status == "ok" and await redis.hget(keys.meta, "status") == b"finished"
     assert await redis.xlen(keys.events) == 3 and await redis.xlen(keys.feed) == 2
+    assert await redis.xlen(keys.lifecycle) == 1  # the end of a game also goes to the lifecycle feed
+    await _append(redis, keys, 3, "c4", [b"{}"], lifecycle=True)
+    assert await redis.xlen(keys.lifecycle) == 2
 
 
 async def test_join_script_takes_a_seat_once_and_starts_the_game_when_full(redis) -> None:

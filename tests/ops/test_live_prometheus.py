@@ -228,11 +228,11 @@ async def _refusals(client: Any, platform: Any, game_type: str) -> None:
 
 
 async def _poison(redis_url: str, game_type: str) -> None:
-    """A feed notification that a game ended, for a game whose metadata is garbage: scoring fails on it,
-    every delivery (the claimer retries it) until it is dead-lettered."""
+    """A lifecycle-feed notification (what scoring reads) that a game ended, for a game whose metadata is
+    garbage: scoring fails on it, every delivery (the claimer retries it) until it is dead-lettered."""
     from benthic.events import Notification
     from benthic.feed import DATA_FIELD, encode_notification
-    from benthic.keys import GameKeys, feed_key
+    from benthic.keys import GameKeys, lifecycle_key
     from redis.asyncio import Redis
 
     game_id = f"poison-{uuid.uuid4().hex[:8]}"
@@ -252,7 +252,7 @@ async def _poison(redis_url: str, game_type: str) -> None:
             ended=True,
             types=["game_over"],
         )
-        await redis.xadd(feed_key(keys.partition), {DATA_FIELD: encode_notification(note)})
+        await redis.xadd(lifecycle_key(keys.partition), {DATA_FIELD: encode_notification(note)})
     finally:
         await redis.aclose()
 

@@ -32,7 +32,10 @@ def append_call(
     feed_maxlen: int,
     ended: bool,
     meta: Mapping[str, str],
+    lifecycle: bool = False,
 ) -> tuple[list[str], list[Any]]:
+    """``lifecycle``: the commit ends the game or carries platform events; its notification also goes to the
+    partition's lifecycle feed."""
     args: list[Any] = [
         expected_version,
         command_id,
@@ -43,11 +46,12 @@ def append_call(
         "1" if ended else "0",
         len(events),
         len(meta),
+        "1" if lifecycle or ended else "0",
         *events,
     ]
     for field, value in meta.items():
         args.extend((field, value))
-    return [keys.events, keys.meta, keys.commands, keys.feed], args
+    return [keys.events, keys.meta, keys.commands, keys.feed, keys.lifecycle], args
 
 
 def parse_append_reply(reply: Sequence[Any]) -> AppendReply:

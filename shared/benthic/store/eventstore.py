@@ -94,6 +94,7 @@ class EventStore:
             feed_maxlen=self.feed_maxlen,
             ended=ended,
             meta=meta or {},
+            lifecycle=kind != "e",
         )
         reply = append.parse_append_reply(await self._append(keys, args))
         if reply.status == "conflict":
