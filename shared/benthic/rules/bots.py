@@ -47,6 +47,19 @@ class GreedyBot:
         return rng.choice(best)
 
 
+BOT_NAMES: tuple[str, ...] = ("random", "greedy")  # what a bot seat may ask for (``{"bot": name}``)
+
+
+def make_bot(name: str, level: int | None = None) -> Any:
+    """The bot a bot seat names.  ``level`` tunes the stronger bots' budget; bots without levels ignore it.
+    Raises ValueError for an unknown name (services answer it as a bad option)."""
+    if name == "random":
+        return RandomBot()
+    if name == "greedy":
+        return GreedyBot()
+    raise ValueError(f"unknown bot {name!r}: choose one of {', '.join(BOT_NAMES)}")
+
+
 def play_out(
     engine: AnyEngine,
     events: list[Any],
