@@ -274,7 +274,7 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
         store = EventStore(redis, settings.partitions, settings.feed_maxlen)
         loader = StateLoader(store, settings.state_cache_games, snapshot_every=0)
         archive = await open_archive_reader(settings, SERVICE)
-        reads = ReadModels(redis, store, ArchivedReads(archive) if archive else None)
+        reads = ReadModels(redis, store, ArchivedReads(archive) if archive else None, loader)
         hub = LiveHub(updates, reads, settings.partitions, settings.live_streams_max, settings.live_buffer)
         projector = Projector(redis, store, loader, meta_cache_size=settings.state_cache_games)
         consumer = FeedConsumer(settings, GROUP, projector.handle, pause_s=settings.projection_pause_ms / 1000)

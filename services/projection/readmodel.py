@@ -2,8 +2,11 @@
 
 The read model of a game is one Redis hash: ``version`` and ``status`` (written by the script), the lobby card
 ``summary``, ``seats`` (to notice joins), ``game_type``, ``scored``, one ``view:<viewer>`` per viewer
-(zlib-compressed JSON: views are most of a live game's footprint) and ``scores`` once the game is over.
-Histories are not stored: they are derived from the event stream when read (``benthic.history``).
+(zlib-compressed JSON behind the version it shows: views are most of a live game's footprint) and ``scores``
+once the game is over.  A running game's views are built when first read at a version (``reads.py``), so
+nobody pays for views nobody looks at; a finished game's are all built with its last read model, so the
+archive gets them all.  Histories are not stored: they are derived from the event stream when read
+(``benthic.history``).
 """
 
 from __future__ import annotations
@@ -43,12 +46,19 @@ def viewers(seats: int) -> list[int | None]:
     return [None, *range(seats)]
 
 
-def pack_view(body: bytes) -> bytes:
-    return zlib.compress(body, 1)
+def pack_view(body: bytes, version: int) -> bytes:
+    return b"%d:" % version + zlib.compress(body, 1)
+
+
+def stored_version(stored: bytes) -> int | None:
+    """The version a stored view shows (None: stored without one, by an earlier release: final views only)."""
+    head, sep, _ = stored[:24].partition(b":")
+    return int(head) if sep and head.isdigit() else None
 
 
 def unpack_view(stored: bytes) -> bytes:
-    return zlib.decompress(stored)
+    _, sep, packed = stored.partition(b":")
+    return zlib.decompress(packed if sep and stored[:1].isdigit() else stored)
 
 
 class Summary(msgspec.Struct, frozen=True):
@@ -112,9 +122,18 @@ def build(engine: Engine, meta: GameMeta, folded: Folded, tail: Sequence[Envelop
         (GAME_TYPE, meta.game_type.encode()),
         (SCORED, b"1" if scored else b"0"),
     ]
-    for viewer in viewers(len(meta.seats)):
-        view = View(meta.game_id, folded.version, status, viewer, engine.view(state, viewer))
-        fields.append((view_field(viewer), pack_view(_json.encode(view))))
     if prompt is None:
+        fields.extend(build_views(engine, meta.game_id, folded.version, status, state, viewers(len(meta.seats))))
         fields.append((SCORES, _json.encode(engine.final_scores(state))))
     return ReadModel(folded.version, status, updated_ms, fields)
+
+
+def build_views(
+    engine: Engine, game_id: str, version: int, status: str, state: Any, wanted: Sequence[int | None]
+) -> list[tuple[str, bytes]]:
+    """The stored views of ``wanted`` viewers of a game in ``state`` at ``version``."""
+    return [
+        (view_field(viewer), pack_view(_json.encode(View(game_id, version, status, viewer, engine.view(state, viewer))),
+                                       version))
+        for viewer in wanted
+    ]

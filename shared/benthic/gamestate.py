@@ -92,6 +92,20 @@ class StateLoader:
         self.cache.put(game_id, folded)
         return folded
 
+    async def load_at(self, game_id: str, engine: AnyEngine, version: int) -> Folded:
+        """The state at ``version`` exactly (at most the stream's version): from the cache when it is not newer,
+        else from the snapshot when that is not newer, else from the start."""
+        folded = self.cache.get(game_id)
+        if folded is None or folded.version > version:
+            folded = await self._from_snapshot(game_id, engine)
+            if folded.version > version:
+                folded = Folded(0, engine.initial_state())
+        if folded.version < version:
+            tail = await self.store.load(game_id, after=folded.version, until=version)
+            folded = fold_envelopes(engine, folded, tail, game_id)
+            self.cache.put(game_id, folded)
+        return folded
+
     async def _from_snapshot(self, game_id: str, engine: AnyEngine) -> Folded:
         snapshot = await self.store.load_snapshot(game_id)
         if snapshot is not None and snapshot.engine_version == engine.version:
