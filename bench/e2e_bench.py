@@ -78,6 +78,7 @@ class LoadClient:
         import aiohttp
 
         self.command_url = command_url
+        self.socket_url = command_url.replace("http://", "ws://", 1)
         self.mint = mint
         self.session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=0), timeout=aiohttp.ClientTimeout(total=60)
@@ -114,8 +115,36 @@ class LoadClient:
         path = f"/games/{game_id}/commands" + ("?include=legal" if include_legal else "")
         return await self._call("POST", path, token, body)
 
+    async def socket(self, game_id: str, token: str) -> PlaySocket:
+        """A WebSocket play channel of one seat (``WS /games/{id}/play``)."""
+        ws = await self.session.ws_connect(f"{self.socket_url}/games/{game_id}/play",
+                                           headers={"authorization": f"Bearer {token}"})
+        return PlaySocket(ws)
+
     async def aclose(self) -> None:
         await self.session.close()
+
+
+class PlaySocket:
+    """One seat's commands over the command service's WebSocket: the same answers as ``LoadClient.play``."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self._json = msgspec.json.Encoder()
+
+    async def play(self, command: Any, command_id: str | None = None, expected_version: int | None = None,
+                   include_legal: bool = False) -> Any:
+        frame = {"command_id": command_id or uuid.uuid4().hex, "command": command,
+                 "expected_version": expected_version, "include": "legal" if include_legal else None}
+        await self.ws.send_str(self._json.encode(frame).decode())
+        answer = msgspec.json.decode(await self.ws.receive_str())
+        if answer["status"] >= 400:
+            error = answer["error"]
+            raise ApiFailure(answer["status"], error["code"], error["message"])
+        return answer["result"]
+
+    async def aclose(self) -> None:
+        await self.ws.close()
 
 
 async def _load(
@@ -206,12 +235,22 @@ def _env_overrides() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k.startswith("BENTHIC_") and k != "BENTHIC_BENCH_QUICK"}
 
 
+# Rate limits stay on in the benches (their Redis cost is part of every command) but far above the load's rates.
+BENCH_LIMITS = {
+    "BENTHIC_LIMIT_COMMAND_PER_PLAYER": "1000/second",
+    "BENTHIC_LIMIT_COMMAND_PER_IP": "100000/second",
+    "BENTHIC_LIMIT_TOKEN_PER_PLAYER": "1000/minute",
+    "BENTHIC_LIMIT_TOKEN_PER_IP": "1000000/minute",
+    "BENTHIC_LIMIT_CREATE_PER_PLAYER": "100000/minute",
+    "BENTHIC_LIMIT_CREATE_PER_IP": "1000000/minute",
+    "BENTHIC_LIMIT_JOIN_PER_PLAYER": "100000/minute",
+    "BENTHIC_LIMIT_JOIN_PER_IP": "1000000/minute",
+}
+
+
 def run(concurrent: int, seconds: float, types: list[str], rate: float, nice: bool = False) -> dict[str, Any]:
     niceness = {"projection": 5, "scoring": 10} if nice else {}
-    # Rate limits stay on (their Redis cost is part of every command) but far above the load's rates.
-    limits = {"BENTHIC_LIMIT_COMMAND_PER_PLAYER": "1000/second", "BENTHIC_LIMIT_COMMAND_PER_IP": "100000/second",
-              "BENTHIC_LIMIT_TOKEN_PER_PLAYER": "1000/minute", "BENTHIC_LIMIT_TOKEN_PER_IP": "1000000/minute"}
-    env = {"BENTHIC_LOG_LEVEL": "warning", **limits, **_env_overrides()}
+    env = {"BENTHIC_LOG_LEVEL": "warning", **BENCH_LIMITS, **_env_overrides()}
     with LocalPlatform(env=env, niceness=niceness) as platform:
         load = asyncio.run(_load(platform, concurrent, seconds, types, rate))
         rss = {s: _peak_rss_mb(platform.processes[s].pid) for s in SERVICES}

@@ -48,6 +48,7 @@ from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components
 
+from services.command.play_socket import play_socket
 from services.command.players import PlayerGames
 from services.command.seating import check_player_id
 from services.command import gametypes
@@ -365,9 +366,9 @@ def create_app(settings: Settings) -> Litestar:
             report["error"] = probe.error
         return report
 
-    routes: list[Any] = [create_game, join_game, seat_token, my_seats, post_command, legal_commands, operator_state,
-                         operator_audit, revoke_game, revoke_player, list_game_types, game_type, game_type_content,
-                         *health_routes(ready)]
+    routes: list[Any] = [create_game, join_game, seat_token, my_seats, post_command, play_socket, legal_commands,
+                         operator_state, operator_audit, revoke_game, revoke_player, list_game_types, game_type,
+                         game_type_content, *health_routes(ready)]
     if dev_mode:
         routes.append(dev_jwks)
     app = Litestar(
