@@ -26,9 +26,9 @@ STEPS = [
     # SSE fan-out: thousands of live streams on one projection process while commands are played.
     ("live", ["-m", "bench.live_bench", "--streams", "300" if QUICK else "5000", "--seconds", "10" if QUICK else "60"]),
     # Many concurrent games, closed loop: accepted commands/s and errors against the 200-game figure.
-    ("e2e_2000", ["-m", "bench.e2e_bench", "--rates", "0", "--seconds", "10" if QUICK else "60",
+    ("e2e_2000", ["-m", "bench.e2e_bench", "--rates", "0", "--transports", "http", "--seconds", "10" if QUICK else "60",
                   "--games", "200" if QUICK else "2000"]),
-    ("e2e_10000", ["-m", "bench.e2e_bench", "--rates", "0", "--seconds", "10" if QUICK else "90",
+    ("e2e_10000", ["-m", "bench.e2e_bench", "--rates", "0", "--transports", "http", "--seconds", "10" if QUICK else "90",
                    "--games", "400" if QUICK else "10000"]),
     # Finished games leave Redis: memory over >= 1,000 finished games with archiving on.
     ("soak", ["-m", "bench.soak_bench", "--games", "30" if QUICK else "1000"]),
