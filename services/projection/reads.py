@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from benthic.archive import ArchiveUnavailable
 from benthic.gamestate import StateLoader
 from benthic.history import history_page
 from benthic.keys import GameKeys, RatingKeys, lobby_key
@@ -125,6 +126,8 @@ class ReadModels:
         return await self.archived.history(game_id, viewer, after, limit) if self.archived else None
 
     async def lobby(self, game_types: list[str], statuses: list[str], limit: int) -> list[dict[str, Any]]:
+        """The newest games (by last change) of ``game_types`` in ``statuses``; finished games that have left
+        Redis come from the archive, with the same cards."""
         async with self.redis.pipeline(transaction=False) as pipe:
             for partition in range(self.partitions):
                 for game_type in game_types:
@@ -133,13 +136,23 @@ class ReadModels:
             replies = await pipe.execute()
         ranked = sorted((score, game_id.decode()) for reply in replies for game_id, score in reply)
         chosen = [game_id for _, game_id in reversed(ranked)][:limit]
-        if not chosen:
-            return []
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for game_id in chosen:
-                pipe.hget(self.keys(game_id).read_model, "summary")
-            summaries = await pipe.execute()
-        return [msgspec.json.decode(s) for s in summaries if s]
+        cards: list[dict[str, Any]] = []
+        if chosen:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for game_id in chosen:
+                    pipe.hget(self.keys(game_id).read_model, "summary")
+                summaries = await pipe.execute()
+            cards = [msgspec.json.decode(s) for s in summaries if s]
+        if "finished" in statuses and self.archived is not None:
+            live = {card["game_id"] for card in cards}
+            for game_type in game_types:
+                try:
+                    archived = await self.archived.finished(game_type, limit)
+                except ArchiveUnavailable:
+                    break  # the archive is down: the lobby still lists what Redis holds
+                cards.extend(msgspec.json.decode(card) for game_id, card in archived if game_id not in live)
+            cards.sort(key=lambda card: (card["updated_ms"], card["game_id"]), reverse=True)
+        return cards[:limit]
 
     async def counts(self, game_types: list[str]) -> dict[tuple[str, str], int]:
         async with self.redis.pipeline(transaction=False) as pipe:
