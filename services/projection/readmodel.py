@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
+from benthic import lifecycle
 from benthic.events import Envelope
 from benthic.gamestate import Folded
 from benthic.rules import Engine
@@ -64,6 +65,7 @@ class Summary(msgspec.Struct, frozen=True):
     prompt: dict[str, Any] | None = None
     scored: bool = False
     rated: bool = False  # only rated games change ratings and leaderboards
+    lifecycle: dict[str, Any] | None = None  # seats' status (taken over, resigned...), clocks, abort
 
 
 class View(msgspec.Struct, frozen=True):
@@ -72,6 +74,7 @@ class View(msgspec.Struct, frozen=True):
     status: str
     seat: int | None
     view: dict[str, Any]
+    lifecycle: dict[str, Any] | None = None  # seats' status (taken over, resigned...), clocks, abort
 
 
 class ReadModel(msgspec.Struct, frozen=True):
@@ -88,8 +91,10 @@ def seats_json(meta: GameMeta) -> bytes:
 def build(engine: Engine, meta: GameMeta, folded: Folded, tail: Sequence[Envelope], scored: bool) -> ReadModel:
     """The read model of ``meta``'s game at ``folded`` (``tail``: the envelopes folded since the last write)."""
     state = folded.state
-    prompt = engine.prompt(state)
-    status = "finished" if prompt is None else meta.status
+    over = lifecycle.is_finished(engine, state, folded.life)
+    prompt = None if over else engine.prompt(state)
+    status = "finished" if over else meta.status
+    life = lifecycle.summary(folded.life, lifecycle.parse_options(meta.options), len(meta.seats))
     updated_ms = max([meta.updated_ms, meta.created_ms, *(e.ts_ms for e in tail)])
     summary = Summary(
         game_id=meta.game_id,
@@ -97,14 +102,16 @@ def build(engine: Engine, meta: GameMeta, folded: Folded, tail: Sequence[Envelop
         status=status,
         version=folded.version,
         seats=[
-            None if s is None else {"seat": i, "player_id": s.player_id, "name": s.name, "kind": s.kind}
+            None if s is None else {"seat": i, "player_id": s.player_id, "name": s.name, "kind": s.kind,
+                                    **({"bot": s.bot} if s.bot else {})}
             for i, s in enumerate(meta.seats)
         ],
         created_ms=meta.created_ms,
         updated_ms=updated_ms,
         prompt=msgspec.to_builtins(prompt) if prompt else None,
         scored=scored,
-        rated=meta.rated,
+        rated=meta.rated and folded.life.aborted is None,
+        lifecycle=life,
     )
     fields: list[tuple[str, bytes]] = [
         (SUMMARY, _json.encode(summary)),
@@ -113,8 +120,9 @@ def build(engine: Engine, meta: GameMeta, folded: Folded, tail: Sequence[Envelop
         (SCORED, b"1" if scored else b"0"),
     ]
     for viewer in viewers(len(meta.seats)):
-        view = View(meta.game_id, folded.version, status, viewer, engine.view(state, viewer))
+        view = View(meta.game_id, folded.version, status, viewer, engine.view(state, viewer), life)
         fields.append((view_field(viewer), pack_view(_json.encode(view))))
-    if prompt is None:
-        fields.append((SCORES, _json.encode(engine.final_scores(state))))
+    scores = lifecycle.final_scores(engine, state, folded.life, len(meta.seats)) if over else None
+    if scores is not None:
+        fields.append((SCORES, _json.encode(scores)))
     return ReadModel(folded.version, status, updated_ms, fields)
