@@ -21,6 +21,8 @@ STEPS = [
     ("peer", ["-m", "bench.peer_bench", "--warmup", "3" if QUICK else "10", "--seconds", "5" if QUICK else "20",
               "--games", "20" if QUICK else "200"]),
     ("archive", ["-m", "bench.archive_bench", "--games", "5" if QUICK else "30"]),
+    # Bot-only games of mixed types played to the end by the bots service (games/s, bot move lag).
+    ("bots", ["-m", "bench.bots_bench", "--games", "30" if QUICK else "500"]),
 ]
 OPTIONAL = [
     # The Underwater Cities balance report (10 minutes of 4-player greedy games), when its engine exists.
