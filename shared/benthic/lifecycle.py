@@ -22,6 +22,7 @@ scratch when the player reclaims it; the clock of a seat the house bot plays is 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from importlib.resources import files
 from typing import Any
 
 import msgspec
@@ -62,6 +63,9 @@ class LifecycleOptions(msgspec.Struct, frozen=True):
 
 
 PLATFORM_OPTIONS = ("clock", "on_expiry")  # game options the platform reads; the engine never sees them
+# How /game-types/{type} describes them ({name, default, values, text}, like an engine's options)
+OPTION_DOCS: list[dict[str, Any]] = msgspec.json.decode(
+    files("benthic").joinpath("platform_options.json").read_bytes())
 _clock_decoder = msgspec.json.Decoder(ClockOption)
 
 
