@@ -32,6 +32,8 @@ STEPS = [
                    "--games", "400" if QUICK else "10000"]),
     # Finished games leave Redis: memory over >= 1,000 finished games with archiving on.
     ("soak", ["-m", "bench.soak_bench", "--games", "30" if QUICK else "1000"]),
+    # Bot-only games of mixed types played to the end by the bots service (games/s, bot move lag).
+    ("bots", ["-m", "bench.bots_bench", "--games", "30" if QUICK else "500"]),
 ]
 OPTIONAL = [
     # The Underwater Cities balance report (10 minutes of 4-player greedy games), when its engine exists.

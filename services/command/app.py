@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -41,7 +42,7 @@ from benthic.redisconn import RedisProbe, memory, redis_client
 from benthic.revocation import GAME, Revocation, Revocations
 from benthic.revocation import PLAYER as PLAYER_SCOPE
 from benthic.rules import game_types, get_engine
-from benthic.store import EventStore
+from benthic.store import Actor, EventStore
 from benthic.telemetry import REDIS_MEMORY_MAX, REDIS_MEMORY_USED, TOKENS_REVOKED, log, red_middleware, zero_series
 from litestar import Litestar, Request, Response, get, post
 from litestar.datastructures import State
@@ -51,7 +52,7 @@ from litestar.openapi.spec import Components
 from services.command.play_socket import play_socket
 from services.command.players import PlayerGames
 from services.command.seating import check_player_id
-from services.command import gametypes
+from services.command import gametypes, lifecycle
 from services.command.service import (
     CommandAccepted,
     CommandRequest,
@@ -220,6 +221,61 @@ async def operator_audit(request: Request[Any, Any, Any], game_id: str) -> dict[
     }
 
 
+class LifecycleDone(msgspec.Struct, frozen=True):
+    game_id: str
+    version: int  # the game's version after the commit
+    duplicate: bool  # this command id was applied before (nothing new)
+
+
+class AbortGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    reason: str  # recorded in the game_aborted event
+
+
+async def _lifecycle(request: Request[Any, Any, Any], game_id: str, command_id: str | None, action: Any) -> LifecycleDone:
+    claim = await _seat_claim(request)
+    SeatGate.authorize(claim, game_id)
+    await request.app.state.limits.hit("command", claim.player_id, _ip(request))
+    with _acting(claim.player_id, PLAYER):
+        service = _service(request)
+        cid = command_id or f"{action.__name__}:{game_id}:{claim.seat}:{secrets.token_hex(6)}"
+        commit, _ = await service.platform(
+            game_id, cid, Actor(claim.player_id, PLAYER),
+            lambda engine, meta, folded: action(engine, meta, folded, claim.seat, claim.player_id))
+    assert commit is not None
+    return LifecycleDone(game_id, commit.last_version, commit.duplicate)
+
+
+@post("/games/{game_id:str}/resign", status_code=200, summary="Resign your seat", tags=["play"],
+      security=[{SEAT_TOKEN: []}], responses=error_responses(401, 403, 404, 409, 429, 503))
+async def resign_seat(request: Request[Any, Any, Any], game_id: str, command_id: str | None = None) -> LifecycleDone:
+    """The caller's seat resigns (any time): it is ranked last; the house bot plays it on, or the game ends
+    when fewer than two seats remain in play.  `?command_id=` makes a retry safe."""
+    return await _lifecycle(request, game_id, command_id, lifecycle.resign)
+
+
+@post("/games/{game_id:str}/reclaim", status_code=200, summary="Take your seat back from the house bot",
+      tags=["play"], security=[{SEAT_TOKEN: []}], responses=error_responses(401, 403, 404, 409, 429, 503))
+async def reclaim_seat(request: Request[Any, Any, Any], game_id: str, command_id: str | None = None) -> LifecycleDone:
+    """After a clock takeover (policy `takeover`), the player plays their seat again with a fresh clock.
+    `409 seat_not_taken_over` when the seat is not taken over, `409 seat_resigned` after a resignation."""
+    return await _lifecycle(request, game_id, command_id, lifecycle.reclaim)
+
+
+@post("/games/{game_id:str}/ops/abort", status_code=200, summary="Operator: abort a game (unrated)",
+      tags=["operator"], security=[{OPERATOR: []}], responses=error_responses(401, 403, 404, 409))
+async def abort_game(request: Request[Any, Any, Any], game_id: str, data: AbortGame) -> LifecycleDone:
+    """The game ends now, unrated, with `reason` recorded (`game_aborted` in its history)."""
+    operator = await _credential(request, OPERATOR_KIND)
+    if not 1 <= len(data.reason) <= 200 or not data.reason.isprintable():
+        raise ApiError(400, "invalid_request", "reason must be 1-200 printable characters")
+    with _acting(operator.subject, operator.kind):
+        commit, _ = await _service(request).platform(
+            game_id, f"abort:{game_id}", Actor(operator.subject, operator.kind),
+            lambda engine, meta, folded: lifecycle.abort(engine, meta, folded, data.reason, operator.subject))
+    assert commit is not None
+    return LifecycleDone(game_id, commit.last_version, commit.duplicate)
+
+
 class Revoked(msgspec.Struct, frozen=True):
     scope: str  # "game" | "player"
     target: str
@@ -367,8 +423,8 @@ def create_app(settings: Settings) -> Litestar:
         return report
 
     routes: list[Any] = [create_game, join_game, seat_token, my_seats, post_command, play_socket, legal_commands,
-                         operator_state, operator_audit, revoke_game, revoke_player, list_game_types, game_type,
-                         game_type_content, *health_routes(ready)]
+                         resign_seat, reclaim_seat, abort_game, operator_state, operator_audit, revoke_game,
+                         revoke_player, list_game_types, game_type, game_type_content, *health_routes(ready)]
     if dev_mode:
         routes.append(dev_jwks)
     app = Litestar(

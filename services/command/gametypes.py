@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 import msgspec
+from benthic import lifecycle
 from benthic.http import ApiError
 from benthic.rules import UnknownGameType, game_types, get_engine
 from litestar import Response
@@ -54,6 +55,7 @@ def game_type_document(game_type: str) -> Document:
         "content_version": version,
         "content_url": f"/game-types/{engine.game_type}/content?v={quote(version, safe='')}",
         "options": catalogue["options"],
+        "platform_options": lifecycle.OPTION_DOCS,  # clocks and their expiry policy (every game type)
         "commands": sorted(engine.command_names),
     }, version)
 

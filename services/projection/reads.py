@@ -24,6 +24,7 @@ from services.projection.readmodel import (
     GAME_TYPE,
     SEATS,
     STATUSES,
+    SUMMARY,
     VERSION,
     build_views,
     stored_version,
@@ -66,14 +67,14 @@ class ReadModels:
         Views not built at that version yet are built now from the state at that version, and stored."""
         keys = self.keys(game_id)
         raw = await self.redis.hmget(
-            keys.read_model, [VERSION, "status", GAME_TYPE, SEATS, *(view_field(v) for v in viewers)]
+            keys.read_model, [VERSION, "status", GAME_TYPE, SEATS, SUMMARY, *(view_field(v) for v in viewers)]
         )
         if raw[0] is None:
             return await self._archived_views(game_id, viewers)
-        if raw[2] is None or raw[3] is None:
+        if raw[2] is None or raw[3] is None or raw[4] is None:
             return None  # not projected yet: nothing to show
         version, status, seats = int(raw[0]), raw[1].decode(), len(msgspec.json.decode(raw[3]))
-        stored = dict(zip(viewers, raw[4:], strict=True))
+        stored = dict(zip(viewers, raw[5:], strict=True))
         stale = [
             v for v, body in stored.items()
             if (v is None or 0 <= v < seats) and (body is None or not _shows(body, version, status))
@@ -83,7 +84,8 @@ class ReadModels:
             folded = await self.loader.load_at(game_id, engine, version)
             if folded.version != version:  # the stream left Redis under us: the archive has the game whole
                 return await self._archived_views(game_id, viewers)
-            built = build_views(engine, game_id, version, status, folded.state, stale)
+            life = msgspec.json.decode(raw[4]).get("lifecycle")  # the card is written with the version
+            built = build_views(engine, game_id, version, status, folded.state, life, stale)
             await self._write_views(*writes.views_call(keys, version, built))
             stored.update(zip(stale, (body for _, body in built), strict=True))
         return version, {v: unpack_view(body) for v, body in stored.items() if body}
