@@ -41,7 +41,8 @@ async def demo(platform: LocalPlatform, seats: int | None, bots: str = "greedy")
         game_id, tokens = await start_bot_game(client, game_type, count)
         chooser = house_greedy_chooser(client, engine) if bots == "greedy" else random_chooser()
         games.append((game_type, game_id, HttpGame(client, game_id, tokens, random.Random(game_id), chooser)))
-        say(f"  {game_type:<18} {game_id}  {count} bots   watch: {read}/games/{game_id}/live")
+        say(f"  {game_type:<18} {game_id}  {count} bots   watch in a browser: {read}/app/#/game/{game_id}")
+        say(f"  {'':<18} {'':<19} live stream: {read}/games/{game_id}/live")
         say(f"  {'':<18} {'':<19} spectator view: {read}/games/{game_id}/view  history: {read}/games/{game_id}/history")
     say("")
     last_report = {g: 0.0 for _, g, _ in games}
@@ -121,6 +122,7 @@ def main(exit_after_demo: bool = False, seats: int | None = None, bots: str = "g
            else ", a private PostgreSQL for the archive")
         + " and the services...")
     platform.start()
+    say(f"  web client      {platform.read_url}/app/   (watch the bots, sign in, create or join a game)")
     say(f"  command API     {platform.command_url}   (OpenAPI: {platform.command_url}/schema)")
     say(f"  read API        {platform.read_url}   (OpenAPI: {platform.read_url}/schema, lobby: {platform.read_url}/lobby)")
     say(f"  scoring         {platform.url('scoring')}/readyz")
@@ -135,6 +137,7 @@ def main(exit_after_demo: bool = False, seats: int | None = None, bots: str = "g
             f"`.venv/bin/benthic dev-token alice` mints a player's JWT, JWKS at "
             f"{platform.command_url}/.well-known/jwks.json")
     say("")
+    say(f"Open {platform.read_url}/app/ in a browser to watch the bots and to create or join a game.")
     say("Bots are playing one game of every game type over HTTP "
         + ("(greedy house bots: they read the true state with the operator token):" if bots == "greedy"
            else "(random legal moves):"))
