@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benthic.bots_http import HttpGame, house_greedy_chooser, random_chooser, start_bot_game
+from benthic.bots_http import HttpGame, house_greedy_chooser, play_seat, random_chooser, start_bot_game
 from benthic.client import BenthicClient
 from benthic.localplatform import SERVICES, LocalPlatform
 from benthic.rules import game_types, get_engine
@@ -76,6 +76,41 @@ async def demo(platform: LocalPlatform, seats: int | None, bots: str = "greedy")
     await client.aclose()
     if any(isinstance(r, BaseException) for r in results):
         raise SystemExit(1)
+
+
+async def open_tables(platform: LocalPlatform, bots: str) -> list[asyncio.Task[int]]:
+    """One game of every type with a house bot in seat 1 and the other seat open, for a person to join from
+    the web client; the bot plays its seat once someone has."""
+    client = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
+                           mint=platform.mint)
+    tasks = []
+    for game_type in game_types():
+        engine = get_engine(game_type)
+        count = min(max(2, engine.min_seats), engine.max_seats)
+        house = f"house-{game_type}"
+        waiting = [g for g in (await client.lobby(game_type, "open"))["games"]
+                   if g["seats"][0] and g["seats"][0]["player_id"] == house]  # the table of an earlier run
+        if waiting:
+            game_id = waiting[0]["game_id"]
+        else:
+            seats = [{"player_id": house, "name": "House bot"}, *[None] * (count - 1)]
+            game_id = (await client.create_game(game_type, seats))["game_id"]
+        token = (await client.seat_token(game_id, house))["token"]
+        chooser = house_greedy_chooser(client, engine) if bots == "greedy" else random_chooser()
+        tasks.append(asyncio.create_task(play_seat(client, game_id, 0, token, chooser)))
+        say(f"  {game_type:<18} {game_id}  join and play: {platform.read_url}/app/#/game/{game_id}")
+    return tasks
+
+
+async def session(platform: LocalPlatform, seats: int | None, bots: str, keep_running: bool) -> None:
+    say(f"Open tables: a house bot waits in seat 1 of each; sign in at {platform.read_url}/app/ and join:")
+    tables = await open_tables(platform, bots)
+    say("")
+    await demo(platform, seats, bots)
+    if keep_running:
+        say("\nThe platform keeps running; Ctrl-C stops everything.")
+        await asyncio.gather(*tables, return_exceptions=True)
+        await asyncio.Event().wait()
 
 
 async def _scored(client: BenthicClient, game_id: str) -> bool:
@@ -142,12 +177,8 @@ def main(exit_after_demo: bool = False, seats: int | None = None, bots: str = "g
         + ("(greedy house bots: they read the true state with the operator token):" if bots == "greedy"
            else "(random legal moves):"))
     try:
-        asyncio.run(demo(platform, seats, bots))
-        if not exit_after_demo:
-            say("\nThe platform keeps running; Ctrl-C stops everything.")
-            signal.signal(signal.SIGTERM, _interrupt)
-            while True:
-                time.sleep(3600)
+        signal.signal(signal.SIGTERM, _interrupt)
+        asyncio.run(session(platform, seats, bots, keep_running=not exit_after_demo))
     except KeyboardInterrupt:
         pass
     finally:

@@ -6,6 +6,7 @@ go to tests/artifacts/web/."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 import shutil
@@ -15,8 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
+from benthic.bots_http import play_seat
+from benthic.client import BenthicClient
 from benthic.localplatform import LocalPlatform
 from benthic.rules import game_types
 
@@ -97,29 +99,16 @@ class Page:
         self.context.close()
 
 
-def _opponent(platform: LocalPlatform, game_id: str, player: str, stop: threading.Event, failures: list[str]) -> None:
-    """The other seat, played through the HTTP API: its JWT, its seat token, then random legal moves."""
-    rng = random.Random(game_id)
+def _opponent(platform: LocalPlatform, game_id: str, player: str, failures: list[str]) -> None:
+    """The other seat, played through the HTTP API (its own JWT, its seat token, random legal moves)."""
+
+    async def play() -> None:
+        async with BenthicClient(platform.command_url, platform.read_url, mint=platform.mint) as client:
+            seat = await client.seat_token(game_id, player)
+            await play_seat(client, game_id, seat["seat"], seat["token"], rng=random.Random(game_id))
+
     try:
-        with httpx.Client(timeout=40) as http:
-            jwt = platform.mint(player)
-            seat = http.post(f"{platform.command_url}/games/{game_id}/token", headers={"Authorization": f"Bearer {jwt}"})
-            seat.raise_for_status()
-            token, number = seat.json()["token"], seat.json()["seat"]
-            auth = {"Authorization": f"Bearer {token}"}
-            while not stop.is_set():
-                legal = http.get(f"{platform.command_url}/games/{game_id}/legal", headers=auth).json()
-                if legal["prompt"] is None:
-                    return
-                if number in legal["prompt"]["seats"] and legal["commands"]:
-                    answer = http.post(f"{platform.command_url}/games/{game_id}/commands", headers=auth, json={
-                        "command_id": f"{game_id}-{number}-{legal['version']}-{rng.random()}",
-                        "command": rng.choice(legal["commands"]), "expected_version": legal["version"]})
-                    if answer.status_code not in (200, 409):
-                        raise AssertionError(f"opponent's move refused: {answer.status_code} {answer.text}")
-                    continue
-                http.get(f"{platform.read_url}/games/{game_id}/seats/{number}/view",
-                         params={"after_version": legal["version"], "wait": 10}, headers=auth)
+        asyncio.run(play())
     except Exception as error:  # noqa: BLE001 - reported by the test
         failures.append(repr(error))
 
@@ -166,8 +155,8 @@ def test_play_a_complete_game_in_the_browser(platform: LocalPlatform, browser: A
     assert spectator.page.locator("#moves button.move").count() == 0
     spectator.shot(f"{game_type}-spectator-start")
 
-    stop, failures = threading.Event(), []
-    other = threading.Thread(target=_opponent, args=(platform, game_id, bob, stop, failures), daemon=True)
+    failures: list[str] = []
+    other = threading.Thread(target=_opponent, args=(platform, game_id, bob, failures), daemon=True)
     other.start()
     rng = random.Random(game_type)
     clicks = by_board = 0
@@ -216,7 +205,6 @@ def test_play_a_complete_game_in_the_browser(platform: LocalPlatform, browser: A
         spectator.shot(f"{game_type}-failure-spectator")
         raise
     finally:
-        stop.set()
         other.join(timeout=15)
     assert not failures, failures
     scores = player.page.locator("[data-testid=scores] tbody tr")

@@ -49,7 +49,7 @@ function drawSpace(space, mark, { mine, labels, key }) {
     rx: Math.min(space.w, space.h) / 8, fill: mark?.fill || spaceFill(space) }));
   const text = mark?.text ?? (labels ? space.id.replace(/^[a-z_]+:/, "") : "");
   if (text) {
-    const size = Math.max(6, Math.min(space.h / 3, (space.w * 1.6) / Math.max(4, String(text).length)));
+    const size = Math.max(6, Math.min(space.h / 3, 20, (space.w * 1.6) / Math.max(4, String(text).length)));
     g.append(s("text", { x: space.x, y: space.y, "font-size": size, "dominant-baseline": "middle", "text-anchor": "middle" },
       String(text)));
   }

@@ -1,5 +1,5 @@
 // A game: the board and areas drawn from the view and the catalogue, live over SSE, legal moves to click.
-import { ApiError, catalogue, command, read, seatFor } from "./api.js";
+import { ApiError, catalogue, command, identity, read, rememberSeat, seatFor } from "./api.js";
 import { h, toast, words } from "./dom.js";
 import { card, cardBack, drawBoard, SEAT_COLOURS, stats } from "./draw.js";
 import { eventInWords } from "./history.js";
@@ -58,6 +58,18 @@ export async function gamePage(main, gameId, watchOnly) {
         h("section.panel", {}, h("h2", {}, "History"), history)))));
 
   role.textContent = g.seat === null ? "You are watching as a spectator." : `You play seat ${g.seat + 1} (${name(g.seat)}).`;
+  const me = identity();
+  if (g.seat === null && me && summary.seats.includes(null)) {
+    role.append(" ", h("button.primary.small", { onclick: async () => {
+      try {
+        const joined = await command("POST", `/games/${gameId}/join`, { bearer: me.jwt, body: { name: me.name } });
+        rememberSeat(gameId, joined.seat, joined.token, joined.expires_at_ms);
+        location.hash = `#/game/${gameId}`;
+        if (watchOnly) return;
+        location.reload();
+      } catch (error) { toast(`Could not join: ${error.message}`); }
+    } }, "Join this game"));
+  }
 
   function render() {
     const view = g.view;

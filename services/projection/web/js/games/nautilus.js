@@ -14,7 +14,7 @@ export function layout(view, cat, me, name) {
     for (let dx = 0; dx < 3; dx++) for (let dy = 0; dy < 3; dy++) {
       marks[`${x0 + dx},${y0 + dy}`] = { text: "", fill, title: cat.components[station.tile]?.name };
     }
-    const people = (station.researchers || []).map((n, seat) => (n ? `${n}${"●"}`.repeat(1) : "")).filter(Boolean).join(" ");
+    const people = (station.researchers || []).map((n, seat) => (n ? `${n} of ${name(seat)}` : "")).filter(Boolean).join(", ");
     marks[`${x0 + 1},${y0 + 1}`] = { text: (cat.components[station.tile]?.name || station.tile).split(" ")[0].slice(0, 5),
       fill, title: `${cat.components[station.tile]?.name}${people ? `, researchers ${people}` : ""}` };
   }
@@ -28,8 +28,8 @@ export function layout(view, cat, me, name) {
     if (cell) marks[cell.join(",")] = { text: `S${i + 1}`, fill: seatColour(s.seat), title: `${name(s.seat)}'s submarine ${i + 1}` };
   }));
   const supply = {};
-  for (const [kind, tiles] of Object.entries(view.stacks || {})) supply[`stack:${kind}`] = { text: `${tiles.length}`, title: `${tiles.length} tiles` };
-  supply.box = { text: `${(view.box || []).length}` };
+  for (const [kind, tiles] of Object.entries(view.stacks || {})) supply[`stack:${kind}`] = { text: `${kind.replace("residential_", "")} ${tiles.length}`, title: `${tiles.length} tiles` };
+  supply.box = { text: `box ${(view.box || []).length}` };
   const atlantis = {};
   for (const spot of view.atlantis_tracker || []) {
     atlantis[`atlantis:${spot.number}`] = spot.seat !== null ? { text: String(spot.number), fill: seatColour(spot.seat) }

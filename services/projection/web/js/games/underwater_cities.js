@@ -1,15 +1,18 @@
 // Underwater Cities: the main board (action slots, special row, era and federation tracks), each player's
 // board (cities, tunnels, buildings, metropolises), hands, tableaus.
+import { SEAT_COLOURS } from "../draw.js";
+
 const PIECE = { city_nonsym: "City", city_sym: "Sym", farm: "F", desal: "D", lab: "L", tunnel: "T" };
 
 export function layout(view, cat, me, name) {
   const mainBoard = cat.boards[`main_${view.main_side}`] || Object.values(cat.boards).find((b) => b.kind === "main_board");
   const marks = {};
   for (const [slot, seats] of Object.entries(view.slots || {})) {
-    marks[slot] = { text: seats.map((s) => name(s).slice(0, 6)).join("+"), fill: "#f6d365", title: `taken by ${seats.map(name).join(", ")}` };
+    marks[slot] = { text: `${slot} ${seats.map((seat) => `P${seat + 1}`).join(" ")}`, fill: SEAT_COLOURS[seats[0] % 8],
+      title: `taken by ${seats.map(name).join(", ")}` };
   }
   (view.special_row || []).forEach((id, i) => {
-    marks[`special_row:${i + 1}`] = { text: cat.components[id]?.name.slice(0, 14) || "?", fill: "#e9d8a6" };
+    marks[`special_row:${i + 1}`] = id ? { text: cat.components[id]?.name.slice(0, 14) || "?", fill: "#e9d8a6" } : { text: "empty" };
   });
   marks.special_deck = { text: `${view.special_deck?.count ?? 0} left` };
   marks.era_deck = { text: `${view.era_deck_count} cards` };
@@ -17,7 +20,8 @@ export function layout(view, cat, me, name) {
   if (view.era_track_space) marks[`era:${view.era_track_space}`] = { text: "●", fill: "#ffd166" };
   for (const p of view.players) {
     const key = `federation:${p.federation_space}`;
-    marks[key] = { text: [marks[key]?.text, name(p.seat).slice(0, 4)].filter(Boolean).join(" "), fill: "#ffd166" };
+    marks[key] = { text: [marks[key]?.text, `P${p.seat + 1}`].filter(Boolean).join(" "), fill: SEAT_COLOURS[p.seat % 8],
+      title: [marks[key]?.title, name(p.seat)].filter(Boolean).join(", ") };
   }
   const tracks = Object.values(cat.tracks).filter((t) => t.board_kind === mainBoard.kind);
   const players = view.players.map((p) => {
@@ -46,7 +50,7 @@ export function layout(view, cat, me, name) {
   return {
     summary: [["round", view.round], ["era", view.era], ["phase", view.phase], ["play order", (view.play_order || []).map(name).join(" → ")]],
     boards: [{ board: mainBoard, tracks, marks, title: "Main board", testid: "main-board" }],
-    rows: [{ key: "special_row", title: "Special cards on offer", ids: view.special_row || [], compact: true }],
+    rows: [{ key: "special_row", title: "Special cards on offer", ids: (view.special_row || []).filter(Boolean), compact: true }],
     players,
   };
 }
