@@ -90,8 +90,8 @@ class Page:
 
     def shot(self, name: str) -> Path:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        path = ARTIFACTS / f"{name}.png"
-        self.page.screenshot(path=str(path), full_page=True)
+        path = ARTIFACTS / f"{name}.jpg"
+        self.page.screenshot(path=str(path), full_page=True, type="jpeg", quality=80)
         return path
 
     def close(self) -> None:
@@ -247,3 +247,35 @@ def test_phone_layout_and_keyboard(platform: LocalPlatform, browser: Any) -> Non
     phone.page.wait_for_selector("table.list")
     phone.shot("phone-lobby")
     phone.close()
+
+
+def test_dev_token_cors_and_client_config(platform: LocalPlatform) -> None:
+    """Dev mode: a browser gets a player's JWT from POST /dev/token (bad input refused), the read API tells the
+    client where the command API is, and the command API allows the read API's origin (and no other)."""
+    import httpx
+
+    origin = platform.read_url
+    with httpx.Client(timeout=10) as http:
+        minted = http.post(f"{platform.command_url}/dev/token", json={"player": "dora", "name": "Dora"})
+        assert minted.status_code == 200 and minted.headers["cache-control"] == "no-store"
+        jwt = minted.json()["token"]
+        created = http.post(f"{platform.command_url}/games", headers={"Authorization": f"Bearer {jwt}", "Origin": origin},
+                            json={"game_type": GAMES[0], "seats": [{}, None]})
+        assert created.status_code == 201, created.text
+        assert created.headers["access-control-allow-origin"] == origin
+        assert created.json()["seats"][0]["player_id"] == "dora"
+        for body, code in (({"player": "no spaces"}, "invalid_request"), ({}, None), ({"player": "x", "name": "n" * 65},
+                           "invalid_request"), ({"player": "x", "admin": True}, None)):
+            refused = http.post(f"{platform.command_url}/dev/token", json=body)
+            assert refused.status_code == 400, (body, refused.text)
+            assert "token" not in refused.json() and (code is None or refused.json()["code"] == code)
+        preflight = {"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization,content-type"}
+        allowed = http.options(f"{platform.command_url}/games", headers={"Origin": origin, **preflight})
+        assert allowed.status_code == 204 and allowed.headers["access-control-allow-origin"] == origin
+        other = http.options(f"{platform.command_url}/games", headers={"Origin": "https://evil.example", **preflight})
+        assert "access-control-allow-origin" not in other.headers
+        assert http.get(f"{platform.read_url}/client-config").json()["command_url"] == platform.command_url
+        root = http.get(f"{platform.read_url}/")
+        assert root.status_code in (301, 302, 307) and root.headers["location"].endswith("/app/")
+        page = http.get(f"{platform.read_url}/app/")
+        assert page.status_code == 200 and '<script type="module" src="/app/js/main.js">' in page.text

@@ -55,7 +55,7 @@ export async function gamePage(main, gameId, watchOnly) {
       h("div.main-col", {}, table, players),
       h("aside.side", {},
         h("section.panel.moves-panel", { "aria-label": "Your moves" }, h("h2", {}, "Moves"), choices, filter, moveList),
-        h("section.panel", {}, h("h2", {}, "History"), history)))));
+        h("details.panel", { open: matchMedia("(min-width: 980px)").matches }, h("summary", {}, "History"), history)))));
 
   role.textContent = g.seat === null ? "You are watching as a spectator." : `You play seat ${g.seat + 1} (${name(g.seat)}).`;
   const me = identity();
