@@ -102,9 +102,40 @@ async def open_tables(platform: LocalPlatform, bots: str) -> list[asyncio.Task[i
     return tasks
 
 
+SHOWCASE_PACE_S = 1.0  # a move a second: slow enough to follow in a browser
+
+
+async def showcase(platform: LocalPlatform, seats: int | None, bots: str) -> list[asyncio.Task[int]]:
+    """One bot game of every type played at a person's pace, to watch live in the web client (the showcase
+    games of an earlier run, still running, go on)."""
+    client = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
+                           mint=platform.mint)
+    tasks = []
+    for game_type in game_types():
+        engine = get_engine(game_type)
+        prefix = f"showcase-{game_type}-"
+        earlier = [g for g in (await client.lobby(game_type, "running"))["games"]
+                   if all(s and s["player_id"].startswith(prefix) for s in g["seats"])]
+        if earlier:
+            game_id = earlier[0]["game_id"]
+            tokens = {s["seat"]: (await client.seat_token(game_id, s["player_id"]))["token"]
+                      for s in earlier[0]["seats"]}
+        else:
+            count = max(engine.min_seats, min(seats or 2, engine.max_seats))
+            game_id, tokens = await start_bot_game(client, game_type, count, name="showcase")
+        chooser = house_greedy_chooser(client, engine) if bots == "greedy" else random_chooser()
+        game = HttpGame(client, game_id, tokens, random.Random(game_id), chooser)
+        tasks.append(asyncio.create_task(game.play(pacer=lambda: asyncio.sleep(SHOWCASE_PACE_S))))
+        say(f"  {game_type:<18} {game_id}  watch live: {platform.read_url}/app/#/game/{game_id}/watch")
+    return tasks
+
+
 async def session(platform: LocalPlatform, seats: int | None, bots: str, keep_running: bool) -> None:
     say(f"Open tables: a house bot waits in seat 1 of each; sign in at {platform.read_url}/app/ and join:")
     tables = await open_tables(platform, bots)
+    if keep_running:
+        say(f"Bots playing a move a second, to watch in a browser (all games: {platform.read_url}/app/):")
+        tables += await showcase(platform, seats, bots)
     say("")
     await demo(platform, seats, bots)
     if keep_running:
