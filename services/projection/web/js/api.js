@@ -9,7 +9,9 @@ export class ApiError extends Error {
 export async function loadConfig() {
   if (config) return config;
   const answer = await (await fetch("/client-config")).json();
-  const url = answer.command_url || `${location.protocol}//${location.hostname}:${answer.command_port}`;
+  // An absolute URL, a path on this host ("/": one ingress for both APIs), or the page's host and the port.
+  const url = answer.command_url ? new URL(answer.command_url, location.href).href
+    : `${location.protocol}//${location.hostname}:${answer.command_port}`;
   config = { commandUrl: url.replace(/\/$/, "") };
   return config;
 }

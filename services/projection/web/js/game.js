@@ -252,25 +252,27 @@ export async function gamePage(main, gameId, watchOnly) {
     }
     if (!scores) { final.replaceChildren(h("h2", {}, "Final scores"), h("p", {}, "Scores are not available yet.")); return; }
     const ratings = new Map();
-    try {
-      for (let i = 0; i < 40; i++) {  // ratings apply once the scoring service has scored the game
-        g.summary = await read(`/games/${gameId}`);
-        if (g.summary.scored || !g.summary.rated) break;
-        await new Promise((r) => setTimeout(r, 250));
-      }
-      if (g.summary.rated) {
-        const board = await read(`/leaderboards/${g.summary.game_type}?limit=500`);
-        for (const p of board.players) ratings.set(p.player_id, p);
-      }
-    } catch { /* scores alone */ }
-    final.replaceChildren(h("h2", {}, "Final scores"), h("table.list.scores", { "data-testid": "scores" },
+    const table = () => h("table.list.scores", { "data-testid": "scores" },
       h("thead", {}, h("tr", {}, ["Rank", "Player", "Score", "Rating"].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, [...scores.results].sort((a, b) => a.rank - b.rank).map((r) => {
         const player = g.summary.seats[r.seat];
         const rating = player && ratings.get(player.player_id);
-        return h("tr", {}, h("td", {}, r.rank), h("td", {}, name(r.seat)), h("td", {}, r.score),
-          h("td", {}, rating ? `${Number(rating.rating).toFixed(2)} (#${rating.rank} of the leaderboard)` : g.summary.rated ? "—" : "unrated"));
-      }))));
+        const shown = rating ? `${Number(rating.rating).toFixed(2)} (#${rating.rank} of the leaderboard)`
+          : g.summary.rated ? "pending…" : "unrated";
+        return h("tr", {}, h("td", {}, r.rank), h("td", {}, name(r.seat)), h("td", {}, r.score), h("td", {}, shown));
+      })));
+    final.replaceChildren(h("h2", {}, "Final scores"), table());
+    // Ratings apply once the scoring service has scored the game (a moment after its end).
+    for (let i = 0; i < 240 && !g.closedPage; i++) {
+      g.summary = await read(`/games/${gameId}`).catch(() => g.summary);
+      if (g.summary.scored || !g.summary.rated) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    if (g.summary.rated && g.summary.scored) {
+      const board = await read(`/leaderboards/${g.summary.game_type}?limit=500`).catch(() => ({ players: [] }));
+      for (const p of board.players) ratings.set(p.player_id, p);
+    }
+    final.replaceChildren(h("h2", {}, "Final scores"), table());
   }
 
   async function onView(body) {
@@ -309,5 +311,5 @@ export async function gamePage(main, gameId, watchOnly) {
     g.source?.close();
   }
   connect();
-  return close;
+  return () => { g.closedPage = true; close(); };
 }
