@@ -18,6 +18,7 @@ from benthic.gamestate import StateLoader
 from benthic.http import (
     EXCEPTION_HANDLERS,
     OPERATOR,
+    cors_config,
     PLAYER_JWT,
     SEAT_TOKEN,
     ApiError,
@@ -53,6 +54,7 @@ from services.command.play_socket import play_socket
 from services.command.players import PlayerGames
 from services.command.seating import check_player_id
 from services.command import gametypes, lifecycle
+from services.command.devtoken import dev_token
 from services.command.service import (
     CommandAccepted,
     CommandRequest,
@@ -426,7 +428,7 @@ def create_app(settings: Settings) -> Litestar:
                          resign_seat, reclaim_seat, abort_game, operator_state, operator_audit, revoke_game,
                          revoke_player, list_game_types, game_type, game_type_content, *health_routes(ready)]
     if dev_mode:
-        routes.append(dev_jwks)
+        routes += [dev_jwks, dev_token]
     app = Litestar(
         route_handlers=routes,
         lifespan=[lifespan],
@@ -434,6 +436,7 @@ def create_app(settings: Settings) -> Litestar:
         middleware=[red_middleware(SERVICE)],
         state=State({"settings": settings}),
         request_max_body_size=settings.max_body_bytes,
+        cors_config=cors_config(settings),
         openapi_config=OpenAPIConfig(
             title="Benthic command API", version="1", components=Components(security_schemes=security_schemes())
         ),

@@ -18,6 +18,7 @@ from benthic.history import history_body
 from benthic.http import (
     EXCEPTION_HANDLERS,
     SEAT_TOKEN,
+    cors_config,
     ApiError,
     error_responses,
     health_routes,
@@ -40,6 +41,7 @@ from services.projection.live import LiveCapacityReached, LiveHub
 from services.projection.projector import Projector
 from services.projection.readmodel import FINISHED_MARK, SCORES, STATUSES, SUMMARY, viewer_name
 from services.projection.reads import ReadModels
+from services.projection.webclient import web_routes
 
 SERVICE = "projection"
 GROUP = "projection"
@@ -317,10 +319,11 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
 
     app = Litestar(
         route_handlers=[public_view, seat_view, public_history, seat_history, public_live, seat_live, game_summary,
-                        scores, lobby, leaderboard, *health_routes(ready)],
+                        scores, lobby, leaderboard, *health_routes(ready), *web_routes()],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[red_middleware(SERVICE)],
+        cors_config=cors_config(settings),
         state=State({"settings": settings}),
         openapi_config=OpenAPIConfig(
             title="Benthic read API", version="1", components=Components(security_schemes=security_schemes(SEAT_TOKEN))

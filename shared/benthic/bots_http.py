@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -104,6 +105,36 @@ class HttpGame:
                 return self.version
             legal = {"version": self.version, "prompt": answer["prompt"], "commands": answer["legal"]}
         raise RuntimeError(f"{self.game_id}: no end after {max_commands} commands")
+
+
+async def play_seat(
+    client: BenthicClient, game_id: str, seat: int, token: str, chooser: Chooser | None = None,
+    rng: random.Random | None = None, wait_s: float = 20.0,
+) -> int:
+    """Play one seat of a game whose other seats someone else plays (people in browsers, other bots): wait for
+    the open seats to fill and for each of this seat's turns (long-polls on its view), then move.  Returns the
+    game's final version."""
+    choose = chooser or random_chooser()
+    rng = rng or random.Random(game_id)
+    while True:
+        try:
+            legal = await client.legal(game_id, token)
+        except ApiFailure as failure:
+            if failure.code == "seats_open":  # joining is no event of the game: look again shortly
+                await asyncio.sleep(1.0)
+                continue
+            raise
+        if legal["prompt"] is None:
+            return int(legal["version"])
+        if seat in legal["prompt"]["seats"] and legal["commands"]:
+            command = await choose(game_id, seat, legal["commands"], rng)
+            try:
+                await client.play(game_id, token, command, expected_version=legal["version"])
+            except ApiFailure as failure:
+                if failure.code != "version_conflict":  # another seat moved first: read again
+                    raise
+            continue
+        await client.view(game_id, seat, token, after_version=legal["version"], wait=wait_s)
 
 
 async def start_bot_game(

@@ -80,6 +80,13 @@ class Settings(msgspec.Struct, frozen=True):
     limit_token_per_ip: str = "300/minute"
     max_open_games_per_player: int = 20  # unfinished games a player may hold a seat in (0: no cap)
     forwarded_allow_ips: str = "127.0.0.1"  # proxies whose X-Forwarded-For names the client (comma list, or *)
+    # --- browsers (the web client at /app of the read API) ----------------------------------------------------
+    # Origins allowed to call the API from a browser (CORS), comma-separated ("*": any); empty: none.  The web
+    # client is served by the read API and calls the command API on another port: list the read API's origin.
+    cors_origins: str = ""
+    # The command API's URL as browsers reach it (the web client's config); empty: the page's host with
+    # BENTHIC_COMMAND_PORT.
+    public_command_url: str = ""
     # directories of extra content packs (os.pathsep-separated in BENTHIC_CONTENT_DIRS), besides the built-in ones
     content_dirs: tuple[str, ...] = ()
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import msgspec
 from litestar import Request, Response, get
+from litestar.config.cors import CORSConfig
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
@@ -173,6 +174,18 @@ def decode_body(raw: bytes, kind: type[Any], what: str) -> Any:
 
 
 # --- OpenAPI: how callers authenticate ---------------------------------------------------------------------------
+
+def cors_config(settings: Settings) -> CORSConfig | None:
+    """Browsers of ``BENTHIC_CORS_ORIGINS`` may call the API (bearer credentials only: no cookies to leak)."""
+    origins = [o.strip().rstrip("/") for o in settings.cors_origins.split(",") if o.strip()]
+    if not origins:
+        return None
+    return CORSConfig(
+        allow_origins=origins, allow_methods=["GET", "POST", "OPTIONS"],
+        allow_headers=["Authorization", "Content-Type", "If-None-Match"],
+        expose_headers=["ETag", "Retry-After", "X-Benthic-Version", "WWW-Authenticate"], max_age=600,
+    )
+
 
 PLAYER_JWT = "playerJwt"
 SEAT_TOKEN = "seatToken"

@@ -51,6 +51,10 @@ class LocalPlatform:
             "BENTHIC_OPERATOR_TOKEN": self.operator_token,
             "BENTHIC_LOG_FORMAT": "json",
             "BENTHIC_DEV_ISSUER_DIR": str(self.log_dir / "dev-issuer"),
+            # The web client (served by the read API) calls the command API on its own port.
+            "BENTHIC_PUBLIC_COMMAND_URL": f"http://127.0.0.1:{self.ports['command']}",
+            "BENTHIC_CORS_ORIGINS": f"http://127.0.0.1:{self.ports['projection']},"
+                                    f"http://localhost:{self.ports['projection']}",
             **(env or {}),
         }
         self._dev_issuer: DevIssuer | None = None

@@ -1,6 +1,7 @@
 """``make run``: Redis, PostgreSQL, the services, and server-side bots (the bots service) playing one complete
-game of every game type, with the URLs to watch, the final scores and the leaderboards; plus a game with an
-open seat that a person can join and play against bots.  Ctrl-C stops everything."""
+game of every game type, with the URLs to watch them in the web client, the final scores and the leaderboards;
+plus a table per game type with an open seat that a person can join from the web client and play against a
+bot.  Ctrl-C stops everything."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from benthic.localplatform import SERVICES, LocalPlatform
 from benthic.rules import game_types, get_engine
 
 DEFAULT_PORTS = {"command": 8001, "projection": 8002, "scoring": 8003, "archiver": 8004, "bots": 8005}
-JOINABLE_GAME = "nautilus"
 
 
 def _port_free(port: int) -> bool:
@@ -48,17 +48,18 @@ async def demo(platform: LocalPlatform, seats: int | None, bots: str = "greedy")
         count = max(engine.min_seats, min(seats or engine.max_seats, engine.max_seats))
         game_id = (await client.create_game(game_type, bot_seats(count, bots)))["game_id"]
         games.append((game_type, game_id))
-        say(f"  {game_type:<18} {game_id}  {count} bots   watch: {read}/games/{game_id}/live")
-        say(f"  {'':<18} {'':<19} spectator view: {read}/games/{game_id}/view  history: {read}/games/{game_id}/history")
-    open_game = await client.create_game(JOINABLE_GAME, [None, {"bot": "greedy"}],
-                                         options={"clock": {"mode": "per_move", "per_move_s": 600}})
+        say(f"  {game_type:<18} {game_id}  {count} bots   watch in a browser: {read}/app/#/game/{game_id}/watch")
+        say(f"  {'':<18} {'':<19} live stream: {read}/games/{game_id}/live  history: {read}/games/{game_id}/history")
     say("")
-    say(f"Play one yourself: {JOINABLE_GAME} game {open_game['game_id']} has an open seat; a greedy bot plays the")
-    say("other (10 minutes per move, then the house bot takes your seat over until you reclaim it):")
-    say(f"  .venv/bin/benthic join {open_game['game_id']} --player you        # prints your seat token")
-    say(f"  .venv/bin/benthic legal {open_game['game_id']} --token TOKEN     # your legal moves")
-    say(f"  .venv/bin/benthic play {open_game['game_id']} --token TOKEN '<a command from legal>'")
-    say(f"  watch it: {read}/games/{open_game['game_id']}/live")
+    say(f"Play one yourself: sign in at {read}/app/ and join a table below (an open seat against a greedy bot; 10")
+    say("minutes per move, then the house bot plays your seat until you reclaim it):")
+    for game_type in game_types():
+        engine = get_engine(game_type)
+        table = [None, *([{"bot": "greedy"}] * (max(2, engine.min_seats) - 1))]
+        open_game = await client.create_game(game_type, table,
+                                             options={"clock": {"mode": "per_move", "per_move_s": 600}})
+        say(f"  {game_type:<18} {open_game['game_id']}  join and play: {read}/app/#/game/{open_game['game_id']}")
+    say("  or from a terminal: .venv/bin/benthic join GAME --player you, then `benthic legal` and `benthic play`")
     say("")
     started = time.monotonic()
     last_report = 0.0
@@ -152,6 +153,7 @@ def main(exit_after_demo: bool = False, seats: int | None = None, bots: str = "g
             f"`.venv/bin/benthic dev-token alice` mints a player's JWT, JWKS at "
             f"{platform.command_url}/.well-known/jwks.json")
     say("")
+    say(f"Open {platform.read_url}/app/ in a browser to watch the bots and to create or join a game.")
     say("The bots service plays one game of every game type with server-side bot seats "
         + ("(greedy bots against a random one; " if bots == "greedy" else "(random legal moves; ")
         + "BENTHIC_BOT_MOVE_DELAY_MS between moves):")

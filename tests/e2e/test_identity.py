@@ -415,6 +415,8 @@ async def test_openapi_documents_the_security_schemes(platform: LocalPlatform, c
     assert "security" not in read["paths"]["/games/{game_id}/view"]["get"]
     # With an identity provider configured, there is no development issuer.
     assert (await client.http.get(f"{platform.command_url}/.well-known/jwks.json")).status_code == 404
+    minted = await client.http.post(f"{platform.command_url}/dev/token", json={"player": "mallory"})
+    assert minted.status_code == 404 and "token" not in minted.json()
 
 
 def test_the_development_issuer_is_refused_in_production(tmp_path: Any) -> None:

@@ -418,6 +418,9 @@ ROUND2_ROUTES = {
     "/players/me/seats": "benthic-command",
     "/players/p-1/ops/revoke": "benthic-command",
     "/.well-known/jwks.json": "benthic-command",
+    "/dev/token": "benthic-command",
+    "/app/js/main.js": "benthic-projection",
+    "/client-config": "benthic-projection",
     "/players/me/seats/extra": "benthic-projection",
     "/games/g-123/seats/1/view": "benthic-projection",
 }

@@ -1,0 +1,85 @@
+// Boards (SVG from the catalogue's geometry) and components (HTML cards from the catalogue's texts).
+import { h, s, words } from "./dom.js";
+
+const COLOURS = {
+  green: "#4f9d69", red: "#c8553d", yellow: "#e3b23c", blue: "#3d7cc8", brown: "#8b5e3c", violet: "#7d5ba6",
+  orange: "#e07b39", gold: "#d4af37", grey: "#8a9199", gray: "#8a9199", white: "#e8eef2", purple: "#7d5ba6",
+  lagoon: "#9fd8e0", slope: "#5fb0c4", deep: "#2f6f8f", gorge: "#1b3f5c",
+};
+export const SEAT_COLOURS = ["#e4572e", "#f3a712", "#76b041", "#17bebb", "#a05195", "#2e86ab", "#d45087", "#665191"];
+
+export function colourOf(value) { return COLOURS[value] || null; }
+
+function spaceFill(space) {
+  return colourOf(space.colour) || colourOf(space.zone) || colourOf(space.kind) || "#cfe3ea";
+}
+
+// A board: {board (catalogue board), tracks: [catalogue tracks drawn on it], marks: {id: {text, fill, title}},
+// title, mine (whether its space ids may be highlighted for this viewer), labels (draw every space's id)}.
+export function drawBoard({ board, tracks = [], marks = {}, title, mine = true, labels = true, testid }) {
+  const [x, y, w, hgt] = board.view_box;
+  const svg = s("svg", { viewBox: `${x} ${y} ${w} ${hgt}`, class: `board board-${board.kind}`, role: "group",
+    "aria-label": title || board.name, "data-board": board.id, "data-testid": testid });
+  svg.append(s("rect", { x, y, width: w, height: hgt, class: "board-bg", rx: 8 }));
+  const connections = s("g", { class: "connections" });
+  svg.append(connections);
+  for (const link of board.connections || []) {
+    const a = board.spaces[link.a], b = board.spaces[link.b];
+    if (a && b) connections.append(s("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y }));
+  }
+  const small = Object.keys(board.spaces).length > 200;  // a grid map: no text on every cell
+  for (const space of Object.values(board.spaces)) {
+    svg.append(drawSpace(space, marks[space.id], { mine, labels: labels && !small, idPrefix: "" }));
+  }
+  for (const track of tracks) {
+    for (const space of track.spaces) {
+      const id = `${track.id}:${space.id}`;
+      svg.append(drawSpace({ ...space, kind: "track" }, marks[id], { mine: false, labels: true, key: id }));
+    }
+  }
+  return svg;
+}
+
+function drawSpace(space, mark, { mine, labels, key }) {
+  const id = key || space.id;
+  const g = s("g", { class: `space kind-${space.kind}${mark ? " marked" : ""}`, "data-space": id,
+    "data-id": mine && !key ? space.id : undefined });
+  g.append(s("title", {}, [space.name, space.text, mark?.title].filter(Boolean).join(" — ")));
+  g.append(s("rect", { x: space.x - space.w / 2, y: space.y - space.h / 2, width: space.w, height: space.h,
+    rx: Math.min(space.w, space.h) / 8, fill: mark?.fill || spaceFill(space) }));
+  const text = mark?.text ?? (labels ? space.id.replace(/^[a-z_]+:/, "") : "");
+  if (text) {
+    const size = Math.max(6, Math.min(space.h / 3, 20, (space.w * 1.6) / Math.max(4, String(text).length)));
+    g.append(s("text", { x: space.x, y: space.y, "font-size": size, "dominant-baseline": "middle", "text-anchor": "middle" },
+      String(text)));
+  }
+  return g;
+}
+
+// A component as a card: name, kind, cost and colour, its text.  `id` missing from the catalogue: drawn as is.
+export function card(cat, id, { extra, compact = false } = {}) {
+  const comp = cat.components[id];
+  if (!comp) return h("div.card.unknown", { "data-id": id, title: words(id) }, h("span.name", {}, words(id)));
+  const colour = colourOf(comp.colour) || colourOf(comp.type) || colourOf(comp.kind);
+  const facts = [comp.type && words(comp.type), comp.cost != null && `cost ${fmt(comp.cost)}`,
+    comp.coin_price != null && `${comp.coin_price} coins / ${comp.power_price} power`].filter(Boolean);
+  return h(`div.card.cat-${comp.category}${compact ? ".compact" : ""}`, {
+    "data-id": id, title: `${comp.name}: ${comp.text || ""}`, style: colour ? `--card-colour:${colour}` : undefined,
+  }, h("span.name", {}, comp.name), facts.length ? h("span.facts", {}, facts.join(" · ")) : null,
+  compact ? null : h("span.text", {}, comp.text || ""), extra ? h("span.extra", {}, extra) : null);
+}
+
+export function cardBack(label) {
+  return h("div.card.back", { title: label }, h("span.name", {}, label));
+}
+
+function fmt(value) {
+  if (value && typeof value === "object") return Object.entries(value).map(([k, v]) => `${v} ${k}`).join(" + ");
+  return String(value);
+}
+
+// Everything else a view holds for a player: numbers as stats, ids of components as cards, the rest as text.
+export function stats(pairs) {
+  return h("dl.stats", {}, pairs.filter(([, v]) => v !== undefined && v !== null).map(([k, v]) =>
+    h("div", {}, h("dt", {}, words(k)), h("dd", {}, typeof v === "object" ? fmt(v) : String(v)))));
+}

@@ -1,0 +1,315 @@
+// A game: the board and areas drawn from the view and the catalogue, live over SSE, legal moves to click.
+import { ApiError, catalogue, command, identity, read, rememberSeat, seatFor } from "./api.js";
+import { h, toast, words } from "./dom.js";
+import { card, cardBack, drawBoard, SEAT_COLOURS, stats } from "./draw.js";
+import { eventInWords } from "./history.js";
+import * as underwaterCities from "./games/underwater_cities.js";
+import * as nautilus from "./games/nautilus.js";
+import * as aquatica from "./games/aquatica.js";
+
+const LAYOUTS = { underwater_cities: underwaterCities, nautilus, aquatica };
+
+const newId = () => (crypto.randomUUID ? crypto.randomUUID()
+  : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}-${Math.random().toString(36).slice(2)}`);
+
+async function summaryOf(gameId) {
+  for (let attempt = 0; ; attempt++) {  // a game just created may not be projected yet
+    try { return await read(`/games/${gameId}`); } catch (error) {
+      if (error.status !== 404 || attempt > 20) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+export async function gamePage(main, gameId, watchOnly) {
+  let summary = await summaryOf(gameId);
+  const cat = await catalogue(summary.game_type);
+  const layout = LAYOUTS[summary.game_type];
+  let mySeat = watchOnly ? null : await seatFor(gameId);
+  const g = {
+    gameId, cat, summary, seat: mySeat?.seat ?? null, view: null, version: 0, moves: [], movesVersion: -1,
+    busy: false, historyAfter: 0, source: null, closed: false, finalShown: false,
+  };
+  const name = (seat) => {
+    const s = g.summary.seats[seat];
+    return s ? (s.name || s.player_id) : `seat ${seat + 1} (open)`;
+  };
+  g.name = name;
+
+  const title = h("h1", {}, words(cat.name || summary.game_type), " ", h("code.small", {}, gameId));
+  const role = h("p.role", { "data-testid": "role" });
+  const prompt = h("p.prompt", { "aria-live": "polite", "data-testid": "prompt" });
+  const table = h("div.table", { "data-testid": "table" });
+  const choices = h("div.choices", { "aria-live": "polite" });
+  const moveList = h("ol.moves", { id: "moves", "data-testid": "moves" });
+  const filter = h("input", { type: "search", placeholder: "Filter moves", "aria-label": "Filter moves", hidden: true,
+    oninput: () => renderMoves() });
+  const history = h("ol.history", { "data-testid": "history", "aria-label": "History" });
+  const players = h("section.players", { "aria-label": "Players" });
+  const final = h("section.final", { "data-testid": "final", hidden: true });
+  const status = h("span.status", { "data-testid": "status" });
+  main.replaceChildren(h("section.game", { "data-game-type": summary.game_type },
+    h("header.game-head", {}, title, status, role, prompt),
+    final,
+    h("div.layout", {},
+      h("div.main-col", {}, table, players),
+      h("aside.side", {},
+        h("section.panel.moves-panel", { "aria-label": "Your moves" }, h("h2", {}, "Moves"), choices, filter, moveList),
+        h("details.panel", { open: matchMedia("(min-width: 980px)").matches }, h("summary", {}, "History"), history)))));
+
+  role.textContent = g.seat === null ? "You are watching as a spectator." : `You play seat ${g.seat + 1} (${name(g.seat)}).`;
+  const me = identity();
+  if (g.seat === null && me && summary.seats.includes(null)) {
+    role.append(" ", h("button.primary.small", { onclick: async () => {
+      try {
+        const joined = await command("POST", `/games/${gameId}/join`, { bearer: me.jwt, body: { name: me.name } });
+        rememberSeat(gameId, joined.seat, joined.token, joined.expires_at_ms);
+        location.hash = `#/game/${gameId}`;
+        if (watchOnly) return;
+        location.reload();
+      } catch (error) { toast(`Could not join: ${error.message}`); }
+    } }, "Join this game"));
+  }
+
+  function render() {
+    const view = g.view;
+    const drawn = layout.layout(view, cat, g.seat, name);
+    status.textContent = ` ${g.status}`;
+    table.replaceChildren(
+      drawn.summary ? stats(drawn.summary) : null,
+      ...drawn.boards.map((b) => h("figure.board-wrap", {}, drawBoard(b), h("figcaption", {}, b.title || b.board.name))),
+      ...(drawn.rows || []).map((row) => cardRow(row)),
+    );
+    players.replaceChildren(...drawn.players
+      .sort((a, b) => (a.seat === g.seat ? -1 : b.seat === g.seat ? 1 : a.seat - b.seat))
+      .map((p) => h(`section.player-area${p.seat === g.seat ? ".mine" : ""}`, {
+        "data-seat": p.seat, style: `--seat-colour:${SEAT_COLOURS[p.seat % SEAT_COLOURS.length]}`,
+        "aria-label": p.seat === g.seat ? "Your area" : `${name(p.seat)}'s area`,
+      }, h("h2", {}, p.seat === g.seat ? `Your area — ${name(p.seat)}` : name(p.seat)),
+      stats(p.stats), ...(p.boards || []).map((b) => h("figure.board-wrap", {}, drawBoard(b))),
+      ...(p.rows || []).map((row) => cardRow(row)))));
+    renderPrompt();
+    renderMoves();
+  }
+
+  function cardRow(row) {
+    const items = (row.ids || []).map((id) => card(cat, id, { extra: row.extras?.[id], compact: row.compact }));
+    for (let i = 0; i < (row.backs || 0); i++) items.push(cardBack(row.backLabel || "hidden"));
+    return h("div.card-row", { "data-row": row.key || row.title }, h("h3", {}, row.title),
+      h("div.cards", {}, items.length ? items : h("span.muted", {}, "none")));
+  }
+
+  function renderPrompt() {
+    const p = g.view.prompt;
+    if (!p) { prompt.textContent = "The game is over."; return; }
+    if (g.summary.seats.includes(null)) {
+      prompt.textContent = `Waiting for players to join (${g.summary.seats.filter((x) => x === null).length} open seat(s)).`;
+      prompt.classList.remove("yours");
+      return;
+    }
+    const term = cat.terms?.[p.kind]?.name || words(p.kind);
+    if (g.seat !== null && p.seats.includes(g.seat)) {
+      prompt.textContent = `Your move: ${term}.`;
+      prompt.classList.add("yours");
+    } else {
+      prompt.textContent = `Waiting for ${p.seats.map(name).join(", ")}: ${term}.`;
+      prompt.classList.remove("yours");
+    }
+  }
+
+  function myTurn() { return g.seat !== null && g.view?.prompt?.seats.includes(g.seat); }
+
+  function renderMoves() {
+    const root = main.querySelector(".game");
+    for (const el of root.querySelectorAll(".legal")) {
+      el.classList.remove("legal"); el.removeAttribute("tabindex"); el.removeAttribute("role");
+    }
+    moveList.replaceChildren();
+    const current = myTurn() && g.movesVersion >= 0 ? g.moves : [];
+    if (!current.length) {
+      choices.replaceChildren();
+      filter.hidden = true;
+      moveList.append(h("li.muted", {}, g.seat === null ? "Spectators watch." : myTurn() ? "…" : "Not your turn."));
+      return;
+    }
+    filter.hidden = current.length < 12;
+    const needle = filter.value.trim().toLowerCase();
+    current.forEach((move, index) => {
+      if (needle && !move.label.toLowerCase().includes(needle)) return;
+      moveList.append(h("li", {}, h("button.move", { "data-index": index, disabled: g.busy, onclick: () => play(move),
+        onfocus: () => mark(move.highlights, true), onblur: () => mark(move.highlights, false),
+        onmouseenter: () => mark(move.highlights, true), onmouseleave: () => mark(move.highlights, false) }, move.label)));
+    });
+    const byId = new Map();
+    current.forEach((move) => move.highlights.forEach((id) => {
+      if (!byId.has(id)) byId.set(id, []);
+      byId.get(id).push(move);
+    }));
+    for (const el of root.querySelectorAll("[data-id]")) {
+      const concerned = byId.get(el.dataset.id);
+      if (!concerned) continue;
+      el.classList.add("legal");
+      el.setAttribute("tabindex", "0");
+      el.setAttribute("role", "button");
+      el.setAttribute("aria-label", `${cat.components[el.dataset.id]?.name || el.dataset.id}: ${concerned.length} move${concerned.length > 1 ? "s" : ""}`);
+    }
+  }
+
+  function mark(ids, on) {
+    for (const id of ids) {
+      for (const el of main.querySelectorAll(`[data-id="${CSS.escape(id)}"]`)) el.classList.toggle("focus-move", on);
+    }
+  }
+
+  function choose(id) {
+    const concerned = g.moves.filter((move) => move.highlights.includes(id));
+    if (!concerned.length || g.busy) return;
+    if (concerned.length === 1) { play(concerned[0]); return; }
+    const thing = cat.components[id]?.name || id;
+    choices.replaceChildren(h("p", {}, `${concerned.length} moves with ${thing}:`),
+      h("ul.choice-list", {}, concerned.map((move) => h("li", {}, h("button.move.primary", { onclick: () => play(move) }, move.label)))),
+      h("button.link", { onclick: () => choices.replaceChildren() }, "Cancel"));
+    choices.querySelector("button")?.focus();
+  }
+
+  main.addEventListener("click", (event) => {
+    const el = event.target.closest(".legal[data-id]");
+    if (el) choose(el.dataset.id);
+  });
+  main.addEventListener("keydown", (event) => {
+    const el = event.target.closest?.(".legal[data-id]");
+    if (el && (event.key === "Enter" || event.key === " ")) { event.preventDefault(); choose(el.dataset.id); }
+  });
+
+  async function play(move) {
+    if (g.busy) return;
+    g.busy = true;
+    choices.replaceChildren();
+    renderMoves();
+    try {
+      await command("POST", `/games/${gameId}/commands`, { bearer: mySeat.token,
+        body: { command_id: newId(), command: move.command, expected_version: g.movesVersion } });
+      g.movesVersion = -1;  // the next view brings the next moves
+    } catch (error) {
+      if (error.code === "version_conflict") await loadMoves();
+      else if (["token_expired", "token_revoked", "invalid_token"].includes(error.code)) {
+        mySeat = await seatFor(gameId, { refresh: true });
+        toast("Your seat token was renewed: try again.");
+      } else toast(`${error.code}: ${error.message}`);
+    } finally {
+      g.busy = false;
+      renderMoves();
+    }
+  }
+
+  async function loadMoves() {
+    if (!myTurn()) { g.moves = []; g.movesVersion = -1; return; }
+    const asked = g.version;
+    try {
+      const legal = await command("GET", `/games/${gameId}/legal`, { bearer: mySeat.token });
+      if (asked !== g.version && legal.version < g.version) return;  // a newer view asks again
+      g.moves = legal.commands.map((c, i) => ({ command: c, label: legal.labels?.[i]?.label || JSON.stringify(c),
+        highlights: legal.labels?.[i]?.highlights || [] }));
+      g.movesVersion = legal.version;
+    } catch (error) {
+      if (error.code === "seats_open") waitForSeats();
+      else if (error instanceof ApiError && error.status === 401) mySeat = await seatFor(gameId, { refresh: true });
+      else toast(`Could not read your moves: ${error.message}`);
+    }
+  }
+
+  // Taking a seat is no move of the game: no new view arrives, so the lobby card tells when every seat is taken.
+  let seatsTimer = null;
+  function waitForSeats() {
+    if (seatsTimer) return;
+    seatsTimer = setInterval(async () => {
+      g.summary = await read(`/games/${gameId}`).catch(() => g.summary);
+      if (g.summary.seats.includes(null) || g.closed) return;
+      clearInterval(seatsTimer);
+      seatsTimer = null;
+      queue = queue.then(async () => { await loadMoves(); render(); });
+    }, 700);
+  }
+
+  async function loadHistory() {
+    const path = g.seat === null ? `/games/${gameId}/history` : `/games/${gameId}/seats/${g.seat}/history`;
+    const page = await read(`${path}?after=${g.historyAfter}&limit=1000${g.seat === null ? "" : `&token=${encodeURIComponent(mySeat.token)}`}`);
+    for (const entry of page.events) {
+      g.historyAfter = Math.max(g.historyAfter, entry.version);
+      const text = eventInWords(entry.event, cat, name);
+      if (text) history.prepend(h("li", { "data-version": entry.version }, h("span.v", {}, `#${entry.version}`), " ", text));
+    }
+  }
+
+  async function showFinal() {
+    if (g.finalShown) return;
+    g.finalShown = true;
+    final.hidden = false;
+    final.replaceChildren(h("h2", {}, "Final scores"), h("p.muted", {}, "Scoring…"));
+    let scores = null;
+    for (let i = 0; i < 40 && !scores; i++) {
+      try { scores = await read(`/games/${gameId}/scores`); } catch { await new Promise((r) => setTimeout(r, 250)); }
+    }
+    if (!scores) { final.replaceChildren(h("h2", {}, "Final scores"), h("p", {}, "Scores are not available yet.")); return; }
+    const ratings = new Map();
+    const table = () => h("table.list.scores", { "data-testid": "scores" },
+      h("thead", {}, h("tr", {}, ["Rank", "Player", "Score", "Rating"].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, [...scores.results].sort((a, b) => a.rank - b.rank).map((r) => {
+        const player = g.summary.seats[r.seat];
+        const rating = player && ratings.get(player.player_id);
+        const shown = rating ? `${Number(rating.rating).toFixed(2)} (#${rating.rank} of the leaderboard)`
+          : g.summary.rated ? "pending…" : "unrated";
+        return h("tr", {}, h("td", {}, r.rank), h("td", {}, name(r.seat)), h("td", {}, r.score), h("td", {}, shown));
+      })));
+    final.replaceChildren(h("h2", {}, "Final scores"), table());
+    // Ratings apply once the scoring service has scored the game (a moment after its end).
+    for (let i = 0; i < 240 && !g.closedPage; i++) {
+      g.summary = await read(`/games/${gameId}`).catch(() => g.summary);
+      if (g.summary.scored || !g.summary.rated) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    if (g.summary.rated && g.summary.scored) {
+      const board = await read(`/leaderboards/${g.summary.game_type}?limit=500`).catch(() => ({ players: [] }));
+      for (const p of board.players) ratings.set(p.player_id, p);
+    }
+    final.replaceChildren(h("h2", {}, "Final scores"), table());
+  }
+
+  async function onView(body) {
+    if (body.version < g.version) return;
+    g.view = body.view;
+    g.version = body.version;
+    g.status = body.status;
+    if (body.view.prompt === null || body.status === "finished") g.status = "finished";
+    if (g.summary.seats.includes(null)) g.summary = await read(`/games/${gameId}`);  // someone may have joined
+    if (g.summary.seats.includes(null)) waitForSeats();
+    if (myTurn()) await loadMoves();
+    render();
+    main.querySelector(".game").dataset.version = String(g.version);
+    await loadHistory().catch(() => {});
+    if (g.status === "finished") { close(); await showFinal(); }
+  }
+
+  let queue = Promise.resolve();
+  function connect() {
+    const path = g.seat === null ? `/games/${gameId}/live` : `/games/${gameId}/seats/${g.seat}/live?token=${encodeURIComponent(mySeat.token)}`;
+    const source = new EventSource(path);
+    g.source = source;
+    source.addEventListener("view", (event) => {
+      const body = JSON.parse(event.data);
+      queue = queue.then(() => onView(body)).catch((error) => toast(error.message));
+    });
+    source.addEventListener("closed", async () => {  // the seat token expired or was revoked: renew, reconnect
+      source.close();
+      mySeat = await seatFor(gameId, { refresh: true });
+      if (!g.closed) connect();
+    });
+  }
+  function close() {
+    g.closed = true;
+    clearInterval(seatsTimer);
+    g.source?.close();
+  }
+  connect();
+  return () => { g.closedPage = true; close(); };
+}

@@ -1,0 +1,283 @@
+"""The web client in a real browser (Debian's headless Chromium driven by Playwright) against the services as
+processes: for every game type a player signs in, creates a game with an open seat, a second player joins from
+the lobby, the first plays a complete game by clicking legal moves (the second seat plays through the HTTP API),
+and a spectator in another browser context sees the board, the prompt and each move arrive live.  Screenshots
+go to tests/artifacts/web/."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from benthic.bots_http import play_seat
+from benthic.client import BenthicClient
+from benthic.localplatform import LocalPlatform
+from benthic.rules import game_types
+
+from tests.e2e.test_platform import GENEROUS_LIMITS
+
+CHROMIUM = os.environ.get("BENTHIC_CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "web"
+MAX_CLICKS = 600  # a complete game of any type takes fewer moves of one seat (measured: at most ~170)
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+    if os.environ.get("CI"):
+        raise RuntimeError(f"no Chromium at {CHROMIUM}: .ci/run installs Debian's chromium package")
+    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+
+GAMES = game_types()
+
+
+@pytest.fixture(scope="module")
+def platform(redis_url: str, archive_url: str) -> Iterator[LocalPlatform]:
+    env = {**GENEROUS_LIMITS, "BENTHIC_LIMIT_CREATE_PER_IP": "100000/minute"}
+    with LocalPlatform(redis_url=redis_url, env=env, archive_url=archive_url) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium"),
+                                          headless=True, args=["--disable-gpu", "--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+class Page:
+    """One person in one browser context, with the page's errors collected (any of them fails the test)."""
+
+    def __init__(self, browser: Any, base: str, **context: Any) -> None:
+        self.context = browser.new_context(**({"viewport": {"width": 1280, "height": 900}} | context))
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(60_000)
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("console", lambda m: self.errors.append(m.text)
+                     if m.type == "error" and not m.text.startswith("Failed to load resource") else None)
+        self.page.on("response", self._check)
+        self.base = base
+
+    def _check(self, response: Any) -> None:
+        """Refusals the client expects: a game not projected yet (404 on its lobby card, retried), a move that
+        lost a race with the other seat (409); anything else is a defect."""
+        path = response.url.split("?")[0]
+        expected = (response.status == 404 and path.count("/") == 4 and "/games/" in path) or (
+            response.status == 409 and path.endswith("/commands"))
+        if response.status >= 400 and not expected:
+            self.errors.append(f"{response.status} {response.request.method} {response.url}")
+
+    def goto(self, fragment: str) -> None:
+        self.page.goto(f"{self.base}/app/{fragment}")
+
+    def sign_in(self, player: str) -> None:
+        self.goto("#/")
+        self.page.fill("#player-id", player)
+        self.page.click("form.signin button")
+        self.page.wait_for_selector(f"[data-testid=player]:text-is('{player}')")
+
+    def version(self) -> int:
+        return int(self.page.get_attribute(".game", "data-version") or 0)
+
+    def shot(self, name: str) -> Path:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        path = ARTIFACTS / f"{name}.jpg"
+        self.page.screenshot(path=str(path), full_page=True, type="jpeg", quality=80)
+        return path
+
+    def close(self) -> None:
+        assert not self.errors, f"errors in the page: {self.errors}"
+        self.context.close()
+
+
+def _opponent(platform: LocalPlatform, game_id: str, player: str, failures: list[str]) -> None:
+    """The other seat, played through the HTTP API (its own JWT, its seat token, random legal moves)."""
+
+    async def play() -> None:
+        async with BenthicClient(platform.command_url, platform.read_url, mint=platform.mint) as client:
+            seat = await client.seat_token(game_id, player)
+            await play_seat(client, game_id, seat["seat"], seat["token"], rng=random.Random(game_id))
+
+    try:
+        asyncio.run(play())
+    except Exception as error:  # noqa: BLE001 - reported by the test
+        failures.append(repr(error))
+
+
+WAIT_FOR_TURN = """([after]) => {
+  const final = document.querySelector('[data-testid=final]');
+  if (final && !final.hidden && final.querySelector('[data-testid=scores]')) return 'over';
+  const game = document.querySelector('.game');
+  if (+game.dataset.version > after && document.querySelector('#moves button.move:not([disabled])')) return 'move';
+  return false;
+}"""
+
+
+@pytest.mark.timeout(600)  # ~40 s each on an idle 2-core machine; far longer when the machine is shared
+@pytest.mark.parametrize("game_type", GAMES)
+def test_play_a_complete_game_in_the_browser(platform: LocalPlatform, browser: Any, game_type: str) -> None:
+    started = time.monotonic()
+    alice, bob = f"alice-{game_type}", f"bob-{game_type}"
+    player = Page(browser, platform.read_url)
+    player.sign_in(alice)
+    player.goto(f"#/create/{game_type}")
+    player.page.wait_for_selector("form.create #seat-1")
+    assert player.page.input_value("#game-type") == game_type
+    player.page.click("form.create button[type=submit]")
+    player.page.wait_for_selector(".game[data-version]")
+    game_id = player.page.url.split("#/game/")[1]
+    assert player.page.inner_text("[data-testid=role]").startswith("You play seat 1")
+
+    # The second player finds the open game in the lobby and joins it.
+    second = Page(browser, platform.read_url)
+    second.sign_in(bob)
+    second.goto(f"#/?type={game_type}&status=open")
+    second.page.click(f"tr[data-game='{game_id}'] button:text('Join')")
+    second.page.wait_for_selector(".game[data-version]")
+    assert second.page.inner_text("[data-testid=role]").startswith("You play seat 2")
+    second.close()
+
+    # A spectator sees the board drawn and the prompt.
+    spectator = Page(browser, platform.read_url)
+    spectator.goto(f"#/game/{game_id}/watch")
+    spectator.page.wait_for_selector(".game[data-version] svg[data-testid=main-board] .space")
+    assert spectator.page.locator("[data-testid=main-board] .space").count() > 10
+    assert "spectator" in spectator.page.inner_text("[data-testid=role]")
+    assert spectator.page.inner_text("[data-testid=prompt]").strip()
+    assert spectator.page.locator("#moves button.move").count() == 0
+    spectator.shot(f"{game_type}-spectator-start")
+
+    failures: list[str] = []
+    other = threading.Thread(target=_opponent, args=(platform, game_id, bob, failures), daemon=True)
+    other.start()
+    rng = random.Random(game_type)
+    clicks = by_board = 0
+    seen_live = False
+    after = 0
+    try:
+        while True:
+            state = player.page.wait_for_function(WAIT_FOR_TURN, arg=[after], timeout=120_000).json_value()
+            assert not failures, failures
+            if state == "over":
+                break
+            assert clicks < MAX_CLICKS, f"{game_type}: no end after {clicks} clicks"
+            after = player.version()
+            watched_before = spectator.version()
+            history_before = spectator.page.locator("[data-testid=history] li").count()
+            if clicks == 0:
+                player.shot(f"{game_type}-player-first-move")
+            highlighted = player.page.locator(".legal[data-id]")
+            if clicks == 0 and highlighted.count():  # the first move with the keyboard, on the board or a card
+                highlighted.first.focus()
+                player.page.keyboard.press("Enter")
+                by_board += 1
+            elif highlighted.count() and rng.random() < 0.3:
+                highlighted.nth(rng.randrange(highlighted.count())).click()
+                by_board += 1
+            else:
+                buttons = player.page.locator("#moves button.move:not([disabled])")
+                buttons.nth(rng.randrange(buttons.count())).click()
+            choice = player.page.locator(".choices button.move")
+            if choice.count():
+                choice.nth(rng.randrange(choice.count())).click()
+            clicks += 1
+            if not seen_live:  # the spectator's page shows the move without a reload
+                player.page.wait_for_function("([v]) => +document.querySelector('.game').dataset.version > v", arg=[after])
+                moved_to = player.version()
+                spectator.page.wait_for_function(
+                    "([v]) => +document.querySelector('.game').dataset.version >= v", arg=[moved_to])
+                assert spectator.version() > watched_before
+                assert spectator.page.locator("[data-testid=history] li").count() > history_before
+                spectator.shot(f"{game_type}-spectator-live")
+                seen_live = True
+            if clicks == 20:
+                player.shot(f"{game_type}-player-midgame")
+    except Exception:
+        player.shot(f"{game_type}-failure-player")
+        spectator.shot(f"{game_type}-failure-spectator")
+        raise
+    finally:
+        other.join(timeout=15)
+    assert not failures, failures
+    scores = player.page.locator("[data-testid=scores] tbody tr")
+    assert scores.count() == 2
+    assert "The game is over" in player.page.inner_text("[data-testid=prompt]")
+    # Rated: each player's rating shows once the scoring service has scored the game.
+    player.page.wait_for_selector("[data-testid=scores] td:has-text('of the leaderboard')", timeout=120_000)
+    player.shot(f"{game_type}-player-final")
+    spectator.page.wait_for_selector("[data-testid=scores]")
+    assert spectator.page.locator("[data-testid=scores] tbody tr").count() == 2
+    spectator.close()
+    player.close()
+    assert by_board >= 1
+    print(f"\n{game_type}: {clicks} moves clicked ({by_board} on the board or a card) in "
+          f"{time.monotonic() - started:.1f}s")
+
+
+def test_phone_layout_and_keyboard(platform: LocalPlatform, browser: Any) -> None:
+    """On a phone-sized screen the lobby, the create form and a game page fit the width; every control is
+    reachable with Tab and shows its focus."""
+    phone = Page(browser, platform.read_url, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    phone.sign_in("carol")
+    phone.goto(f"#/create/{GAMES[0]}")
+    phone.page.wait_for_selector("form.create #seat-1")
+    width = phone.page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the create page is {width}px wide on a 390px screen"
+    phone.page.click("form.create button[type=submit]")
+    phone.page.wait_for_selector(".game[data-version] [data-testid=main-board]")
+    assert phone.page.evaluate("document.documentElement.scrollWidth") <= 390
+    reached = []
+    for _ in range(60):  # Tab through the page: every control takes the focus visibly
+        phone.page.keyboard.press("Tab")
+        reached.append(phone.page.evaluate(
+            "[document.activeElement.tagName, document.activeElement.textContent.slice(0, 40), "
+            "getComputedStyle(document.activeElement).outlineStyle]"))
+    assert all(style != "none" for tag, _, style in reached if tag != "BODY"), reached
+    names = {text for _, text, _ in reached}
+    assert {"Skip to content", "Lobby", "New game", "Sign out"} <= names, names
+    phone.shot("phone-game")
+    phone.goto("#/")
+    phone.page.wait_for_selector("table.list")
+    phone.shot("phone-lobby")
+    phone.close()
+
+
+def test_dev_token_cors_and_client_config(platform: LocalPlatform) -> None:
+    """Dev mode: a browser gets a player's JWT from POST /dev/token (bad input refused), the read API tells the
+    client where the command API is, and the command API allows the read API's origin (and no other)."""
+    import httpx
+
+    origin = platform.read_url
+    with httpx.Client(timeout=10) as http:
+        minted = http.post(f"{platform.command_url}/dev/token", json={"player": "dora", "name": "Dora"})
+        assert minted.status_code == 200 and minted.headers["cache-control"] == "no-store"
+        jwt = minted.json()["token"]
+        created = http.post(f"{platform.command_url}/games", headers={"Authorization": f"Bearer {jwt}", "Origin": origin},
+                            json={"game_type": GAMES[0], "seats": [{}, None]})
+        assert created.status_code == 201, created.text
+        assert created.headers["access-control-allow-origin"] == origin
+        assert created.json()["seats"][0]["player_id"] == "dora"
+        for body, code in (({"player": "no spaces"}, "invalid_request"), ({}, None), ({"player": "x", "name": "n" * 65},
+                           "invalid_request"), ({"player": "x", "admin": True}, None)):
+            refused = http.post(f"{platform.command_url}/dev/token", json=body)
+            assert refused.status_code == 400, (body, refused.text)
+            assert "token" not in refused.json() and (code is None or refused.json()["code"] == code)
+        preflight = {"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization,content-type"}
+        allowed = http.options(f"{platform.command_url}/games", headers={"Origin": origin, **preflight})
+        assert allowed.status_code == 204 and allowed.headers["access-control-allow-origin"] == origin
+        other = http.options(f"{platform.command_url}/games", headers={"Origin": "https://evil.example", **preflight})
+        assert "access-control-allow-origin" not in other.headers
+        assert http.get(f"{platform.read_url}/client-config").json()["command_url"] == platform.command_url
+        root = http.get(f"{platform.read_url}/")
+        assert root.status_code in (301, 302, 307) and root.headers["location"].endswith("/app/")
+        page = http.get(f"{platform.read_url}/app/")
+        assert page.status_code == 200 and '<script type="module" src="/app/js/main.js">' in page.text
