@@ -264,3 +264,17 @@ async def test_abort_is_unrated_and_records_its_reason(client: BenthicClient) ->
     with pytest.raises(ApiFailure) as again:
         await client.abort(game_id, "twice")
     assert again.value.code == "game_finished"
+
+
+async def test_forfeits_rank_last_and_end_the_game_when_one_seat_remains(client: BenthicClient) -> None:
+    game_id, _ = await _players_game(client, "aquatica", ["gone-1", "gone-2"],
+                                     {"clock": {"mode": "fischer", "initial_s": 2, "increment_s": 0},
+                                      "on_expiry": "forfeit"}, bots=1)
+    summary = await scored(client, game_id)
+    forfeits = [e["event"]["seat"] for e in await events_of(client, game_id, "seat_forfeited")]
+    assert sorted(forfeits) == [0, 1]
+    assert (await first_event(client, game_id, "game_ended"))["event"]["reason"] == "too_few_seats_in_play"
+    assert [s["status"] for s in summary["lifecycle"]["seats"]] == ["forfeited", "forfeited", "playing"]
+    ranks = {r["seat"]: r["rank"] for r in (await client.scores(game_id))["results"]}
+    assert ranks == {2: 1, forfeits[1]: 2, forfeits[0]: 3}  # the earlier a seat left, the lower its rank
+    assert summary["rated"] is True
