@@ -3,12 +3,14 @@ archive connection of the services that only read it."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, get
+from litestar.params import Parameter
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
@@ -75,7 +77,7 @@ def _http_error(_: Request[Any, Any, Any], exc: HTTPException) -> Response[Error
     if exc.status_code == 400 and "JSON is malformed" in str(exc.detail):
         return _error(400, "invalid_json", str(exc.detail))
     code = _HTTP_CODES.get(exc.status_code, "http_error")
-    return _error(exc.status_code, code, str(exc.detail))
+    return _error(exc.status_code, code, str(exc.detail), headers=exc.headers)  # 405 keeps its Allow
 
 
 def _not_supported(_: Request[Any, Any, Any], exc: GameNotSupported) -> Response[ErrorBody]:
@@ -163,6 +165,30 @@ def health_routes(ready: Callable[[], Awaitable[dict[str, Any]]]) -> list[Any]:
     return [healthz, readyz, metrics]
 
 
+MAX_BODY_DEPTH = 32  # arrays and objects inside each other: real bodies nest 6 deep at most
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKETS = re.compile(rb"[\[\]{}]")
+
+
+def too_deep(raw: bytes, limit: int = MAX_BODY_DEPTH) -> bool:
+    """Whether the JSON text ``raw`` nests arrays and objects more than ``limit`` deep (strings skipped)."""
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False  # the common case, without a scan
+    depth = 0
+    for bracket in _BRACKETS.findall(_STRINGS.sub(b"", raw)):
+        depth += 1 if bracket in (b"[", b"{") else -1
+        if depth > limit:
+            return True
+    return False
+
+
+async def refuse_deep_bodies(request: Request[Any, Any, Any]) -> None:
+    """``before_request`` of the services: a body nested deeper than MAX_BODY_DEPTH is refused before it is
+    decoded (decoders recurse once per level: a thousand levels would exhaust the interpreter's stack)."""
+    if request.method in ("POST", "PUT", "PATCH") and too_deep(await request.body()):
+        raise ApiError(400, "body_too_deep", f"the body nests arrays and objects more than {MAX_BODY_DEPTH} deep")
+
+
 def decode_body(raw: bytes, kind: type[Any], what: str) -> Any:
     try:
         return msgspec.json.decode(raw, type=kind)
@@ -170,6 +196,12 @@ def decode_body(raw: bytes, kind: type[Any], what: str) -> Any:
         if isinstance(exc, msgspec.ValidationError):
             raise ApiError(400, "invalid_request", f"{what}: {exc}") from None
         raise ApiError(400, "invalid_json", f"the body is not valid JSON: {exc}") from None
+
+
+# --- path parameters, as enforced and documented ------------------------------------------------------------------
+
+GameId = Annotated[str, Parameter(pattern=r"^[A-Za-z0-9_.:\-]{1,128}$", description="a game id (as created)")]
+Seat = Annotated[int, Parameter(ge=0, description="a seat of the game, from 0")]
 
 
 # --- OpenAPI: how callers authenticate ---------------------------------------------------------------------------
@@ -210,26 +242,3 @@ def security_schemes(*names: str) -> dict[str, Any]:
         ),
     }
     return {name: scheme for name, scheme in schemes.items() if not names or name in names}
-
-
-def error_responses(*statuses: int) -> dict[int, Any]:
-    """OpenAPI entries of the error answers a route may give (``{code, message, details?}``)."""
-    from litestar.openapi.datastructures import ResponseSpec
-
-    meaning = {
-        401: "Credential missing, invalid, expired or revoked (`missing_token`, `invalid_token`, `token_expired`, "
-             "`token_revoked`, `operator_only`)",
-        403: "Credential not allowed here (`wrong_game`, `wrong_seat`, `player_mismatch`, `player_only`, "
-             "`not_seated`, `operator_only`, `seed_requires_operator`)",
-        404: "No such game (`game_not_found`)",
-        409: "Conflict (`version_conflict`, `seats_open`, `no_open_seat`, `seat_taken`, `already_seated`, "
-             "`too_many_open_games`)",
-        422: "Rule violation or invalid game setup (the code names the rule)",
-        429: "Rate limit (`rate_limited`, with `Retry-After`)",
-        503: "Redis unreachable or busy (`store_unavailable`, with `Retry-After`), identity provider unreachable "
-             "(`identity_provider_unavailable`)",
-    }
-    return {
-        status: ResponseSpec(data_container=ErrorBody, generate_examples=False, description=meaning[status])
-        for status in statuses
-    }
