@@ -21,6 +21,8 @@ STEPS = [
     ("peer", ["-m", "bench.peer_bench", "--warmup", "3" if QUICK else "10", "--seconds", "5" if QUICK else "20",
               "--games", "20" if QUICK else "200"]),
     ("archive", ["-m", "bench.archive_bench", "--games", "5" if QUICK else "30"]),
+    # schemathesis against both APIs, longer than the bounded run of make test.
+    ("api_fuzz", ["-m", "bench.api_fuzz", "--examples", "20" if QUICK else "100"]),
 ]
 OPTIONAL = [
     # The Underwater Cities balance report (10 minutes of 4-player greedy games), when its engine exists.
