@@ -47,6 +47,7 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode(404, "unknown_game_type", "no such game type"),
     ErrorCode(404, "not_finished", "the game has no final scores yet"),
     ErrorCode(404, "not_found", "no such resource (a path parameter of the wrong type)"),
+    ErrorCode(405, "method_not_allowed", "the path has no such method (with Allow; any path, not per operation)"),
     # 409: the request is valid, the game's state refuses it now
     ErrorCode(409, "game_finished", "the game is over (or archived): it accepts no more commands or joins"),
     ErrorCode(409, "version_conflict", "`expected_version` is stale (`details.current_version`)"),

@@ -18,6 +18,7 @@ from benthic.archive import Archive, ArchiveUnavailable
 from benthic.config import Settings
 from benthic.redisconn import UNAVAILABLE
 from benthic.rules import GameNotSupported
+from benthic.store import GameNotFound
 from benthic.telemetry import AUTH_REFUSALS, log, metrics_payload
 
 
@@ -59,7 +60,6 @@ def _api_error(_: Request[Any, Any, Any], exc: ApiError) -> Response[ErrorBody]:
 
 
 _HTTP_CODES = {
-    400: "bad_request",
     401: "unauthorized",
     403: "forbidden",
     404: "not_found",
@@ -69,15 +69,22 @@ _HTTP_CODES = {
 }
 
 
-def _http_error(_: Request[Any, Any, Any], exc: HTTPException) -> Response[ErrorBody]:
+def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[ErrorBody]:
     if isinstance(exc, ValidationException):
         return _error(400, "invalid_request", str(exc.detail), {"errors": exc.extra} if exc.extra else None)
     if isinstance(exc, NotFoundException):
         return _error(404, "not_found", "no such resource")
-    if exc.status_code == 400 and "JSON is malformed" in str(exc.detail):
-        return _error(400, "invalid_json", str(exc.detail))
+    if exc.status_code == 400:  # the body could not be decoded (malformed, truncated, empty), else the request
+        body = request.method in ("POST", "PUT", "PATCH")
+        return _error(400, "invalid_json" if body else "invalid_request",
+                      f"the body is not valid JSON: {exc.detail}" if body else str(exc.detail))
     code = _HTTP_CODES.get(exc.status_code, "http_error")
     return _error(exc.status_code, code, str(exc.detail), headers=exc.headers)  # 405 keeps its Allow
+
+
+def _game_not_found(_: Request[Any, Any, Any], exc: GameNotFound) -> Response[ErrorBody]:
+    """The game left Redis between a read and a write (archived meanwhile): nothing was changed."""
+    return _error(404, "game_not_found", f"no game {str(exc)!r} (it may have been archived just now)")
 
 
 def _not_supported(_: Request[Any, Any, Any], exc: GameNotSupported) -> Response[ErrorBody]:
@@ -127,6 +134,7 @@ EXCEPTION_HANDLERS: dict[Any, Callable[..., Response[ErrorBody]]] = {
     **{kind: _unavailable for kind in UNAVAILABLE},
     ArchiveUnavailable: _archive_unavailable,
     GameNotSupported: _not_supported,
+    GameNotFound: _game_not_found,
     Exception: _unexpected,
 }
 
