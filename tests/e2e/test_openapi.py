@@ -139,6 +139,9 @@ def test_history_limits_and_unsupported_methods(platform: LocalPlatform) -> None
             answer = http.get(history, params={"limit": limit})
             assert (answer.status_code, answer.json()["code"]) == (400, "invalid_request"), (limit, answer.text)
         assert len(http.get(history, params={"limit": 1}).json()["events"]) == 1
+        assert http.get(history, params={"after": 2**63 - 1}).json()["events"] == []
+        beyond = http.get(history, params={"after": 2198570001027439001600})  # was a 500 (no such stream id)
+        assert (beyond.status_code, beyond.json()["code"]) == (400, "invalid_request"), beyond.text
         for url, method, allowed in ((f"{platform.command_url}/games", "DELETE", "POST"),
                                      (f"{platform.command_url}/games/{game_id}/commands", "GET", "POST"),
                                      (f"{platform.read_url}/games/{game_id}/view", "POST", "GET")):
