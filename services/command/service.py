@@ -62,7 +62,7 @@ from services.command.seating import (
 _ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,128}$")
 CommandId = Annotated[str, msgspec.Meta(pattern=_ID.pattern, description="1-128 of [A-Za-z0-9_.:-]; unique per "
                                                                          "command: a repeat returns the first answer")]
-Seed = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
+Seed = Annotated[int, msgspec.Meta(ge=-(2**53), le=2**53)]  # JSON-safe integers: exact in every client
 
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -76,13 +76,13 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 class JoinGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     player_id: PlayerId | None = None  # the caller's own id (the JWT's sub); may be left out
     name: Name = ""
-    seat: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    seat: Annotated[int, msgspec.Meta(ge=0, le=2**53)] | None = None
 
 
 class CommandRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     command_id: CommandId
     command: dict[str, Any]
-    expected_version: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    expected_version: Annotated[int, msgspec.Meta(ge=0, le=2**53)] | None = None
 
 
 class SeatGrant(msgspec.Struct, frozen=True):

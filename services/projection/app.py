@@ -161,7 +161,7 @@ async def _history(
 
 _HISTORY_DOC: dict[str, Any] = {"ok": lambda shared: history_schema(),
                                  "ok_headers": {"X-Benthic-Version": "the projected version"}}
-After = Annotated[int, Parameter(ge=0, le=2**63 - 1, description="the entries after this version")]
+After = Annotated[int, Parameter(ge=0, le=2**53, description="the entries after this version")]
 Limit = Annotated[int, Parameter(ge=1, le=1000, description="at most this many entries")]
 
 

@@ -168,7 +168,7 @@ def create_game_schema(seat_request: dict[str, Any]) -> dict[str, Any]:
                           "items": {"anyOf": [seat_request, {"type": "null"}]},
                           "description": "one entry per seat: a player, or null for an open seat"},
                 "options": game_schemas().options[game],
-                "seed": {"anyOf": [{"type": "integer", "minimum": 0, "maximum": 2**63 - 1}, {"type": "null"}],
+                "seed": {"anyOf": [{"type": "integer", "minimum": -(2**53), "maximum": 2**53}, {"type": "null"}],
                          "description": "a fixed seed (operator only; the game is then unrated)"},
                 "rated": {"type": "boolean", "default": True},
             },

@@ -17,6 +17,8 @@ from tests.apifuzz import ENV, run
 
 # Cases per operation and phase: about 2,300 cases in all, well under a minute on a quiet machine.
 EXAMPLES = int(os.environ.get("BENTHIC_SCHEMATHESIS_EXAMPLES", "10"))
+# A fixed seed keeps make test repeatable; bench/api_fuzz.py explores with fresh seeds (any seed: "random").
+SEED = os.environ.get("BENTHIC_SCHEMATHESIS_SEED", "20261201")
 DEEP = "[" * 1000 + "]" * 1000
 
 
@@ -43,7 +45,7 @@ def _game(platform: LocalPlatform, http: httpx.Client, players: tuple[str, ...])
 
 
 def test_schemathesis_finds_nothing(platform: LocalPlatform, tmp_path: Path) -> None:
-    results = run(platform, tmp_path, EXAMPLES)
+    results = run(platform, tmp_path, EXAMPLES, None if SEED == "random" else int(SEED))
     for result in results:
         print(f"schemathesis {result.api} API: {result.generated} cases generated, {result.failures} failures, "
               f"{result.errored} errored, {result.seconds:.0f}s")
@@ -139,7 +141,7 @@ def test_history_limits_and_unsupported_methods(platform: LocalPlatform) -> None
             answer = http.get(history, params={"limit": limit})
             assert (answer.status_code, answer.json()["code"]) == (400, "invalid_request"), (limit, answer.text)
         assert len(http.get(history, params={"limit": 1}).json()["events"]) == 1
-        assert http.get(history, params={"after": 2**63 - 1}).json()["events"] == []
+        assert http.get(history, params={"after": 2**53}).json()["events"] == []
         beyond = http.get(history, params={"after": 2198570001027439001600})  # was a 500 (no such stream id)
         assert (beyond.status_code, beyond.json()["code"]) == (400, "invalid_request"), beyond.text
         for url, method, allowed in ((f"{platform.command_url}/games", "DELETE", "POST"),
