@@ -7,8 +7,8 @@ documented operation say what the service really answers, from what the route de
 - its error answers: every status with the ``{code, message, details}`` body, ``code`` an enum of the codes
   the route can give (``benthic.errorcodes``), ``WWW-Authenticate`` on 401 and ``Retry-After`` on 429/503.
   Added by themselves: the body errors (400 ``invalid_json``/``invalid_request``/``body_too_deep``, 413) on
-  routes with a body, ``invalid_request`` on routes with query parameters, ``not_found`` on routes with an
-  integer path parameter, and ``store_unavailable`` unless ``store=False``;
+  routes with a body, ``invalid_request`` on routes with query parameters or constrained path parameters,
+  ``not_found`` on routes with an integer path parameter, and ``store_unavailable`` unless ``store=False``;
 - its success body: the msgspec type of the handler's ``data`` and return annotation (msgspec's own JSON
   Schema, the types that decode and encode the bodies), or ``ok=`` (a type, or a JSON Schema for bodies the
   route writes as bytes), with ``media_type=``, ``ok_headers=`` and other media types ``also=``;
@@ -206,7 +206,8 @@ def _operation(operation: dict[str, Any], handler: Any, spec: Doc, components: _
             operation["requestBody"]["content"] = {"application/json": {"schema": _schema_of(body, components,
                                                                                              shared)}}
             operation["requestBody"]["required"] = True
-    if any(p.get("in") == "query" for p in parameters):
+    constrained = ("pattern", "minimum", "maximum", "enum", "minLength", "maxLength")
+    if any(p.get("in") == "query" or any(k in p.get("schema", {}) for k in constrained) for p in parameters):
         errors.append("invalid_request")
     if any(p.get("in") == "path" and p.get("schema", {}).get("type") == "integer" for p in parameters):
         errors.append("not_found")

@@ -142,6 +142,9 @@ def test_history_limits_and_unsupported_methods(platform: LocalPlatform) -> None
             assert (answer.status_code, answer.json()["code"]) == (400, "invalid_request"), (limit, answer.text)
         assert len(http.get(history, params={"limit": 1}).json()["events"]) == 1
         assert http.get(history, params={"after": 2**53}).json()["events"] == []
+        for path in ("/games/a%20b/view", "/games/%C3%A9/history", f"/games/{'g' * 129}"):  # ids: 1-128 [A-Za-z0-9_.:-]
+            answer = http.get(f"{platform.read_url}{path}")
+            assert (answer.status_code, answer.json()["code"]) == (400, "invalid_request"), (path, answer.text)
         beyond = http.get(history, params={"after": 2198570001027439001600})  # was a 500 (no such stream id)
         assert (beyond.status_code, beyond.json()["code"]) == (400, "invalid_request"), beyond.text
         for url, method, allowed in ((f"{platform.command_url}/games", "DELETE", "POST"),
