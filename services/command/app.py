@@ -301,12 +301,8 @@ async def revoke_player(request: Request[Any, Any, Any], player_id: Annotated[st
 
 
 @get("/game-types", summary="Registered game types", tags=["lobby"], sync_to_thread=False, opt=doc(store=False))
-def list_game_types() -> list[dict[str, Any]]:
-    return [
-        {"game_type": g, "min_seats": get_engine(g).min_seats, "max_seats": get_engine(g).max_seats,
-         "commands": sorted(get_engine(g).command_names), "content_version": get_engine(g).content_version}
-        for g in game_types()
-    ]
+def list_game_types() -> list[gametypes.GameTypeEntry]:
+    return gametypes.game_type_entries()
 
 
 @get("/.well-known/jwks.json", summary="Dev mode: the development issuer's public keys", tags=["identity"],
@@ -318,7 +314,8 @@ def dev_jwks(request: Request[Any, Any, Any]) -> dict[str, Any]:
 
 
 @get("/game-types/{game_type:str}", summary="A game type: seats, options, commands, content version",
-     tags=["content"], sync_to_thread=False, opt=doc("404:unknown_game_type", **_CACHEABLE))
+     tags=["content"], sync_to_thread=False,
+     opt=doc("404:unknown_game_type", **{**_CACHEABLE, "ok": gametypes.GameType}))
 def game_type(request: Request[Any, Any, Any], game_type: str, v: str | None = None) -> Response[Any]:
     """Cacheable (strong `ETag`, `If-None-Match` → 304, long `max-age`); `?v=<content version>` pins it."""
     return gametypes.answer(gametypes.game_type_document(game_type), request.headers.get("if-none-match"), v)
