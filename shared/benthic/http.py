@@ -250,3 +250,12 @@ def security_schemes(*names: str) -> dict[str, Any]:
         ),
     }
     return {name: scheme for name, scheme in schemes.items() if not names or name in names}
+
+
+def error_responses(*statuses: int) -> dict[int, Any]:
+    """Deprecated: a route declares its errors with ``opt=benthic.apidoc.doc(<codes>)``, which documents them
+    exactly (codes per status, headers); this older form documents only the statuses."""
+    from litestar.openapi.datastructures import ResponseSpec
+
+    return {status: ResponseSpec(data_container=ErrorBody, generate_examples=False, description="see docs/ERRORS.md")
+            for status in statuses}
