@@ -6,10 +6,10 @@ PYTHON ?= python3
 .PHONY: venv run test bench bench-engines bench-store bench-e2e bench-peer clean
 
 venv: $(VENV)/.installed
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -c constraints.txt -e '.[test]'
 	touch $@
 
 run: venv
@@ -20,7 +20,7 @@ test: venv
 
 # Benchmarks (not part of `make test`): JSON results in bench/results/.
 bench: venv
-	$(PY) -m pip install -q -e '.[test,bench]'
+	$(PY) -m pip install -q -c constraints.txt -e '.[test,bench]'
 	$(PY) -m bench.run
 
 bench-engines: venv
@@ -34,7 +34,7 @@ bench-e2e: venv
 
 # Server CPU per move, Benthic vs boardgame.io 0.50 in memory (npm ci's the pinned peer into bench/peer/).
 bench-peer: venv
-	$(PY) -m pip install -q -e '.[test,bench]'
+	$(PY) -m pip install -q -c constraints.txt -e '.[test,bench]'
 	$(PY) -m bench.peer_bench
 
 clean:

@@ -23,6 +23,8 @@ from benthic.localplatform import LocalPlatform
 from benthic.redisconn import redis_client
 from benthic.rules import game_types, get_engine
 
+from bench.e2e_bench import BENCH_LIMITS
+
 PARTITIONS = 16
 TARGET_LIVE = 300
 
@@ -69,7 +71,8 @@ async def _until_scored(client: BenthicClient, game_id: str, version: int) -> No
 
 
 async def _measure(platform: LocalPlatform, game_type: str, games: int) -> dict[str, Any]:
-    client = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token)
+    client = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
+                           mint=platform.mint)
     redis = redis_client(platform.redis_url)
     seats = min(4, get_engine(game_type).max_seats)
     rows = []
@@ -81,6 +84,9 @@ async def _measure(platform: LocalPlatform, game_type: str, games: int) -> dict[
         half = rows[0]["commands"] // 2 if rows else 150
         mid_version = await game.play(pause_after=half)
         await asyncio.sleep(1.0)  # let the projection catch up
+        for seat, token in tokens.items():  # every viewer looks: the worst case, every view stored
+            await client.view(game_id, seat, token)
+        await client.view(game_id)
         mid = await _game_bytes(redis, game_id)
         feed_mid = await _feed_bytes(redis)
         version = await game.play()
@@ -106,7 +112,7 @@ async def _measure(platform: LocalPlatform, game_type: str, games: int) -> dict[
 
 
 async def _run(games: int) -> dict[str, Any]:
-    with LocalPlatform(env={"BENTHIC_LOG_LEVEL": "warning"}) as platform:
+    with LocalPlatform(env={"BENTHIC_LOG_LEVEL": "warning", **BENCH_LIMITS}) as platform:
         return {game_type: await _measure(platform, game_type, games) for game_type in game_types()}
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from benthic.bots_http import HttpGame, start_bot_game
 from benthic.localplatform import LocalPlatform
 
-from bench.e2e_bench import LoadClient, _peak_rss_mb, _quantile
+from bench.e2e_bench import BENCH_LIMITS, LoadClient, _peak_rss_mb, _quantile
 
 TYPES = ("underwater_cities", "aquatica", "nautilus")
 
@@ -166,9 +166,9 @@ async def _burst(platform: LocalPlatform, game_id: str, burst: int) -> dict[str,
 
 
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
-    env = {"BENTHIC_LOG_LEVEL": "warning", "BENTHIC_LIVE_STREAMS_MAX": str(args.streams + 1000)}
+    env = {"BENTHIC_LOG_LEVEL": "warning", "BENTHIC_LIVE_STREAMS_MAX": str(args.streams + 1000), **BENCH_LIMITS}
     with LocalPlatform(env=env) as platform:
-        client = LoadClient(platform.command_url)
+        client = LoadClient(platform.command_url, platform.mint)
         games = []
         for index in range(args.games):
             game_type = TYPES[index % len(TYPES)]

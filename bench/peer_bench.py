@@ -38,10 +38,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from benthic.bots_http import start_bot_game
 from benthic.devredis import free_port
 from benthic.localplatform import LocalPlatform
 
-from bench.e2e_bench import LoadClient, _env_overrides, _histogram, _histogram_quantile, _quantile
+from bench.e2e_bench import BENCH_LIMITS, LoadClient, _env_overrides, _histogram, _histogram_quantile, _quantile
 
 ROOT = Path(__file__).resolve().parent.parent
 PEER_DIR = ROOT / "bench" / "peer"
@@ -263,9 +264,9 @@ def _installed_versions() -> dict[str, str]:
 
 # --- Benthic --------------------------------------------------------------------------------------
 async def _benthic_load(
-    platform: LocalPlatform, games: int, moves: int, warmup: float, seconds: float
+    platform: LocalPlatform, games: int, moves: int, warmup: float, seconds: float, transport: str = "http"
 ) -> dict[str, Any]:
-    client = LoadClient(platform.command_url)
+    client = LoadClient(platform.command_url, platform.mint)
     # This process is the load generator and also the parent of the services: count it alone.
     window = CpuWindow({**platform.pids(), "load_client": os.getpid()}, alone=frozenset({"load_client"}))
     answered: list[tuple[float, float]] = []  # (monotonic time answered, seconds)
@@ -276,16 +277,25 @@ async def _benthic_load(
 
     async def lane(index: int) -> None:
         nonlocal finished
+        serial = 0
         while time.monotonic() < deadline:
-            players = [{"player_id": f"load{index}-{seat}", "name": f"Load {index} {seat}"} for seat in range(2)]
+            serial += 1
+            sockets: dict[int, Any] = {}
             try:
-                created = await client.create_game("counter", players, {"moves": moves})
-                tokens = {grant["seat"]: grant["token"] for grant in created["seats"]}
-                game_id, version, seat = created["game_id"], created["version"], 0
+                # as a matchmaker creates games; each player then fetches its own seat token
+                game_id, tokens = await start_bot_game(client, "counter", 2, name=f"load{index}-{serial}",
+                                                       options={"moves": moves})
+                if transport == "ws":
+                    sockets = {seat: await client.socket(game_id, token) for seat, token in tokens.items()}
+                version, seat = (await client.legal(game_id, tokens[0]))["version"], 0
                 while time.monotonic() < deadline:
                     sent = time.perf_counter()
-                    answer = await client.play(game_id, tokens[seat], {"type": "increment"},
-                                               expected_version=version, include_legal=True)
+                    if transport == "ws":
+                        answer = await sockets[seat].play({"type": "increment"}, expected_version=version,
+                                                          include_legal=True)
+                    else:
+                        answer = await client.play(game_id, tokens[seat], {"type": "increment"},
+                                                   expected_version=version, include_legal=True)
                     answered.append((time.monotonic(), time.perf_counter() - sent))
                     version = answer["last_version"]
                     if answer["prompt"] is None:
@@ -295,6 +305,9 @@ async def _benthic_load(
             except Exception as error:  # noqa: BLE001 - report it, keep the load going
                 errors.append(repr(error)[:200])
                 await asyncio.sleep(0.1)
+            finally:
+                for socket in sockets.values():
+                    await socket.aclose()
 
     async def lag_histogram() -> dict[float, float]:
         async with httpx.AsyncClient() as http:
@@ -322,6 +335,7 @@ async def _benthic_load(
     p50, p99 = _histogram_quantile(0.5, lag), _histogram_quantile(0.99, lag)
     return {
         "server": "Benthic (command, projection, scoring services; Redis AOF everysec)",
+        "transport": "WebSocket WS /games/{id}/play" if transport == "ws" else "HTTP POST /games/{id}/commands",
         "concurrent_games": games,
         "moves_per_game": moves,
         "warmup_s": warmup,
@@ -350,8 +364,10 @@ async def _benthic_load(
     }
 
 
-def run_benthic(games: int, moves: int, warmup: float, seconds: float, idle: float, log_dir: Path) -> dict[str, Any]:
-    overrides = _env_overrides()
+def run_benthic(
+    games: int, moves: int, warmup: float, seconds: float, idle: float, log_dir: Path, transport: str = "http"
+) -> dict[str, Any]:
+    overrides = {**BENCH_LIMITS, **_env_overrides()}
     extra = [s for s in overrides.get("BENTHIC_EXTRA_ENGINES", "").split(",") if s and s != COUNTER_ENGINE]
     pythonpath = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     env = {
@@ -365,7 +381,7 @@ def run_benthic(games: int, moves: int, warmup: float, seconds: float, idle: flo
         if "counter" not in {t["game_type"] for t in types}:
             raise RuntimeError("the command service did not register the counter engine (BENTHIC_EXTRA_ENGINES)")
         idle_cpu = idle_cpu_ms_per_s(platform.pids(), idle)
-        result = asyncio.run(_benthic_load(platform, games, moves, warmup, seconds))
+        result = asyncio.run(_benthic_load(platform, games, moves, warmup, seconds, transport))
     return {**result, "idle_server_cpu_ms_per_s": idle_cpu}
 
 
@@ -377,7 +393,7 @@ def _ratio(benthic: dict[str, Any], peer: dict[str, Any]) -> float | None:
 
 
 def table(report: dict[str, Any]) -> str:
-    peer, benthic = report["boardgame_io"], report["benthic"]
+    peer = report["boardgame_io"]
     lines = [
         (f"peer benchmark: counter game, {report['concurrent_games']} concurrent games closed loop, "
          f"{report['moves_per_game']} moves per game, {report['window_s']:g} s window after "
@@ -396,25 +412,28 @@ def table(report: dict[str, Any]) -> str:
         )
 
     row("boardgame.io 0.50, in memory", peer, "(its server process)")
-    per = benthic.get("server_cpu_ms_per_move", {})
-    detail = "(" + ", ".join(f"{k} {v:.3f}" for k, v in per.items() if k != "total" and v is not None) + ")"
-    row("Benthic, Redis AOF everysec", benthic, detail)
-    ratio = report["ratio_benthic_to_boardgame_io"]
-    lines.append(f"server CPU per move, Benthic / boardgame.io: {ratio if ratio is not None else 'n/a'} "
-                 f"(target <= 1.0)")
+    ours = [(name, report[name]) for name in ("benthic", "benthic_ws") if name in report]
+    for name, side in ours:
+        per = side.get("server_cpu_ms_per_move", {})
+        detail = "(" + ", ".join(f"{k} {v:.3f}" for k, v in per.items() if k != "total" and v is not None) + ")"
+        row("Benthic, AOF everysec, " + ("WebSocket" if name == "benthic_ws" else "HTTP"), side, detail)
+        ratio = report.get(f"ratio_{name}_to_boardgame_io")
+        lines.append(f"server CPU per move, Benthic ({'WebSocket' if name == 'benthic_ws' else 'HTTP'}) / "
+                     f"boardgame.io: {ratio if ratio is not None else 'n/a'} (target <= 1.0)")
     loads = [f"{name} {side['load_client_cpu_ms_per_move']:.3f}" for name, side in
-             (("boardgame.io client", peer), ("Benthic client", benthic)) if "load_client_cpu_ms_per_move" in side]
+             (("boardgame.io client", peer), *ours) if "load_client_cpu_ms_per_move" in side]
     if loads:
         lines.append("load generators' CPU ms/move (not server CPU): " + ", ".join(loads))
     idle = [f"{label} " + ", ".join(f"{k} {v:g}" for k, v in side["idle_server_cpu_ms_per_s"].items())
-            for label, side in (("boardgame.io:", peer), ("Benthic:", benthic)) if side.get("idle_server_cpu_ms_per_s")]
+            for label, side in (("boardgame.io:", peer), *ours) if side.get("idle_server_cpu_ms_per_s")]
     if idle:
         lines.append("idle server CPU ms/s (before the load): " + "; ".join(idle))
     return "\n".join(lines)
 
 
 def run(
-    games: int, moves: int, warmup: float, seconds: float, idle: float = 5.0, only: str | None = None
+    games: int, moves: int, warmup: float, seconds: float, idle: float = 5.0, only: str | None = None,
+    transports: tuple[str, ...] = ("http", "ws"),
 ) -> dict[str, Any]:
     # A fresh directory per run: server logs, and the private Redis' AOF (a reused one would load old games).
     log_dir = Path(tempfile.mkdtemp(prefix="benthic-peer-"))
@@ -435,20 +454,24 @@ def run(
             print(str(unavailable), file=sys.stderr, flush=True)
         except Exception as error:  # noqa: BLE001 - the other side still runs
             peer = {"error": repr(error)[:500]}
-    benthic: dict[str, Any] = {"skipped": "not run (--only boardgameio)"}
-    if only in (None, "benthic"):
-        print("== peer: Benthic", file=sys.stderr, flush=True)
-        try:
-            benthic = run_benthic(games, moves, warmup, seconds, idle, log_dir)
-        except Exception as error:  # noqa: BLE001 - report what ran
-            benthic = {"error": repr(error)[:500]}
+    sides: dict[str, dict[str, Any]] = {}
+    for transport in transports:
+        side: dict[str, Any] = {"skipped": "not run (--only boardgameio)"}
+        if only in (None, "benthic"):
+            print(f"== peer: Benthic over {transport}", file=sys.stderr, flush=True)
+            try:
+                side = run_benthic(games, moves, warmup, seconds, idle, log_dir / transport, transport)
+            except Exception as error:  # noqa: BLE001 - report what ran
+                side = {"error": repr(error)[:500]}
+        sides["benthic" if transport == "http" else f"benthic_{transport}"] = side
     report["boardgame_io"] = peer
-    report["benthic"] = benthic
-    if "error" in peer or "error" in benthic:
+    report.update(sides)
+    if "error" in peer or any("error" in side for side in sides.values()):
         report["logs"] = str(log_dir)
     else:
         shutil.rmtree(log_dir, ignore_errors=True)
-    report["ratio_benthic_to_boardgame_io"] = _ratio(benthic, peer)
+    for name, side in sides.items():
+        report[f"ratio_{name}_to_boardgame_io"] = _ratio(side, peer)
     report["target"] = {"ratio_benthic_to_boardgame_io": "<= 1.0"}
     return report
 
@@ -461,8 +484,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="the measured window")
     parser.add_argument("--idle", type=float, default=5.0, help="seconds of idle CPU measured before the load")
     parser.add_argument("--only", choices=("benthic", "boardgameio"), help="run one side")
+    parser.add_argument("--transports", default="http,ws",
+                        help="how Benthic's players send their moves: http (POST), ws (the WebSocket), or both")
     args = parser.parse_args()
-    report = run(args.games, args.moves, args.warmup, args.seconds, args.idle, args.only)
+    transports = tuple(t for t in args.transports.split(",") if t in ("http", "ws"))
+    report = run(args.games, args.moves, args.warmup, args.seconds, args.idle, args.only, transports)
     text = json.dumps({"peer_bench": report}, indent=2)
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     (RESULTS_DIR / f"peer-{time.strftime('%Y%m%d-%H%M%S')}.json").write_text(text)

@@ -23,6 +23,19 @@ STEPS = [
     ("archive", ["-m", "bench.archive_bench", "--games", "5" if QUICK else "30"]),
     # schemathesis against both APIs, longer than the bounded run of make test.
     ("api_fuzz", ["-m", "bench.api_fuzz", "--examples", "20" if QUICK else "100"]),
+    # Redis bytes per event of live 4-seat games (every viewer's view stored: the worst case).
+    ("footprint", ["-m", "bench.footprint_bench", "--games", "1" if QUICK else "3"]),
+    # SSE fan-out: thousands of live streams on one projection process while commands are played.
+    ("live", ["-m", "bench.live_bench", "--streams", "300" if QUICK else "5000", "--seconds", "10" if QUICK else "60"]),
+    # Many concurrent games, closed loop: accepted commands/s and errors against the 200-game figure.
+    ("e2e_2000", ["-m", "bench.e2e_bench", "--rates", "0", "--transports", "http", "--seconds", "10" if QUICK else "60",
+                  "--games", "200" if QUICK else "2000"]),
+    ("e2e_10000", ["-m", "bench.e2e_bench", "--rates", "0", "--transports", "http", "--seconds", "10" if QUICK else "90",
+                   "--games", "400" if QUICK else "10000"]),
+    # Finished games leave Redis: memory over >= 1,000 finished games with archiving on.
+    ("soak", ["-m", "bench.soak_bench", "--games", "30" if QUICK else "1000"]),
+    # Bot-only games of mixed types played to the end by the bots service (games/s, bot move lag).
+    ("bots", ["-m", "bench.bots_bench", "--games", "30" if QUICK else "500"]),
 ]
 OPTIONAL = [
     # The Underwater Cities balance report (10 minutes of 4-player greedy games), when its engine exists.

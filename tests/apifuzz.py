@@ -52,38 +52,51 @@ def _setup(platform: LocalPlatform) -> dict[str, str]:
     alice = platform.mint("alice")
     with httpx.Client(base_url=platform.command_url, timeout=30) as http:
         games = []
-        for game_type, players in (("nautilus", ("alice", "bob")), ("aquatica", ("carol", "dave"))):
+        for game_type, players in (("nautilus", ("alice", "bob")), ("aquatica", ("carol", "dave")),
+                                   ("nautilus", ("erin", "finn"))):
             created = http.post("/games", headers=matchmaker, json={
                 "game_type": game_type, "seats": [{"player_id": p} for p in players]})
             created.raise_for_status()
             games.append(created.json()["game_id"])
         token = http.post(f"/games/{games[0]}/token", headers={"Authorization": f"Bearer {alice}"})
         token.raise_for_status()
+        erin = http.post(f"/games/{games[2]}/token", headers={"Authorization": f"Bearer {platform.mint('erin')}"})
+        erin.raise_for_status()
+        lifecycle = "/resign" in http.get("/schema/openapi.json").text
     return {"game": games[0], "other_game": games[1], "player_jwt": alice, "seat_token": token.json()["token"],
-            "operator": platform.operator_token}
+            "operator": platform.operator_token, "lifecycle_game": games[2], "lifecycle_token": erin.json()["token"],
+            "lifecycle": "yes" if lifecycle else ""}
+
+
+LIFECYCLE = "/games/{game_id}/(resign|reclaim)$"  # a seat leaving its game: run on a game of its own
 
 
 def _config(setup: dict[str, str], api: str, max_examples: int) -> str:
+    lifecycle = api == "lifecycle"
     lines = [
         "max-stream-events = 1",
         "request-timeout = 20",
         "[generation]",
         f"max-examples = {max_examples}",
         "[parameters]",
-        f'"path.game_id" = "{setup["game"]}"',
+        f'"path.game_id" = "{setup["lifecycle_game" if lifecycle else "game"]}"',
         '"path.seat" = 0',
         '"path.player_id" = "nobody"',
         "[auth.openapi.seatToken]",
-        f'bearer = "{setup["seat_token"]}"',
+        f'bearer = "{setup["lifecycle_token" if lifecycle else "seat_token"]}"',
     ]
-    if api == "command":
+    if lifecycle:
+        lines += ["[[operations]]", f'exclude-path-regex = "{LIFECYCLE}"', "enabled = false"]
+    if api == "command" and setup["lifecycle"]:
+        lines += ["[[operations]]", f'include-path-regex = "{LIFECYCLE}"', "enabled = false"]
+    if api in ("command", "lifecycle"):
         lines += [
             "[auth.openapi.playerJwt]",
             f'bearer = "{setup["player_jwt"]}"',
             "[auth.openapi.operator]",
             f'bearer = "{setup["operator"]}"',
             "[[operations]]",
-            'include-path = "/games/{game_id}/ops/revoke"',
+            'include-path = ["/games/{game_id}/ops/revoke", "/games/{game_id}/ops/abort"]',
             f'parameters = {{ "path.game_id" = "{setup["other_game"]}" }}',
             "[[operations]]",
             'include-path = ["/games", "/games/{game_id}/join"]',
@@ -100,11 +113,11 @@ def run(platform: LocalPlatform, workdir: Path, max_examples: int, seed: int | N
     """One schemathesis run per API (every phase, ``--checks all``); their reports."""
     setup = _setup(platform)
     results = []
-    for api in APIS:
+    for api in (*APIS, "lifecycle") if setup["lifecycle"] else APIS:
         config = workdir / f"schemathesis-{api}.toml"
         config.write_text(_config(setup, api, max_examples))
         report = workdir / f"schemathesis-{api}.json"
-        url = platform.command_url if api == "command" else platform.read_url
+        url = platform.read_url if api == "read" else platform.command_url
         command = [sys.executable, "-m", "schemathesis.cli", "--config-file", str(config), "--no-color", "run",
                    f"{url}/schema/openapi.json", "--checks", "all", "--report", "json",
                    "--report-json-path", str(report)]

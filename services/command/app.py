@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
@@ -46,7 +47,7 @@ from benthic.redisconn import RedisProbe, redis_client, sample_memory
 from benthic.revocation import GAME, Revocation, Revocations
 from benthic.revocation import PLAYER as PLAYER_SCOPE
 from benthic.rules import game_types, get_engine
-from benthic.store import EventStore
+from benthic.store import Actor, EventStore
 from benthic.telemetry import TOKENS_REVOKED, log, red_middleware, zero_series
 from litestar import Litestar, Request, Response, get, post
 from litestar.datastructures import State
@@ -55,9 +56,10 @@ from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.params import Parameter
 from litestar.openapi.spec import Components
 
+from services.command.play_socket import play_socket
 from services.command.players import PlayerGames
-from services.command.seating import SeatRequest, check_player_id
-from services.command import gametypes
+from services.command.seating import NAME_PATTERN, SeatRequest, check_player_id
+from services.command import gametypes, lifecycle
 from services.command.service import (
     CommandAccepted,
     CommandRequest,
@@ -144,7 +146,8 @@ def _refine(document: dict[str, Any]) -> dict[str, Any]:
 @post("/games", status_code=201, summary="Create a game", tags=["lobby"],
       security=[{PLAYER_JWT: []}, {OPERATOR: []}],
       opt=doc(*JWT_AUTH, "rate_limited", "422:unknown_game_type", "seed_requires_operator", "player_mismatch",
-              "duplicate_player", "creator_not_seated", "too_many_open_games", RULE, body=_create_game_body))
+              "duplicate_player", "creator_not_seated", "too_many_open_games", "unknown_bot", "invalid_bot_level", "invalid_option", RULE,
+              body=_create_game_body))
 async def create_game(request: Request[Any, Any, Any], data: CreateGame) -> Response[GameCreated]:
     """A **player** creates a game for themselves: their own seat (`{}` or `{"player_id": <their sub>}`) and
     open seats (`null`); the answer holds their seat token.  A **trusted backend** (JWT with scope
@@ -200,7 +203,7 @@ async def _seat_claim(request: Request[Any, Any, Any]) -> SeatClaim:
 @post("/games/{game_id:str}/commands", status_code=200, summary="Play a command", tags=["play"],
       security=[{SEAT_TOKEN: []}],
       opt=doc(*SEAT_AUTH, "rate_limited", *GAME_BY_ID, *FOLD, "malformed_command", "unknown_command_type", "seats_open",
-              "game_finished", "version_conflict", "too_many_conflicts", RULE))
+              "game_finished", "version_conflict", "too_many_conflicts", "seat_taken_over", "seat_resigned", RULE))
 async def post_command(
     request: Request[Any, Any, Any], game_id: GameId, data: CommandRequest, include: Literal["legal"] | None = None
 ) -> CommandAccepted:
@@ -261,6 +264,70 @@ async def operator_audit(request: Request[Any, Any, Any], game_id: GameId) -> di
             for e in entries
         ],
     }
+
+
+class LifecycleDone(msgspec.Struct, frozen=True):
+    game_id: str
+    version: int  # the game's version after the commit
+    duplicate: bool  # this command id was applied before (nothing new)
+
+
+class AbortGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=NAME_PATTERN)]  # in game_aborted
+
+
+LifecycleCommandId = Annotated[str | None, Parameter(
+    pattern=r"^[A-Za-z0-9_.:\-]{1,128}$", description="makes a retry safe: a repeat returns the first answer")]
+_LIFECYCLE_ERRORS = (*SEAT_AUTH, "rate_limited", *GAME_BY_ID, *FOLD, "game_finished", "seat_resigned",
+                     "too_many_conflicts")
+
+
+async def _lifecycle(request: Request[Any, Any, Any], game_id: str, command_id: str | None, action: Any) -> LifecycleDone:
+    claim = await _seat_claim(request)
+    SeatGate.authorize(claim, game_id)
+    await request.app.state.limits.hit("command", claim.player_id, _ip(request))
+    with _acting(claim.player_id, PLAYER):
+        service = _service(request)
+        cid = command_id or f"{action.__name__}:{game_id}:{claim.seat}:{secrets.token_hex(6)}"
+        commit, _ = await service.platform(
+            game_id, cid, Actor(claim.player_id, PLAYER),
+            lambda engine, meta, folded: action(engine, meta, folded, claim.seat, claim.player_id))
+    assert commit is not None
+    return LifecycleDone(game_id, commit.last_version, commit.duplicate)
+
+
+@post("/games/{game_id:str}/resign", status_code=200, summary="Resign your seat", tags=["play"],
+      security=[{SEAT_TOKEN: []}], opt=doc(*_LIFECYCLE_ERRORS))
+async def resign_seat(
+    request: Request[Any, Any, Any], game_id: GameId, command_id: LifecycleCommandId = None
+) -> LifecycleDone:
+    """The caller's seat resigns (any time): it is ranked last; the house bot plays it on, or the game ends
+    when fewer than two seats remain in play.  `?command_id=` makes a retry safe."""
+    return await _lifecycle(request, game_id, command_id, lifecycle.resign)
+
+
+@post("/games/{game_id:str}/reclaim", status_code=200, summary="Take your seat back from the house bot",
+      tags=["play"], security=[{SEAT_TOKEN: []}], opt=doc(*_LIFECYCLE_ERRORS, "seat_not_taken_over"))
+async def reclaim_seat(
+    request: Request[Any, Any, Any], game_id: GameId, command_id: LifecycleCommandId = None
+) -> LifecycleDone:
+    """After a clock takeover (policy `takeover`), the player plays their seat again with a fresh clock.
+    `409 seat_not_taken_over` when the seat is not taken over, `409 seat_resigned` after a resignation."""
+    return await _lifecycle(request, game_id, command_id, lifecycle.reclaim)
+
+
+@post("/games/{game_id:str}/ops/abort", status_code=200, summary="Operator: abort a game (unrated)",
+      tags=["operator"], security=[{OPERATOR: []}],
+      opt=doc(*OPERATOR_AUTH, *GAME_BY_ID, *FOLD, "game_finished", "too_many_conflicts"))
+async def abort_game(request: Request[Any, Any, Any], game_id: GameId, data: AbortGame) -> LifecycleDone:
+    """The game ends now, unrated, with `reason` recorded (`game_aborted` in its history)."""
+    operator = await _credential(request, OPERATOR_KIND)
+    with _acting(operator.subject, operator.kind):
+        commit, _ = await _service(request).platform(
+            game_id, f"abort:{game_id}", Actor(operator.subject, operator.kind),
+            lambda engine, meta, folded: lifecycle.abort(engine, meta, folded, data.reason, operator.subject))
+    assert commit is not None
+    return LifecycleDone(game_id, commit.last_version, commit.duplicate)
 
 
 class Revoked(msgspec.Struct, frozen=True):
@@ -398,9 +465,9 @@ def create_app(settings: Settings) -> Litestar:
             report["error"] = probe.error
         return report
 
-    routes: list[Any] = [create_game, join_game, seat_token, my_seats, post_command, legal_commands, operator_state,
-                         operator_audit, revoke_game, revoke_player, list_game_types, game_type, game_type_content,
-                         *health_routes(ready)]
+    routes: list[Any] = [create_game, join_game, seat_token, my_seats, post_command, play_socket, legal_commands,
+                         resign_seat, reclaim_seat, abort_game, operator_state, operator_audit, revoke_game,
+                         revoke_player, list_game_types, game_type, game_type_content, *health_routes(ready)]
     if dev_mode:
         routes.append(dev_jwks)
     app = Litestar(

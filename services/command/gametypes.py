@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 import msgspec
+from benthic import lifecycle
 from benthic.http import ApiError
 from benthic.rules import UnknownGameType, game_types, get_engine
 from litestar import Response
@@ -51,6 +52,7 @@ class GameType(msgspec.Struct, frozen=True):
     content_version: str
     content_url: str  # the content catalogue, pinned to this content version
     options: list[dict[str, Any]]  # {name, default, values, text}: see docs/ENGINE_CONTRACT.md
+    platform_options: list[dict[str, Any]]  # the platform's options of every game type (clock, on_expiry)
     commands: list[str]
 
 
@@ -83,6 +85,7 @@ def game_type_document(game_type: str) -> Document:
         content_version=version,
         content_url=f"/game-types/{engine.game_type}/content?v={quote(version, safe='')}",
         options=catalogue["options"],
+        platform_options=lifecycle.OPTION_DOCS,  # clocks and their expiry policy (every game type)
         commands=sorted(engine.command_names),
     ), version)
 

@@ -3,11 +3,14 @@
 - A player creates games for themselves: every seat they name is their own (``player_id`` may be left out),
   the others are open; they must hold one.  A trusted backend (matchmaker) or an operator names any players.
 - A player joins an open seat as themselves.
+- A player or a backend may seat server-side bots: ``{"bot": name, "level"?}`` (names in
+  ``benthic.rules.bots.BOT_NAMES``); a bot's player id is ``bot:<name>`` (``bot:<name>@<level>`` with a level).
 - A game is **rated** when its creator asked for it (the default), it is not seeded (a fixed seed reveals
   every hidden card to whoever chose it), it was created by a player seated in it or by a trusted backend,
-  and every seat is held by a rated-compatible holder: an authenticated player (and, once they exist, a bot).
+  every seat is held by a rated-compatible holder (an authenticated player or a bot), and no holder holds two
+  seats (a bot seated twice makes the game unrated: nobody is rated against themselves).
 
-Adding a kind of seat (bots) means: a field of :class:`SeatRequest`, a branch in :func:`seat_holder`, and its
+Adding a kind of seat means: a field of :class:`SeatRequest`, a branch in :func:`seat_holder`, and its
 kind in :data:`RATED_SEAT_KINDS`.
 """
 
@@ -19,9 +22,11 @@ from typing import Annotated
 import msgspec
 from benthic.http import ApiError
 from benthic.identity import PLAYER, PLAYER_ID, Credential
+from benthic.rules.bots import BOT_NAMES, make_bot
 from benthic.store import SeatInfo
 
-RATED_SEAT_KINDS = frozenset({PLAYER})
+BOT = "bot"
+RATED_SEAT_KINDS = frozenset({PLAYER, BOT})
 NAME_LIMIT = 64
 # A display name: no control, format, separator (but the space) or private-use characters; the same pattern is
 # enforced (msgspec) and documented (OpenAPI).
@@ -39,6 +44,8 @@ class SeatRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     player_id: PlayerId | None = None
     name: Name = ""
+    bot: str | None = None  # a server-side bot plays this seat
+    level: int | None = None  # the bot's level (stronger bots' budget)
 
 
 def check_name(value: str, what: str) -> None:
@@ -63,6 +70,10 @@ def seat_holder(index: int, seat: SeatRequest, creator: Credential) -> SeatInfo:
     """The holder of a seat named at creation, as ``creator`` may name it."""
     what = f"seats[{index}]"
     check_name(seat.name, f"{what}.name")
+    if seat.bot is not None:
+        return bot_holder(what, seat)
+    if seat.level is not None:
+        raise ApiError(400, "invalid_request", f"{what}.level: only a bot seat has a level")
     if creator.kind == PLAYER:
         player_id = seat.player_id if seat.player_id is not None else creator.subject
         if player_id != creator.subject:
@@ -76,11 +87,28 @@ def seat_holder(index: int, seat: SeatRequest, creator: Credential) -> SeatInfo:
     return SeatInfo(seat.player_id, seat.name or seat.player_id, PLAYER)
 
 
+def bot_holder(what: str, seat: SeatRequest) -> SeatInfo:
+    if seat.player_id is not None:
+        raise ApiError(400, "invalid_request", f"{what}: a bot seat names no player_id")
+    if seat.bot not in BOT_NAMES:
+        raise ApiError(400, "unknown_bot", f"{what}.bot: unknown bot {seat.bot!r}; bots: {', '.join(BOT_NAMES)}")
+    if seat.level is not None and not 1 <= seat.level <= 10:
+        raise ApiError(400, "invalid_bot_level", f"{what}.level must be 1..10")
+    try:
+        make_bot(seat.bot, seat.level)
+    except ValueError as error:
+        raise ApiError(400, "unknown_bot", f"{what}: {error}") from None
+    player_id = f"bot:{seat.bot}" if seat.level is None else f"bot:{seat.bot}@{seat.level}"
+    name = seat.name or (f"{seat.bot} bot" if seat.level is None else f"{seat.bot} bot (level {seat.level})")
+    return SeatInfo(player_id, name, BOT, bot=seat.bot, level=seat.level)
+
+
 def seats_at_creation(requested: list[SeatRequest | None], creator: Credential) -> list[SeatInfo | None]:
     seats: list[SeatInfo | None] = []
     for index, seat in enumerate(requested):
         holder = seat_holder(index, seat, creator) if seat is not None else None
-        if holder is not None and any(s is not None and s.player_id == holder.player_id for s in seats):
+        if holder is not None and holder.kind != BOT and any(
+                s is not None and s.player_id == holder.player_id for s in seats):
             raise ApiError(422, "duplicate_player", f"player {holder.player_id!r} holds two seats")
         seats.append(holder)
     if creator.kind == PLAYER and not any(s is not None and s.player_id == creator.subject for s in seats):
@@ -92,11 +120,13 @@ def seats_at_creation(requested: list[SeatRequest | None], creator: Credential) 
 def rated_at_creation(requested: bool, seeded: bool, creator: Credential, seats: list[SeatInfo | None]) -> bool:
     """Open seats do not count yet: each join keeps the game rated only if its holder is rated-compatible."""
     creator_ok = creator.trusted or any(s is not None and s.player_id == creator.subject for s in seats)
+    held = [s.player_id for s in seats if s is not None]
     return (
         requested
         and not seeded
         and creator_ok
         and all(s is None or s.kind in RATED_SEAT_KINDS for s in seats)
+        and len(set(held)) == len(held)
     )
 
 

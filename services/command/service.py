@@ -10,11 +10,13 @@ import weakref
 from typing import Annotated, Any
 
 import msgspec
+from benthic import lifecycle as lc
 from benthic.archive import Archive
 from benthic.auth import IssuedToken, SeatClaim, SeatGate, SeatTokens
 from benthic.gamestate import Folded, StateLoader
 from benthic.http import ApiError
 from benthic.identity import PLAYER, Credential
+from benthic.store import Commit
 from benthic.rules import (
     CommandFormatError,
     Description,
@@ -44,9 +46,11 @@ from benthic.telemetry import (
     GAMES_CREATED,
     SEAT_TOKENS_ISSUED,
     Timer,
+    count_platform_events,
     log,
 )
 
+from services.command.lifecycle import PlatformCommit
 from services.command.players import PlayerGames
 from services.command.seating import (
     Name,
@@ -55,6 +59,7 @@ from services.command.seating import (
     check_name,
     display_name,
     keeps_rated,
+    BOT,
     rated_at_creation,
     seats_at_creation,
 )
@@ -193,11 +198,15 @@ class CommandService:
         if request.seed is not None and not seed_allowed:
             raise ApiError(403, "seed_requires_operator", "only an operator may choose a game's seed")
         seats = seats_at_creation(request.seats, creator)
+        try:
+            lc.parse_options(request.options)
+        except lc.InvalidOption as error:
+            raise ApiError(422, "invalid_option", error.message) from None
         seeded = request.seed is not None
         rated = rated_at_creation(request.rated, seeded, creator, seats)
         seed = request.seed if seeded else secrets.randbits(62)
         try:
-            events = engine.start(GameConfig(seats=len(seats), seed=seed, options=request.options))
+            events = engine.start(GameConfig(seats=len(seats), seed=seed, options=lc.engine_options(request.options)))
         except RuleViolation as violation:
             raise ApiError(422, violation.code, violation.message) from None
         game_id = f"{request.game_type[:2]}_{secrets.token_hex(8)}"
@@ -206,7 +215,7 @@ class CommandService:
         reservations = []
         try:
             for seat in seats:
-                if seat is not None:
+                if seat is not None and seat.kind != BOT:
                     reservations.append(
                         await self.players.reserve(seat.player_id, game_id, created_ms, capped=not creator.trusted)
                     )
@@ -295,7 +304,8 @@ class CommandService:
         return PlayerSeats(player.subject, [g for g in grants if g is not None])
 
     def _grant(self, meta: GameMeta, player_id: str, reason: str) -> SeatToken | None:
-        seat = next((i for i, s in enumerate(meta.seats) if s is not None and s.player_id == player_id), None)
+        seat = next((i for i, s in enumerate(meta.seats)
+                     if s is not None and s.kind != BOT and s.player_id == player_id), None)
         if seat is None:
             return None
         issued = self._issue(meta.game_id, seat, player_id, reason)
@@ -317,8 +327,10 @@ class CommandService:
         folded = await self.loader.load(game_id, engine)
         if engine.is_over(folded.state):
             await self._refuse_if_archived(game_id)
-        prompt = engine.prompt(folded.state)
-        commands = engine.legal_commands(folded.state, claim.seat) if running else []
+        over = lc.is_finished(engine, folded.state, folded.life)
+        prompt = None if over else engine.prompt(folded.state)
+        playing = running and not over and not folded.life.house_plays(claim.seat)
+        commands = engine.legal_commands(folded.state, claim.seat) if playing else []
         return LegalCommands(
             game_id,
             claim.seat,
@@ -382,7 +394,7 @@ class CommandService:
             folded = await self.loader.load(game_id, engine)
         assert folded is not None
         for _attempt in range(self.conflict_retries + 1):
-            if engine.is_over(folded.state):
+            if lc.is_finished(engine, folded.state, folded.life):
                 if (done := await self.store.committed(game_id, request.command_id)) is not None:
                     return await self._replayed(engine, game_id, seat, name, request.command_id, done)
                 COMMANDS.labels(engine.game_type, name, "rejected", "game_finished").inc()
@@ -400,6 +412,15 @@ class CommandService:
                     f"expected version {request.expected_version}, the game is at {folded.version}",
                     {"current_version": folded.version},
                 )
+            if folded.life.house_plays(seat) and actor.kind == PLAYER:
+                if not fresh:
+                    folded, fresh = await self.loader.load(game_id, engine), True
+                    continue
+                COMMANDS.labels(engine.game_type, name, "rejected", "seat_taken_over").inc()
+                if seat in folded.life.out:
+                    raise ApiError(409, "seat_resigned", f"seat {seat} has left the game: the house bot plays it")
+                raise ApiError(409, "seat_taken_over", f"the house bot plays seat {seat} since its clock ran out: "
+                               "reclaim it (POST /games/{id}/reclaim) to play again")
             try:
                 events = engine.decide(folded.state, seat, command)
             except RuleViolation as violation:
@@ -413,6 +434,7 @@ class CommandService:
                            version=folded.version, code=violation.code)
                 raise ApiError(422, violation.code, violation.message) from None
             after = engine.fold(folded.state, events)
+            ts = now_ms()
             try:
                 commit = await self.store.append(
                     game_id,
@@ -422,7 +444,7 @@ class CommandService:
                      for e in events],
                     command_id=request.command_id,
                     seat=seat,
-                    now_ms=now_ms(),
+                    now_ms=ts,
                     ended=engine.is_over(after),
                     actor=actor,
                 )
@@ -432,7 +454,8 @@ class CommandService:
                 continue
             if commit.duplicate:
                 return await self._replayed(engine, game_id, seat, name, request.command_id, commit)
-            self.loader.remember(game_id, engine, folded.version, Folded(commit.last_version, after))
+            life = lc.advance(folded.life, engine, after, ts, seat, True)
+            self.loader.remember(game_id, engine, folded.version, Folded(commit.last_version, after, life))
             if engine.is_over(after):
                 await self._game_over(game_id)
             COMMANDS.labels(engine.game_type, name, "accepted", "").inc()
@@ -455,6 +478,59 @@ class CommandService:
             )
         COMMANDS.labels(engine.game_type, name, "conflict", "too_many_conflicts").inc()
         raise ApiError(409, "too_many_conflicts", "the game changed too often while deciding; retry the command")
+
+    async def play_as_bot(
+        self, engine: Engine, game_id: str, seat: int, command: Any, command_id: str, expected_version: int,
+        actor: Actor,
+    ) -> CommandAccepted:
+        """A bot's move, through the same decide/append path as a player's (bots service)."""
+        request = CommandRequest(command_id, engine.command_to_builtins(command), expected_version)
+        name = engine.command_name(command)
+        lock = self._locks.get(game_id)
+        if lock is None:
+            lock = self._locks[game_id] = asyncio.Lock()
+        async with lock:
+            return await self._decide_and_append(engine, game_id, seat, command, name, request, False, actor)
+
+    async def platform(
+        self, game_id: str, command_id: str, actor: Actor,
+        decide: Any,  # (engine, meta, folded) -> PlatformCommit | None (None: nothing to do)
+        expected_version: int | None = None,
+    ) -> tuple[Commit | None, Folded]:
+        """Append the platform events ``decide`` makes of the current state, with the expected version (a lost
+        race decides again on the new state, unless ``expected_version`` pins the state)."""
+        meta = await self.meta(game_id)
+        engine = get_engine(meta.game_type)
+        lock = self._locks.get(game_id)
+        if lock is None:
+            lock = self._locks[game_id] = asyncio.Lock()
+        async with lock:
+            for _attempt in range(self.conflict_retries + 1):
+                folded = await self.loader.load(game_id, engine)
+                if expected_version is not None and folded.version != expected_version:
+                    return None, folded
+                made: PlatformCommit | None = decide(engine, meta, folded)
+                if made is None:
+                    return None, folded
+                try:
+                    commit = await self.store.append(
+                        game_id, engine.game_type, folded.version, made.events, command_id=command_id,
+                        now_ms=now_ms(), ended=made.ended, meta=made.meta, actor=actor,
+                    )
+                except VersionConflict:
+                    APPEND_CONFLICTS.labels(engine.game_type).inc()
+                    if expected_version is not None:
+                        return None, folded
+                    continue
+                self.loader.cache.drop(game_id)
+                if not commit.duplicate:
+                    count_platform_events(engine.game_type, [e.type for e in made.events])
+                    log().info("platform_commit", game_id=game_id, command_id=command_id,
+                               version=commit.last_version, events=[e.type for e in made.events])
+                    if made.ended:
+                        await self._game_over(game_id)
+                return commit, folded
+        raise ApiError(409, "too_many_conflicts", "the game changed too often; retry")
 
     async def _replayed(
         self, engine: Engine, game_id: str, seat: int, name: str, command_id: str, commit: Any

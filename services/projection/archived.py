@@ -15,10 +15,12 @@ class ArchivedReads:
     """Archived games by id, the most recently read ``cache_games`` kept decoded in memory (an archived game
     never changes, so the cache is never stale; a purged one stays readable until it leaves the cache)."""
 
-    def __init__(self, archive: Archive, cache_games: int = 64) -> None:
+    def __init__(self, archive: Archive, cache_games: int = 64, cache_summaries: int = 5000) -> None:
         self.archive = archive
         self.cache_games = cache_games
+        self.cache_summaries = cache_summaries
         self._games: OrderedDict[str, ArchivedGame] = OrderedDict()
+        self._summaries: OrderedDict[str, bytes] = OrderedDict()  # lobby cards: small, read by every lobby
 
     async def game(self, game_id: str) -> ArchivedGame | None:
         game = self._games.get(game_id)
@@ -41,3 +43,18 @@ class ArchivedReads:
         if game is None:
             return None
         return game.last_version, history_page(get_engine(game.game_type), game.envelopes, viewer, after, limit)
+
+    async def finished(self, game_type: str, limit: int) -> list[tuple[str, bytes]]:
+        """(game id, lobby card) of the newest archived games of ``game_type``, newest finished first."""
+        cards = []
+        for info in await self.archive.find(game_type=game_type, limit=limit):
+            card = self._summaries.get(info.game_id)
+            if card is None:
+                found = await self.archive.read_model(info.game_id, "summary")
+                if found is None or found[1] is None:
+                    continue  # purged meanwhile
+                card = self._summaries[info.game_id] = found[1]
+                while len(self._summaries) > self.cache_summaries:
+                    self._summaries.popitem(last=False)
+            cards.append((info.game_id, card))
+        return cards

@@ -9,12 +9,12 @@ projected version on.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections import OrderedDict
+from typing import Any
 
 from benthic.events import Notification
-from benthic.gamestate import StateLoader, fold_envelopes
+from benthic.gamestate import Folded, StateLoader, fold_envelopes
 from benthic.keys import GameKeys
 from benthic.pipelining import ScriptBatcher
 from benthic.rules import UnknownGameType, get_engine
@@ -39,48 +39,75 @@ class Projector:
         for note in notes:
             seats_changed = note.kind == "seats" or games.get(note.game_id, ("", False))[1]
             games[note.game_id] = (note.game_type, seats_changed)
-        outcomes = await asyncio.gather(
-            *(self._project_logged(game_id, game_type, seats) for game_id, (game_type, seats) in games.items())
-        )
-        failures = [o for o in outcomes if isinstance(o, Exception)]
+        outcomes = await self.project_many(games)
+        failures = [o for o in outcomes.values() if isinstance(o, Exception)]
         if failures:
             raise failures[0]
 
-    async def _project_logged(self, game_id: str, game_type: str, seats_changed: bool) -> Exception | None:
-        try:
-            await self.project(game_id, game_type, seats_changed)
-        except UnknownGameType:
-            log().error("unknown_game_type", game_id=game_id, game_type=game_type)
-        except Exception as error:  # noqa: BLE001 - finish the others, then fail the batch
-            log().error("projection_failed", game_id=game_id, error=repr(error))
-            return error
-        return None
-
     async def project(self, game_id: str, game_type: str, seats_changed: bool = True) -> int:
         """Bring the game's read models up to its stream; returns the version written (0: nothing new)."""
+        outcome = (await self.project_many({game_id: (game_type, seats_changed)}, log_failures=False))[game_id]
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    async def project_many(
+        self, games: dict[str, tuple[str, bool]], log_failures: bool = True
+    ) -> dict[str, int | Exception]:
+        """Project several games (game id -> (game type, seats changed)) with one read round trip for all of
+        them; each game's outcome is the version written (0: nothing new) or the error it failed with (the
+        others are still projected)."""
+        plans: list[tuple[str, str, GameMeta | None, Folded | None]] = []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game_id, (game_type, seats_changed) in games.items():
+                keys = GameKeys(game_id, self.store.partitions)
+                meta = None if seats_changed else self._metas.get(game_id)
+                cached = self.loader.cached(game_id)
+                pipe.hmget(keys.read_model, [readmodel.VERSION, readmodel.SEATS, readmodel.SCORED])
+                if meta is None:
+                    pipe.hgetall(keys.meta)
+                else:
+                    pipe.exists(keys.meta)
+                if cached is not None:
+                    pipe.xrange(keys.events, f"{cached.version + 1}-0", "+")
+                plans.append((game_id, game_type, meta, cached))
+            replies = iter(await pipe.execute())
+        outcomes: dict[str, int | Exception] = {}
+        for game_id, game_type, meta, cached in plans:
+            read = (next(replies), next(replies), next(replies) if cached is not None else None)
+            try:
+                outcomes[game_id] = await self._project(game_id, game_type, meta, cached, *read)
+            except UnknownGameType:
+                log().error("unknown_game_type", game_id=game_id, game_type=game_type)
+                outcomes[game_id] = 0
+            except Exception as error:  # noqa: BLE001 - finish the others, then fail the batch
+                if log_failures:
+                    log().error("projection_failed", game_id=game_id, error=repr(error))
+                outcomes[game_id] = error
+        return outcomes
+
+    async def _project(
+        self,
+        game_id: str,
+        game_type: str,
+        meta: GameMeta | None,
+        cached: Folded | None,
+        model_fields: list[bytes | None],
+        meta_reply: Any,
+        tail_reply: Any,
+    ) -> int:
         engine = get_engine(game_type)
         keys = GameKeys(game_id, self.store.partitions)
-        meta = None if seats_changed else self._metas.get(game_id)
-        cached = self.loader.cached(game_id)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hmget(keys.read_model, [readmodel.VERSION, readmodel.SEATS, readmodel.SCORED])
-            if meta is None:
-                pipe.hgetall(keys.meta)
-            else:
-                pipe.exists(keys.meta)
-            if cached is not None:
-                pipe.xrange(keys.events, f"{cached.version + 1}-0", "+")
-            replies = await pipe.execute()
-        projected_raw, seats_raw, scored_raw = replies[0]
-        if not replies[1]:  # the game is gone (archived), or was never created
+        projected_raw, seats_raw, scored_raw = model_fields
+        if not meta_reply:  # the game is gone (archived), or was never created
             self._metas.pop(game_id, None)
             self.loader.cache.drop(game_id)
             return 0
         if meta is None:
-            meta = self._remember_meta(parse_meta(game_id, replies[1]))
+            meta = self._remember_meta(parse_meta(game_id, meta_reply))
         projected = int(projected_raw or 0)
         if cached is not None and cached.version == projected:
-            tail = await self.store.envelopes(keys.events, replies[-1])
+            tail = await self.store.envelopes(keys.events, tail_reply)
             folded = fold_envelopes(engine, cached, tail) if tail else cached
         else:
             folded = await self.loader.load(game_id, engine)

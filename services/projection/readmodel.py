@@ -2,8 +2,11 @@
 
 The read model of a game is one Redis hash: ``version`` and ``status`` (written by the script), the lobby card
 ``summary``, ``seats`` (to notice joins), ``game_type``, ``scored``, one ``view:<viewer>`` per viewer
-(zlib-compressed JSON: views are most of a live game's footprint) and ``scores`` once the game is over.
-Histories are not stored: they are derived from the event stream when read (``benthic.history``).
+(zlib-compressed JSON behind the version it shows: views are most of a live game's footprint) and ``scores``
+once the game is over.  A running game's views are built when first read at a version (``reads.py``), so
+nobody pays for views nobody looks at; a finished game's are all built with its last read model, so the
+archive gets them all.  Histories are not stored: they are derived from the event stream when read
+(``benthic.history``).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
+from benthic import lifecycle
 from benthic.events import Envelope
 from benthic.gamestate import Folded
 from benthic.rules import Engine
@@ -43,12 +47,19 @@ def viewers(seats: int) -> list[int | None]:
     return [None, *range(seats)]
 
 
-def pack_view(body: bytes) -> bytes:
-    return zlib.compress(body, 1)
+def pack_view(body: bytes, version: int) -> bytes:
+    return b"%d:" % version + zlib.compress(body, 1)
+
+
+def stored_version(stored: bytes) -> int | None:
+    """The version a stored view shows (None: stored without one, by an earlier release: final views only)."""
+    head, sep, _ = stored[:24].partition(b":")
+    return int(head) if sep and head.isdigit() else None
 
 
 def unpack_view(stored: bytes) -> bytes:
-    return zlib.decompress(stored)
+    _, sep, packed = stored.partition(b":")
+    return zlib.decompress(packed if sep and stored[:1].isdigit() else stored)
 
 
 class Summary(msgspec.Struct, frozen=True):
@@ -64,6 +75,7 @@ class Summary(msgspec.Struct, frozen=True):
     prompt: dict[str, Any] | None = None
     scored: bool = False
     rated: bool = False  # only rated games change ratings and leaderboards
+    lifecycle: dict[str, Any] | None = None  # seats' status (taken over, resigned...), clocks, abort
 
 
 class View(msgspec.Struct, frozen=True):
@@ -72,6 +84,7 @@ class View(msgspec.Struct, frozen=True):
     status: str
     seat: int | None
     view: dict[str, Any]
+    lifecycle: dict[str, Any] | None = None  # seats' status (taken over, resigned...), clocks, abort
 
 
 class ReadModel(msgspec.Struct, frozen=True):
@@ -88,8 +101,10 @@ def seats_json(meta: GameMeta) -> bytes:
 def build(engine: Engine, meta: GameMeta, folded: Folded, tail: Sequence[Envelope], scored: bool) -> ReadModel:
     """The read model of ``meta``'s game at ``folded`` (``tail``: the envelopes folded since the last write)."""
     state = folded.state
-    prompt = engine.prompt(state)
-    status = "finished" if prompt is None else meta.status
+    over = lifecycle.is_finished(engine, state, folded.life)
+    prompt = None if over else engine.prompt(state)
+    status = "finished" if over else meta.status
+    life = lifecycle.summary(folded.life, lifecycle.parse_options(meta.options), len(meta.seats))
     updated_ms = max([meta.updated_ms, meta.created_ms, *(e.ts_ms for e in tail)])
     summary = Summary(
         game_id=meta.game_id,
@@ -97,14 +112,16 @@ def build(engine: Engine, meta: GameMeta, folded: Folded, tail: Sequence[Envelop
         status=status,
         version=folded.version,
         seats=[
-            None if s is None else {"seat": i, "player_id": s.player_id, "name": s.name, "kind": s.kind}
+            None if s is None else {"seat": i, "player_id": s.player_id, "name": s.name, "kind": s.kind,
+                                    **({"bot": s.bot} if s.bot else {})}
             for i, s in enumerate(meta.seats)
         ],
         created_ms=meta.created_ms,
         updated_ms=updated_ms,
         prompt=msgspec.to_builtins(prompt) if prompt else None,
         scored=scored,
-        rated=meta.rated,
+        rated=meta.rated and folded.life.aborted is None,
+        lifecycle=life,
     )
     fields: list[tuple[str, bytes]] = [
         (SUMMARY, _json.encode(summary)),
@@ -112,9 +129,22 @@ def build(engine: Engine, meta: GameMeta, folded: Folded, tail: Sequence[Envelop
         (GAME_TYPE, meta.game_type.encode()),
         (SCORED, b"1" if scored else b"0"),
     ]
-    for viewer in viewers(len(meta.seats)):
-        view = View(meta.game_id, folded.version, status, viewer, engine.view(state, viewer))
-        fields.append((view_field(viewer), pack_view(_json.encode(view))))
-    if prompt is None:
-        fields.append((SCORES, _json.encode(engine.final_scores(state))))
+    if over:
+        fields.extend(build_views(engine, meta.game_id, folded.version, status, state, life, viewers(len(meta.seats))))
+    scores = lifecycle.final_scores(engine, state, folded.life, len(meta.seats)) if over else None
+    if scores is not None:
+        fields.append((SCORES, _json.encode(scores)))
     return ReadModel(folded.version, status, updated_ms, fields)
+
+
+def build_views(
+    engine: Engine, game_id: str, version: int, status: str, state: Any, life: dict[str, Any] | None,
+    wanted: Sequence[int | None],
+) -> list[tuple[str, bytes]]:
+    """The stored views of ``wanted`` viewers of a game in ``state`` at ``version`` (``life``: its lifecycle
+    summary, as the lobby card shows it)."""
+    return [
+        (view_field(viewer),
+         pack_view(_json.encode(View(game_id, version, status, viewer, engine.view(state, viewer), life)), version))
+        for viewer in wanted
+    ]

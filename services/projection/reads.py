@@ -9,22 +9,44 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from benthic.archive import ArchiveUnavailable
+from benthic.gamestate import StateLoader
 from benthic.history import history_page
 from benthic.keys import GameKeys, RatingKeys, lobby_key
+from benthic.pipelining import ScriptBatcher
 from benthic.rules import get_engine
 from benthic.store import EventStore
 from redis.asyncio import Redis
 
+from services.projection import writes
 from services.projection.archived import ArchivedReads
-from services.projection.readmodel import GAME_TYPE, STATUSES, VERSION, unpack_view, view_field
+from services.projection.readmodel import (
+    GAME_TYPE,
+    SEATS,
+    STATUSES,
+    SUMMARY,
+    VERSION,
+    build_views,
+    stored_version,
+    unpack_view,
+    view_field,
+)
 
 
 class ReadModels:
-    def __init__(self, redis: Redis, store: EventStore, archived: ArchivedReads | None = None) -> None:
+    def __init__(
+        self,
+        redis: Redis,
+        store: EventStore,
+        archived: ArchivedReads | None = None,
+        loader: StateLoader | None = None,
+    ) -> None:
         self.redis = redis
         self.store = store
         self.partitions = store.partitions
         self.archived = archived  # games no longer in Redis are read from the archive
+        self.loader = loader or StateLoader(store, 256, snapshot_every=0)  # folds states for views not built yet
+        self._write_views = ScriptBatcher(redis, writes.VIEWS_SOURCE)
 
     def keys(self, game_id: str) -> GameKeys:
         return GameKeys(game_id, self.partitions)
@@ -41,15 +63,40 @@ class ReadModels:
         return int(version), value
 
     async def views(self, game_id: str, viewers: list[int | None]) -> tuple[int, dict[int | None, bytes]] | None:
-        """(version, {viewer: view JSON}) in one read, or None when the game has no read model."""
-        raw = await self.redis.hmget(self.keys(game_id).read_model, [VERSION, *(view_field(v) for v in viewers)])
+        """(version, {viewer: view JSON}) at the read model's version, or None when the game has no read model.
+        Views not built at that version yet are built now from the state at that version, and stored."""
+        keys = self.keys(game_id)
+        raw = await self.redis.hmget(
+            keys.read_model, [VERSION, "status", GAME_TYPE, SEATS, SUMMARY, *(view_field(v) for v in viewers)]
+        )
         if raw[0] is None:
-            if self.archived is None or (game := await self.archived.game(game_id)) is None:
-                return None
-            version, stored = game.last_version, [game.read_models.get(view_field(v)) for v in viewers]
-        else:
-            version, stored = int(raw[0]), raw[1:]
-        return version, {v: unpack_view(body) for v, body in zip(viewers, stored, strict=True) if body}
+            return await self._archived_views(game_id, viewers)
+        if raw[2] is None or raw[3] is None or raw[4] is None:
+            return None  # not projected yet: nothing to show
+        version, status, seats = int(raw[0]), raw[1].decode(), len(msgspec.json.decode(raw[3]))
+        stored = dict(zip(viewers, raw[5:], strict=True))
+        stale = [
+            v for v, body in stored.items()
+            if (v is None or 0 <= v < seats) and (body is None or not _shows(body, version, status))
+        ]
+        if stale:
+            engine = get_engine(raw[2].decode())
+            folded = await self.loader.load_at(game_id, engine, version)
+            if folded.version != version:  # the stream left Redis under us: the archive has the game whole
+                return await self._archived_views(game_id, viewers)
+            life = msgspec.json.decode(raw[4]).get("lifecycle")  # the card is written with the version
+            built = build_views(engine, game_id, version, status, folded.state, life, stale)
+            await self._write_views(*writes.views_call(keys, version, built))
+            stored.update(zip(stale, (body for _, body in built), strict=True))
+        return version, {v: unpack_view(body) for v, body in stored.items() if body}
+
+    async def _archived_views(
+        self, game_id: str, viewers: list[int | None]
+    ) -> tuple[int, dict[int | None, bytes]] | None:
+        if self.archived is None or (game := await self.archived.game(game_id)) is None:
+            return None
+        stored = [game.read_models.get(view_field(v)) for v in viewers]
+        return game.last_version, {v: unpack_view(body) for v, body in zip(viewers, stored, strict=True) if body}
 
     async def history(self, game_id: str, viewer: int | None, after: int, limit: int) -> tuple[int, list[bytes]] | None:
         """(projected version, up to ``limit`` entries after ``after`` as ``viewer`` sees them), never beyond the
@@ -81,6 +128,8 @@ class ReadModels:
         return await self.archived.history(game_id, viewer, after, limit) if self.archived else None
 
     async def lobby(self, game_types: list[str], statuses: list[str], limit: int) -> list[dict[str, Any]]:
+        """The newest games (by last change) of ``game_types`` in ``statuses``; finished games that have left
+        Redis come from the archive, with the same cards."""
         async with self.redis.pipeline(transaction=False) as pipe:
             for partition in range(self.partitions):
                 for game_type in game_types:
@@ -89,13 +138,23 @@ class ReadModels:
             replies = await pipe.execute()
         ranked = sorted((score, game_id.decode()) for reply in replies for game_id, score in reply)
         chosen = [game_id for _, game_id in reversed(ranked)][:limit]
-        if not chosen:
-            return []
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for game_id in chosen:
-                pipe.hget(self.keys(game_id).read_model, "summary")
-            summaries = await pipe.execute()
-        return [msgspec.json.decode(s) for s in summaries if s]
+        cards: list[dict[str, Any]] = []
+        if chosen:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for game_id in chosen:
+                    pipe.hget(self.keys(game_id).read_model, "summary")
+                summaries = await pipe.execute()
+            cards = [msgspec.json.decode(s) for s in summaries if s]
+        if "finished" in statuses and self.archived is not None:
+            live = {card["game_id"] for card in cards}
+            for game_type in game_types:
+                try:
+                    archived = await self.archived.finished(game_type, limit)
+                except ArchiveUnavailable:
+                    break  # the archive is down: the lobby still lists what Redis holds
+                cards.extend(msgspec.json.decode(card) for game_id, card in archived if game_id not in live)
+            cards.sort(key=lambda card: (card["updated_ms"], card["game_id"]), reverse=True)
+        return cards[:limit]
 
     async def counts(self, game_types: list[str]) -> dict[tuple[str, str], int]:
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -133,3 +192,9 @@ class ReadModels:
                 }
             )
         return board
+
+
+def _shows(stored: bytes, version: int, status: str) -> bool:
+    """Whether a stored view shows ``version`` (one stored without a version by an earlier release is final)."""
+    shown = stored_version(stored)
+    return shown == version if shown is not None else status == "finished"

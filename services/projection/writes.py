@@ -1,4 +1,4 @@
-"""Packing the read-model write script's keys and arguments (``write_read_model.lua``)."""
+"""Packing the keys and arguments of the read-model write scripts (``write_read_model.lua``, ``write_views.lua``)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from benthic.store.scripts import load_lua
 from services.projection.readmodel import STATUSES, ReadModel
 
 SOURCE = load_lua(__package__, "write_read_model")
+VIEWS_SOURCE = load_lua(__package__, "write_views")
 
 
 def write_call(keys: GameKeys, game_id: str, game_type: str, model: ReadModel) -> tuple[list[str], list[Any]]:
@@ -17,3 +18,10 @@ def write_call(keys: GameKeys, game_id: str, game_type: str, model: ReadModel) -
     for field, value in model.fields:
         args.extend((field, value))
     return [keys.read_model, keys.meta, *(keys.lobby(game_type, s) for s in STATUSES)], args
+
+
+def views_call(keys: GameKeys, version: int, views: list[tuple[str, bytes]]) -> tuple[list[str], list[Any]]:
+    args: list[Any] = [version]
+    for field, value in views:
+        args.extend((field, value))
+    return [keys.read_model], args

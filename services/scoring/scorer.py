@@ -1,5 +1,9 @@
 """On a game's end: append ``game_scored`` from the engine's final scores (idempotent by command id), then
-apply ratings and leaderboards exactly once, for rated games only (an unrated game leaves them unchanged)."""
+apply ratings and leaderboards exactly once, for rated games only (an unrated game leaves them unchanged).
+
+The lifecycle applies (``benthic.lifecycle.final_scores``): resigned and forfeited seats are ranked last (losses
+for the ratings); a game the platform ended early ranks the seats still in play first; an aborted game is
+scored with no results and never rated."""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import time
 from typing import Any
 
 import msgspec
+from benthic import lifecycle
 from benthic.events import PLATFORM, GameScored, Notification
 from benthic.gamestate import StateLoader
 from benthic.rules import UnknownGameType, get_engine
@@ -49,15 +54,16 @@ class Scorer:
         appended = False
         for _attempt in range(10):
             folded = await self.loader.load(game_id, engine)
-            if not engine.is_over(folded.state):
+            scores = lifecycle.final_scores(engine, folded.state, folded.life, len(meta.seats))
+            if scores is None:
                 return False
-            scores = engine.final_scores(folded.state)
+            rated = meta.rated and folded.life.aborted is None
             event = GameScored(
                 game_type=game_type,
                 results=[msgspec.to_builtins(r) for r in scores.results],
                 details=msgspec.to_builtins(scores.details),
                 players=[s.player_id if s else "" for s in meta.seats],
-                rated=meta.rated,
+                rated=rated,
             )
             try:
                 commit = await self.store.append(
@@ -77,9 +83,9 @@ class Scorer:
         if appended:
             GAMES_SCORED.labels(game_type).inc()
             log().info("game_scored", game_id=game_id, version=commit.last_version)
-        if not meta.rated:
+        if not rated:
             if appended:
-                log().info("game_not_rated", game_id=game_id, reason="unrated game: leaderboards unchanged")
+                log().info("game_not_rated", game_id=game_id, reason="unrated or aborted game: leaderboards unchanged")
             return appended
         players = [(s.player_id, s.name) if s else (f"open-seat-{i}", "") for i, s in enumerate(meta.seats)]
         if len(players) >= 2:

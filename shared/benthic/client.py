@@ -178,6 +178,20 @@ class BenthicClient:
             "POST", f"{self.command_url}/games/{game_id}/commands", json=body, headers=_auth(token), params=params
         )
 
+    async def resign(self, game_id: str, token: str, command_id: str | None = None) -> dict[str, Any]:
+        params = {"command_id": command_id} if command_id else None
+        return await self._call("POST", f"{self.command_url}/games/{game_id}/resign", headers=_auth(token),
+                                params=params)
+
+    async def reclaim(self, game_id: str, token: str, command_id: str | None = None) -> dict[str, Any]:
+        params = {"command_id": command_id} if command_id else None
+        return await self._call("POST", f"{self.command_url}/games/{game_id}/reclaim", headers=_auth(token),
+                                params=params)
+
+    async def abort(self, game_id: str, reason: str) -> dict[str, Any]:
+        return await self._call("POST", f"{self.command_url}/games/{game_id}/ops/abort", json={"reason": reason},
+                                headers=_auth(self.operator_token))
+
     async def operator_state(self, game_id: str) -> tuple[int, bytes]:
         """(version, the engine's msgpack encoding of the state): operator token only."""
         response = await self.http.get(

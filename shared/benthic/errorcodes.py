@@ -28,6 +28,8 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode(400, "body_too_deep", "the body nests arrays and objects deeper than the limit (32)"),
     ErrorCode(400, "malformed_command", "the command is not a valid command of this game type"),
     ErrorCode(400, "unknown_command_type", "the command's `type` is not a command of this game type"),
+    ErrorCode(400, "unknown_bot", "a bot seat names no registered bot"),
+    ErrorCode(400, "invalid_bot_level", "a bot seat's level is outside 1..10"),
     # 401: no credential, or one that cannot be trusted (with WWW-Authenticate)
     ErrorCode(401, "missing_token", "no bearer credential"),
     ErrorCode(401, "invalid_token", "a credential that is malformed or not signed by a trusted key"),
@@ -56,6 +58,9 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode(409, "no_open_seat", "every seat of the game is taken"),
     ErrorCode(409, "seat_taken", "the asked seat is taken"),
     ErrorCode(409, "already_seated", "the player already holds a seat in this game"),
+    ErrorCode(409, "seat_taken_over", "the house bot plays this seat since its clock ran out: reclaim it first"),
+    ErrorCode(409, "seat_resigned", "the seat left the game (resigned or forfeited): the house bot plays it"),
+    ErrorCode(409, "seat_not_taken_over", "the seat is played by its player: nothing to reclaim"),
     ErrorCode(409, "too_many_open_games", "the player sits in too many unfinished games (`details.limit`)"),
     # 413
     ErrorCode(413, "body_too_large", "the body is over BENTHIC_MAX_BODY_BYTES"),
@@ -64,10 +69,13 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode(422, "duplicate_player", "one player named for two seats"),
     ErrorCode(422, "creator_not_seated", "a player creating a game must take a seat in it"),
     ErrorCode(422, "no_such_seat", "the game has no such seat"),
+    ErrorCode(422, "invalid_option", "an option of the game, or the platform's `clock`/`on_expiry`, is invalid"),
     ErrorCode(422, RULE, "a rule violation or an invalid game setup: the code names the rule (`not_your_turn`, "
                          "`insufficient_funds`, `invalid_option`, `invalid_player_count`, ...), the message cites it"),
     # 429
     ErrorCode(429, "rate_limited", "too many requests (with Retry-After; `details` names the limit)"),
+    ErrorCode(500, "internal_error", "a bug (logged with its traceback); nothing was changed; never documented "
+                                     "per operation"),
     # 503: try again later; nothing was changed
     ErrorCode(503, "store_unavailable", "Redis unreachable or its pool busy (with Retry-After)"),
     ErrorCode(503, "archive_unavailable", "the PostgreSQL archive of finished games unreachable (with Retry-After)"),

@@ -11,7 +11,9 @@ from typing import Any
 
 import msgspec
 
+from benthic.lifecycle import OPTION_DOCS
 from benthic.rules import game_types, get_engine
+from benthic.rules.bots import BOT_NAMES
 
 PREFIX = "#/components/schemas/"
 
@@ -57,10 +59,24 @@ def _option_schema(option: dict[str, Any]) -> dict[str, Any]:
     return {"description": option.get("text", "")}
 
 
+CLOCK = {"anyOf": [
+    {"type": "object", "required": ["mode"], "additionalProperties": False, "properties": {
+        "mode": {"const": "fischer"}, "initial_s": {"type": "integer", "minimum": 1, "maximum": 604800},
+        "increment_s": {"type": "integer", "minimum": 0, "maximum": 3600}}},
+    {"type": "object", "required": ["mode", "per_move_s"], "additionalProperties": False, "properties": {
+        "mode": {"const": "per_move"}, "per_move_s": {"type": "integer", "minimum": 1, "maximum": 2592000}}},
+    {"type": "null"},
+]}
+
+
 def options_schema(catalogue_options: list[dict[str, Any]], packs: bool) -> dict[str, Any]:
-    """The ``options`` object of a game type: its option names (others are refused), each with its values when
-    the catalogue lists them; whether a combination is playable is the engine's to say (422)."""
+    """The ``options`` object of a game type: its option names and the platform's (others are refused), each
+    with its values when the catalogue lists them; whether a combination is playable is the engine's (or the
+    platform's) to say (422)."""
     properties = {o["name"]: _option_schema(o) for o in catalogue_options}
+    for option in OPTION_DOCS:
+        properties[option["name"]] = {**CLOCK, "description": option["text"]} if option["name"] == "clock" \
+            else _option_schema(option)
     if packs:
         properties.setdefault("content", {"type": "string", "description": "the content pack, `id` or `id@version`"})
     return {"type": "object", "properties": properties, "additionalProperties": False}
@@ -153,6 +169,18 @@ def history_schema() -> dict[str, Any]:
     return {"anyOf": per_game}
 
 
+def _seat_schemas(seat_request: dict[str, Any]) -> list[dict[str, Any]]:
+    """A seat at creation: a player, or a server-side bot (by name, with a level 1..10)."""
+    fields = seat_request["properties"]
+    null = {"type": "null"}
+    player = {"type": "object", "additionalProperties": False, "properties": {
+        "player_id": fields["player_id"], "name": fields["name"], "bot": null, "level": null}}
+    bot = {"type": "object", "required": ["bot"], "additionalProperties": False, "properties": {
+        "bot": {"enum": list(BOT_NAMES)}, "level": {"anyOf": [{"type": "integer", "minimum": 1, "maximum": 10}, null]},
+        "name": fields["name"], "player_id": null}}
+    return [player, bot]
+
+
 def create_game_schema(seat_request: dict[str, Any]) -> dict[str, Any]:
     """The body of ``POST /games``, one alternative per game type: its seat counts and its options."""
     alternatives = []
@@ -165,7 +193,7 @@ def create_game_schema(seat_request: dict[str, Any]) -> dict[str, Any]:
             "properties": {
                 "game_type": {"const": game},
                 "seats": {"type": "array", "minItems": engine.min_seats, "maxItems": engine.max_seats,
-                          "items": {"anyOf": [seat_request, {"type": "null"}]},
+                          "items": {"anyOf": [*_seat_schemas(seat_request), {"type": "null"}]},
                           "description": "one entry per seat: a player, or null for an open seat"},
                 "options": game_schemas().options[game],
                 "seed": {"anyOf": [{"type": "integer", "minimum": -(2**53), "maximum": 2**53}, {"type": "null"}],

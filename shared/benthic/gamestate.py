@@ -8,7 +8,9 @@ from typing import Any
 
 import msgspec
 
+from benthic import lifecycle
 from benthic.events import Envelope
+from benthic.lifecycle import Lifecycle
 from benthic.rules import AnyEngine, GameNotSupported
 from benthic.store import EventStore, Snapshot
 from benthic.telemetry import GAMES_NOT_SUPPORTED, log
@@ -19,6 +21,7 @@ class Folded(msgspec.Struct, frozen=True):
 
     version: int
     state: Any
+    life: Lifecycle = msgspec.field(default_factory=Lifecycle)  # seats' control, clocks, resign, abort
 
 
 class StateCache:
@@ -56,19 +59,33 @@ def fold_envelopes(engine: AnyEngine, folded: Folded, envelopes: list[Envelope],
     logged: such a game is never folded with other rules or other data."""
     state = folded.state
     version = folded.version
+    life = folded.life
+    commit: list[Envelope] = []  # the envelopes of the commit being folded (they share command id and time)
     try:
         for envelope in envelopes:
             if envelope.version != version + 1:
                 raise RuntimeError(f"gap in stream: version {envelope.version} after {version}")
+            if commit and (envelope.command_id, envelope.ts_ms) != (commit[0].command_id, commit[0].ts_ms):
+                life = _advance(engine, life, state, commit)
+                commit = []
             if envelope.is_engine:
                 state = engine.evolve(state, engine.decode_event(envelope.data, envelope.engine_version))
+            commit.append(envelope)
             version = envelope.version
+        if commit:
+            life = _advance(engine, life, state, commit)
     except GameNotSupported as refused:
         GAMES_NOT_SUPPORTED.labels(engine.game_type, refused.code).inc()
         log().error("game_not_supported", game_id=game_id, version=version + 1, code=refused.code,
                     error=refused.message)
         raise
-    return Folded(version, state)
+    return Folded(version, state, life)
+
+
+def _advance(engine: AnyEngine, life: Lifecycle, state: Any, commit: list[Envelope]) -> Lifecycle:
+    head = commit[0]
+    return lifecycle.advance(life, engine, state, head.ts_ms, head.seat, head.is_engine,
+                             [(e.type, e.data) for e in commit if not e.is_engine])
 
 
 class StateLoader:
@@ -92,11 +109,25 @@ class StateLoader:
         self.cache.put(game_id, folded)
         return folded
 
+    async def load_at(self, game_id: str, engine: AnyEngine, version: int) -> Folded:
+        """The state at ``version`` exactly (at most the stream's version): from the cache when it is not newer,
+        else from the snapshot when that is not newer, else from the start."""
+        folded = self.cache.get(game_id)
+        if folded is None or folded.version > version:
+            folded = await self._from_snapshot(game_id, engine)
+            if folded.version > version:
+                folded = Folded(0, engine.initial_state())
+        if folded.version < version:
+            tail = await self.store.load(game_id, after=folded.version, until=version)
+            folded = fold_envelopes(engine, folded, tail, game_id)
+            self.cache.put(game_id, folded)
+        return folded
+
     async def _from_snapshot(self, game_id: str, engine: AnyEngine) -> Folded:
         snapshot = await self.store.load_snapshot(game_id)
         if snapshot is not None and snapshot.engine_version == engine.version:
             try:
-                return Folded(snapshot.version, engine.decode_state(snapshot.state))
+                return Folded(snapshot.version, engine.decode_state(snapshot.state), lifecycle.decode(snapshot.life))
             except (msgspec.DecodeError, msgspec.ValidationError):
                 pass  # a snapshot we cannot read is only a missed shortcut
         return Folded(0, engine.initial_state())
@@ -105,7 +136,8 @@ class StateLoader:
         """Cache a state this process just produced, and snapshot it when it crosses a multiple of N."""
         self.cache.put(game_id, folded)
         if self.snapshot_every and folded.version // self.snapshot_every > before // self.snapshot_every:
-            snapshot = Snapshot(engine.version, folded.version, engine.encode_state(folded.state))
+            snapshot = Snapshot(engine.version, folded.version, engine.encode_state(folded.state),
+                                lifecycle.encode(folded.life))
             task = asyncio.create_task(self.store.save_snapshot(game_id, snapshot))
             self._snapshot_tasks.add(task)
             task.add_done_callback(self._snapshot_tasks.discard)

@@ -88,6 +88,14 @@ def archive_since_key(partition: int) -> str:  # zset: game id by its first due 
     return f"{{p{partition}}}:archive:since"
 
 
+def bot_due_key(partition: int) -> str:  # zset: game id by when its bot move is due (then leases)
+    return f"{{p{partition}}}:bots:due"
+
+
+def clock_due_key(partition: int) -> str:  # zset: game id by its earliest running clock's deadline (then leases)
+    return f"{{p{partition}}}:clock:due"
+
+
 class RatingKeys:
     """Ratings of one game type; one slot per game type."""
 

@@ -22,7 +22,7 @@ from benthic.devissuer import DevIssuer
 from benthic.devpostgres import PrivatePostgres
 from benthic.devredis import PrivateRedis, free_port
 
-SERVICES = ("command", "projection", "scoring", "archiver")
+SERVICES = ("command", "projection", "scoring", "archiver", "bots")
 
 
 class LocalPlatform:

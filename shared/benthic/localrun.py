@@ -1,10 +1,10 @@
-"""``make run``: Redis, the three services, and bots playing one complete game of every game type over
-HTTP, with the URLs to watch, the final scores and the leaderboards.  Ctrl-C stops everything."""
+"""``make run``: Redis, PostgreSQL, the services, and server-side bots (the bots service) playing one complete
+game of every game type, with the URLs to watch, the final scores and the leaderboards; plus a game with an
+open seat that a person can join and play against bots.  Ctrl-C stops everything."""
 
 from __future__ import annotations
 
 import asyncio
-import random
 import signal
 import socket
 import sys
@@ -12,12 +12,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benthic.bots_http import HttpGame, house_greedy_chooser, random_chooser, start_bot_game
-from benthic.client import BenthicClient
+from benthic.client import ApiFailure, BenthicClient
 from benthic.localplatform import SERVICES, LocalPlatform
 from benthic.rules import game_types, get_engine
 
-DEFAULT_PORTS = {"command": 8001, "projection": 8002, "scoring": 8003, "archiver": 8004}
+DEFAULT_PORTS = {"command": 8001, "projection": 8002, "scoring": 8003, "archiver": 8004, "bots": 8005}
+JOINABLE_GAME = "nautilus"
 
 
 def _port_free(port: int) -> bool:
@@ -29,52 +29,69 @@ def say(text: str) -> None:
     print(text, flush=True)
 
 
+def bot_seats(count: int, bots: str) -> list[dict[str, Any] | None]:
+    """``count`` bot seats: all ``bots``, or (greedy) greedy bots against one random bot."""
+    seats: list[dict[str, Any] | None] = [{"bot": bots, "name": f"{bots} {i + 1}"} for i in range(count)]
+    if bots == "greedy" and count > 1:
+        seats[-1] = {"bot": "random", "name": "random"}
+    return seats
+
+
 async def demo(platform: LocalPlatform, seats: int | None, bots: str = "greedy") -> None:
-    # The house creates the games as a matchmaker; each bot player gets its seat token with its own JWT.
+    # The house creates the games as a matchmaker; the bots service plays every bot seat on the server.
     client = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
                            mint=platform.mint)
     read = platform.read_url
-    games: list[tuple[str, str, HttpGame]] = []
+    games: list[tuple[str, str]] = []
     for game_type in game_types():
         engine = get_engine(game_type)
         count = max(engine.min_seats, min(seats or engine.max_seats, engine.max_seats))
-        game_id, tokens = await start_bot_game(client, game_type, count)
-        chooser = house_greedy_chooser(client, engine) if bots == "greedy" else random_chooser()
-        games.append((game_type, game_id, HttpGame(client, game_id, tokens, random.Random(game_id), chooser)))
+        game_id = (await client.create_game(game_type, bot_seats(count, bots)))["game_id"]
+        games.append((game_type, game_id))
         say(f"  {game_type:<18} {game_id}  {count} bots   watch: {read}/games/{game_id}/live")
         say(f"  {'':<18} {'':<19} spectator view: {read}/games/{game_id}/view  history: {read}/games/{game_id}/history")
+    open_game = await client.create_game(JOINABLE_GAME, [None, {"bot": "greedy"}],
+                                         options={"clock": {"mode": "per_move", "per_move_s": 600}})
     say("")
-    last_report = {g: 0.0 for _, g, _ in games}
-
-    def progress(game: HttpGame, prompt: dict[str, Any]) -> None:
-        now = time.monotonic()
-        if now - last_report[game.game_id] > 2.0:
-            last_report[game.game_id] = now
-            say(f"  {game.game_id}: {game.commands} commands, version {game.version}, "
-                f"next: {prompt['kind']} for seat(s) {prompt['seats']}")
-
+    say(f"Play one yourself: {JOINABLE_GAME} game {open_game['game_id']} has an open seat; a greedy bot plays the")
+    say("other (10 minutes per move, then the house bot takes your seat over until you reclaim it):")
+    say(f"  .venv/bin/benthic join {open_game['game_id']} --player you        # prints your seat token")
+    say(f"  .venv/bin/benthic legal {open_game['game_id']} --token TOKEN     # your legal moves")
+    say(f"  .venv/bin/benthic play {open_game['game_id']} --token TOKEN '<a command from legal>'")
+    say(f"  watch it: {read}/games/{open_game['game_id']}/live")
+    say("")
     started = time.monotonic()
-    results = await asyncio.gather(*(game.play(on_progress=progress) for _, _, game in games),
-                                   return_exceptions=True)
-    say(f"\nAll games over in {time.monotonic() - started:.1f}s. Final scores:")
-    for (game_type, game_id, game), result in zip(games, results, strict=True):
-        if isinstance(result, BaseException):
-            say(f"  {game_type} {game_id}: FAILED: {result!r}")
-            continue
+    last_report = 0.0
+    pending = {game_id: game_type for game_type, game_id in games}
+    while pending:
+        for game_id in list(pending):
+            try:
+                summary = await client.summary(game_id)
+            except ApiFailure:
+                continue  # not projected yet
+            if summary["status"] == "finished":
+                del pending[game_id]
+            elif time.monotonic() - last_report > 5.0:
+                prompt = summary.get("prompt") or {}
+                say(f"  {game_id}: version {summary['version']}, next: {prompt.get('kind')} for seat(s) "
+                    f"{prompt.get('seats')}")
+        if pending and time.monotonic() - last_report > 5.0:
+            last_report = time.monotonic()
+        await asyncio.sleep(0.5)
+    say(f"\nAll bot games over in {time.monotonic() - started:.1f}s. Final scores:")
+    for game_type, game_id in games:
         scores = await _wait_for(lambda gid=game_id: client.scores(gid))
         table = ", ".join(f"seat {r['seat']}: {r['score']} (rank {r['rank']})" for r in scores["results"])
-        say(f"  {game_type:<18} {game_id} after {game.commands} commands: {table}")
+        say(f"  {game_type:<18} {game_id}: {table}")
         say(f"  {'':<18} scores: {read}/games/{game_id}/scores")
     say("\nLeaderboards (ratings apply once the scoring service has scored each game):")
-    for game_type, game_id, _ in games:
+    for game_type, game_id in games:
         await _wait_for(lambda gid=game_id: _scored(client, gid))
         board = await client.leaderboard(game_type, 5)
         rows = ", ".join(f"{p['rank']}. {p['name']} ({p['rating']:.2f}, {p['games']} games)" for p in board["players"])
         say(f"  {game_type:<18} {rows}")
         say(f"  {'':<18} {read}/leaderboards/{game_type}")
     await client.aclose()
-    if any(isinstance(r, BaseException) for r in results):
-        raise SystemExit(1)
 
 
 async def _scored(client: BenthicClient, game_id: str) -> bool:
@@ -135,9 +152,9 @@ def main(exit_after_demo: bool = False, seats: int | None = None, bots: str = "g
             f"`.venv/bin/benthic dev-token alice` mints a player's JWT, JWKS at "
             f"{platform.command_url}/.well-known/jwks.json")
     say("")
-    say("Bots are playing one game of every game type over HTTP "
-        + ("(greedy house bots: they read the true state with the operator token):" if bots == "greedy"
-           else "(random legal moves):"))
+    say("The bots service plays one game of every game type with server-side bot seats "
+        + ("(greedy bots against a random one; " if bots == "greedy" else "(random legal moves; ")
+        + "BENTHIC_BOT_MOVE_DELAY_MS between moves):")
     try:
         asyncio.run(demo(platform, seats, bots))
         if not exit_after_demo:

@@ -1,4 +1,4 @@
-"""Running the services: ``benthic serve command|projection|scoring|archiver|all`` (all: one process, one port
+"""Running the services: ``benthic serve command|projection|scoring|archiver|bots|all`` (all: one process, one port
 per service; without BENTHIC_ARCHIVE_URL ``all`` runs without the archiver and says so)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import uvicorn
 from benthic.config import Settings, check_production
 from benthic.telemetry import BUILD_INFO, configure_logging, log
 
-SERVICES = ("command", "projection", "scoring", "archiver")
+SERVICES = ("command", "projection", "scoring", "archiver", "bots")
 
 
 class _Server(uvicorn.Server):
@@ -41,6 +41,10 @@ def build_app(service: str, settings: Settings) -> tuple[Any, int]:
         from services.archiver.app import create_app as archiver_app
 
         return archiver_app(settings), settings.archiver_port
+    if service == "bots":
+        from services.bots.app import create_app as bots_app
+
+        return bots_app(settings), settings.bots_port
     raise SystemExit(f"unknown service {service!r}; choose one of {', '.join(SERVICES)} or all")
 
 

@@ -123,6 +123,37 @@ REDIS_MEMORY_BY_KIND = Gauge(
     "benthic_redis_memory_by_kind_bytes", "Estimated Redis memory by key kind (sampled)", ["kind"]
 )
 ARCHIVE_STEPS = ("copy", "verify", "delete", "purge")
+_THINK_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+BOT_MOVES = Counter("benthic_bot_moves_total", "Moves played by server-side bots (bot seats and the house bot)",
+                    ["game_type", "bot"])
+BOT_THINK = Histogram("benthic_bot_think_seconds", "Time a bot took to choose its move", ["game_type", "bot"],
+                      buckets=_THINK_BUCKETS)
+BOT_MOVE_LAG = Histogram(
+    "benthic_bot_move_lag_seconds",
+    "Time from a bot move being due (prompt plus the configured pause) to its append",
+    ["game_type"], buckets=_LAG_BUCKETS,
+)
+BOT_FAILURES = Counter("benthic_bot_failures_total", "Bot moves that failed (retried after the lease)", ["game_type"])
+CLOCK_EXPIRIES = Counter("benthic_clock_expiries_total", "Turn clocks that ran out, by expiry policy",
+                         ["game_type", "policy"])
+CLOCK_OVERDUE = Gauge("benthic_clock_overdue_seconds",
+                      "How far past its deadline the most overdue clock not yet expired is (0: none)")
+TAKEOVERS = Counter("benthic_takeovers_total", "Seats the house bot took over (clock, resignation, forfeit)",
+                    ["game_type"])
+SEAT_RECLAIMS = Counter("benthic_seat_reclaims_total", "Seats players reclaimed after a clock takeover", ["game_type"])
+RESIGNATIONS = Counter("benthic_resignations_total", "Players who resigned", ["game_type"])
+GAMES_ABORTED = Counter("benthic_games_aborted_total", "Games aborted (operator, or a clock's abort policy)",
+                        ["game_type"])
+EXPIRY_POLICIES = ("takeover", "forfeit", "abort")
+
+
+def count_platform_events(game_type: str, types: list[str]) -> None:
+    """The lifecycle counters of one platform commit (benthic.lifecycle's event types)."""
+    counters = {"seat_taken_over": TAKEOVERS, "seat_reclaimed": SEAT_RECLAIMS, "player_resigned": RESIGNATIONS,
+                "game_aborted": GAMES_ABORTED}
+    for type_ in types:
+        if type_ in counters:
+            counters[type_].labels(game_type).inc()
 
 
 def zero_series(service: str, game_types: tuple[str, ...], groups: tuple[str, ...] = ()) -> None:
@@ -142,6 +173,13 @@ def zero_series(service: str, game_types: tuple[str, ...], groups: tuple[str, ..
             RATINGS_UPDATED.labels(game_type)
         elif service == "archiver":
             GAMES_ARCHIVED.labels(game_type)
+        if service in ("command", "bots"):
+            for counter in (TAKEOVERS, SEAT_RECLAIMS, RESIGNATIONS, GAMES_ABORTED):
+                counter.labels(game_type)
+        if service == "bots":
+            BOT_FAILURES.labels(game_type)
+            for policy in EXPIRY_POLICIES:
+                CLOCK_EXPIRIES.labels(game_type, policy)
     if service == "archiver":
         for step in ARCHIVE_STEPS:
             ARCHIVE_FAILURES.labels(step)

@@ -80,6 +80,11 @@ async def _live_first_view(http: httpx.AsyncClient, path: str, headers: dict[str
     raise AssertionError(f"{path} sent no view")
 
 
+async def _lobby_card(http: httpx.AsyncClient, game_type: str, game_id: str) -> dict[str, Any] | None:
+    games = (await http.get("/lobby", params={"game_type": game_type, "status": "finished"})).json()["games"]
+    return next((card for card in games if card["game_id"] == game_id), None)
+
+
 async def _archived(platform: LocalPlatform, game_id: str, seats: int) -> bool:
     redis = redis_client(platform.redis_url)
     try:
@@ -113,6 +118,8 @@ async def test_every_read_of_every_game_type_is_the_same_after_archiving(
                 headers = {} if seat is None else {"Authorization": f"Bearer {tokens[seat]}"}
                 lives[f"{prefix}/live"] = await _live_first_view(http, f"{prefix}/live", headers)
         assert all(status == 200 for _, _, (status, *_rest) in recorded.values())
+        listed = {g: await _lobby_card(http, t, g) for t, g, _, _ in played}
+        assert all(listed.values()), "a finished game is not in the lobby"
 
         platform.start_service("archiver")
         deadline = time.monotonic() + 120
@@ -121,6 +128,8 @@ async def test_every_read_of_every_game_type_is_the_same_after_archiving(
                 assert time.monotonic() < deadline, f"{game_id} was not archived"
                 await asyncio.sleep(0.2)
 
+        for game_type, game_id, _, _ in played:  # the lobby lists archived games with the same cards
+            assert await _lobby_card(http, game_type, game_id) == listed[game_id], f"{game_id} left the lobby"
         for path, headers, before in recorded.values():
             assert await _read(http, path, headers) == before, f"{path} differs after archiving"
             if before[2]:

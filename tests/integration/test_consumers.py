@@ -14,7 +14,6 @@ from benthic.rules import game_types
 from benthic.store import EventStore
 
 from services.projection.projector import Projector
-from services.projection.readmodel import unpack_view
 from services.projection.reads import ReadModels
 from services.scoring.scorer import Scorer
 from tests.platform_helpers import StoreGame, settings_for_tests
@@ -75,15 +74,17 @@ async def test_dead_consumer_pending_entries_are_claimed_and_views_converge(redi
         await _until(lambda: _nothing_pending(redis, settings, "projection"), what="pending entries claimed")
     finally:
         await survivor.stop()
+    reads = ReadModels(redis, EventStore(redis, settings.partitions))
     for game in games:
-        keys = GameKeys(game.game_id, settings.partitions)
-        public = msgspec.json.decode(unpack_view(await redis.hget(keys.read_model, "view:pub")))
+        found_views = await reads.views(game.game_id, [None, *range(game.seats)])
+        assert found_views is not None and found_views[0] == game.version
+        public = msgspec.json.decode(found_views[1][None])
         assert public["version"] == game.version
         assert public["view"] == msgspec.json.decode(msgspec.json.encode(game.engine.view(game.state, None)))
         for seat in range(game.seats):
-            view = msgspec.json.decode(unpack_view(await redis.hget(keys.read_model, f"view:{seat}")))
+            view = msgspec.json.decode(found_views[1][seat])
             assert view["view"] == msgspec.json.decode(msgspec.json.encode(game.engine.view(game.state, seat)))
-        found = await ReadModels(redis, EventStore(redis, settings.partitions)).history(game.game_id, None, 0, 10_000)
+        found = await reads.history(game.game_id, None, 0, 10_000)
         assert found is not None
         versions = [msgspec.json.decode(entry)["version"] for entry in found[1]]
         assert versions == sorted(set(versions)), "history has duplicates"

@@ -104,6 +104,20 @@ async def test_read_model_script_moves_forward_only_and_lists_the_game_in_one_lo
     await pubsub.aclose()
 
 
+async def test_views_script_stores_views_only_at_the_read_models_version(redis) -> None:
+    keys = GameKeys("g5", 16)
+
+    async def write(version: int, body: bytes) -> int:
+        script_keys, args = writes.views_call(keys, version, [("view:pub", body), ("view:0", body + b"0")])
+        return int(await redis.eval(writes.VIEWS_SOURCE, len(script_keys), *script_keys, *args))
+
+    assert await write(1, b"a") == 0 and not await redis.exists(keys.read_model)  # gone: nothing recreated
+    await redis.hset(keys.read_model, "version", 4)
+    assert await write(3, b"old") == 0  # built from a state the read model has moved past
+    assert await write(4, b"v4") == 1
+    assert await redis.hmget(keys.read_model, ["version", "view:pub", "view:0"]) == [b"4", b"v4", b"v40"]
+
+
 async def test_ratings_script_applies_once_and_refuses_a_moved_rating(redis) -> None:
     keys = RatingKeys("t")
     players = [("a", "A"), ("b", "B")]

@@ -267,19 +267,7 @@ def setting_names() -> set[str]:
 # Metrics of round 2 that the dashboards and alerts use and that the services do not define yet on this branch,
 # as /work/notes/new-services.md fixes them: name (a counter without `_total`) -> (type, label names).  The
 # services' authors define them; then a test says to drop each from here.  Empty it when they have all landed.
-PENDING_METRICS: dict[str, tuple[str, frozenset[str]]] = {
-    # bots (issue 12)
-    "benthic_bot_moves": ("counter", frozenset({"game_type", "bot"})),
-    "benthic_bot_think_seconds": ("histogram", frozenset({"game_type", "bot"})),
-    "benthic_bot_move_lag_seconds": ("histogram", frozenset({"game_type"})),
-    "benthic_bot_failures": ("counter", frozenset({"game_type"})),
-    "benthic_clock_expiries": ("counter", frozenset({"game_type", "policy"})),
-    "benthic_clock_overdue_seconds": ("gauge", frozenset()),
-    "benthic_takeovers": ("counter", frozenset({"game_type"})),
-    "benthic_seat_reclaims": ("counter", frozenset({"game_type"})),
-    "benthic_resignations": ("counter", frozenset({"game_type"})),
-    "benthic_games_aborted": ("counter", frozenset({"game_type"})),
-}
+PENDING_METRICS: dict[str, tuple[str, frozenset[str]]] = {}
 
 
 def samples(kind: str, name: str, labels: set[str]) -> dict[str, set[str]]:

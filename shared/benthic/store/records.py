@@ -36,7 +36,9 @@ class Commit(msgspec.Struct, frozen=True):
 class SeatInfo(msgspec.Struct, frozen=True):
     player_id: str
     name: str = ""
-    kind: str = "player"  # who plays the seat: "player" (an authenticated player); bots later
+    kind: str = "player"  # who plays the seat: "player" (an authenticated player) or "bot"
+    bot: str = ""  # a bot seat: the bot's name (benthic.rules.bots.BOT_NAMES)
+    level: int | None = None  # a bot seat: the bot's level, if it asked for one
 
 
 class GameMeta(msgspec.Struct, frozen=True):
@@ -51,12 +53,14 @@ class GameMeta(msgspec.Struct, frozen=True):
     seeded: bool = False
     engine_version: str = ""
     rated: bool = False  # decided at creation and when seats are taken; scoring rates only rated games
+    managed: bool = False  # the bots service looks after it (a house bot plays a seat, a clock runs)
 
 
 class Snapshot(msgspec.Struct, frozen=True):
     engine_version: str
     version: int  # stream version the state was folded to
     state: bytes  # the engine's msgpack encoding of the state
+    life: bytes = b""  # benthic.lifecycle's encoding of the game's lifecycle at that version (b"": none yet)
 
 
 class NewEvent(msgspec.Struct, frozen=True):
@@ -98,4 +102,5 @@ def parse_meta(game_id: str, raw: dict[bytes, bytes]) -> GameMeta:
         seeded=fields.get("seeded") == b"1",
         engine_version=fields.get("engine_version", b"").decode(),
         rated=fields.get("rated") == b"1",
+        managed=fields.get("bots") == b"1",
     )

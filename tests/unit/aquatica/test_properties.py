@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 from msgspec.structs import replace
 
 from benthic.rules import GameConfig, RuleViolation
-from benthic.rules.aquatica.queries import CAT
 from benthic.rules.aquatica.state import State
 from benthic.rules.bots import GreedyBot, play_out
 from tests.engine_harness import assert_rejects_cleanly, check_no_leak, random_commands

@@ -1,0 +1,95 @@
+"""The platform's own commits to a game: resign, reclaim, abort, clock expiry, clocks started.  Each function
+decides, from the game's meta and folded state, the platform events to append (or refuses with a clear
+error); ``CommandService.platform`` appends them with the expected version, so each applies exactly once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from benthic import lifecycle as lc
+from benthic.events import PLATFORM
+from benthic.gamestate import Folded
+from benthic.http import ApiError
+from benthic.rules import AnyEngine
+from benthic.store import GameMeta, NewEvent
+
+_json = msgspec.json.Encoder()
+MANAGED = {"bots": "1"}  # meta flag: the bots service looks after this game (house-bot seats, clocks)
+
+
+class PlatformCommit(msgspec.Struct, frozen=True):
+    events: list[NewEvent]
+    ended: bool = False
+    meta: dict[str, str] = {}
+
+
+def event(type_: str, **data: Any) -> NewEvent:
+    return NewEvent(type_, _json.encode({"type": type_, **data}), kind=PLATFORM)
+
+
+def _check_running(engine: AnyEngine, folded: Folded) -> None:
+    if lc.is_finished(engine, folded.state, folded.life):
+        raise ApiError(409, "game_finished", "the game is over: it accepts no more commands")
+
+
+def _leaving(meta: GameMeta, folded: Folded, seat: int, left: list[NewEvent]) -> PlatformCommit:
+    """A seat leaves (resigned or forfeited): the house bot plays it on, or the game ends when too few seats
+    remain in play (lifecycle.MIN_SEATS_IN_PLAY)."""
+    life = folded.life
+    out = (*life.out, seat) if seat not in life.out else life.out
+    after = msgspec.structs.replace(life, out=out)
+    events = list(left)
+    if lc.ends_after_leaving(after, len(meta.seats)):
+        events.append(event(lc.GAME_ENDED, reason="too_few_seats_in_play"))
+        return PlatformCommit(events, ended=True, meta=MANAGED)
+    events.append(event(lc.SEAT_TAKEN_OVER, seat=seat, reason="resigned" if left[-1].type == lc.PLAYER_RESIGNED
+                        else "forfeit", bot=lc.HOUSE_BOT))
+    return PlatformCommit(events, meta=MANAGED)
+
+
+def resign(engine: AnyEngine, meta: GameMeta, folded: Folded, seat: int, player_id: str) -> PlatformCommit:
+    _check_running(engine, folded)
+    if seat in folded.life.out:
+        raise ApiError(409, "seat_resigned", f"seat {seat} has already left the game")
+    return _leaving(meta, folded, seat, [event(lc.PLAYER_RESIGNED, seat=seat, player_id=player_id)])
+
+
+def reclaim(engine: AnyEngine, meta: GameMeta, folded: Folded, seat: int, player_id: str) -> PlatformCommit:
+    _check_running(engine, folded)
+    if seat in folded.life.out:
+        raise ApiError(409, "seat_resigned", f"seat {seat} has left the game (resigned or forfeited) for good")
+    if seat not in folded.life.taken_over:
+        raise ApiError(409, "seat_not_taken_over", f"seat {seat} is played by its player: nothing to reclaim")
+    return PlatformCommit([event(lc.SEAT_RECLAIMED, seat=seat, player_id=player_id)])
+
+
+def abort(engine: AnyEngine, meta: GameMeta, folded: Folded, reason: str, by: str) -> PlatformCommit:
+    _check_running(engine, folded)
+    return PlatformCommit([event(lc.GAME_ABORTED, reason=reason, by=by)], ended=True)
+
+
+def clocks_started(engine: AnyEngine, meta: GameMeta, folded: Folded) -> PlatformCommit | None:
+    if folded.life.clock_on or lc.is_finished(engine, folded.state, folded.life) or meta.status != "running":
+        return None
+    return PlatformCommit([event(lc.CLOCKS_STARTED)], meta=MANAGED)
+
+
+def expire(engine: AnyEngine, meta: GameMeta, folded: Folded, now_ms: int) -> tuple[PlatformCommit, int, str] | None:
+    """The expiry of the earliest running clock if its deadline has passed: (commit, seat, policy)."""
+    if lc.is_finished(engine, folded.state, folded.life):
+        return None
+    options = lc.parse_options(meta.options)
+    due = lc.next_deadline(folded.life, options, len(meta.seats))
+    if due is None or due[0] > now_ms:
+        return None
+    deadline, seat = due
+    policy = options.on_expiry
+    expired = event(lc.CLOCK_EXPIRED, seat=seat, deadline_ms=deadline, policy=policy)
+    if policy == "abort":
+        return PlatformCommit([expired, event(lc.GAME_ABORTED, reason=f"clock_expired:seat{seat}", by="timekeeper")],
+                              ended=True), seat, policy
+    if policy == "forfeit":
+        return _leaving(meta, folded, seat, [expired, event(lc.SEAT_FORFEITED, seat=seat)]), seat, policy
+    taken = event(lc.SEAT_TAKEN_OVER, seat=seat, reason="clock", bot=lc.HOUSE_BOT)
+    return PlatformCommit([expired, taken], meta=MANAGED), seat, policy

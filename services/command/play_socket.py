@@ -1,0 +1,129 @@
+"""Play over one WebSocket: `WS /games/{game_id}/play?token=<seat token>`.
+
+The same commands, checks, limits and answers as `POST /games/{id}/commands`, without an HTTP request per
+move: the client sends one JSON text frame per command and gets one JSON frame back, in order.
+
+- sent: ``{"command_id", "command", "expected_version"?, "include"?: "legal"}`` (``include`` as the query
+  parameter of the POST);
+- answered: ``{"status": 200, "command_id", "result": <the POST's answer>}`` or
+  ``{"status": <4xx/5xx>, "command_id"?, "error": {"code", "message", "details"}}``, the POST's status and
+  error body for the same input.  Nothing is changed by a refused frame, and the connection stays open.
+
+The seat token (query ``token`` or ``Authorization: Bearer``, since browsers cannot set headers on a WebSocket)
+is checked when the socket opens and again with every frame, so an expired or revoked token stops play at
+the next frame: the socket is then closed with code 4000 + status (4401) after the error frame.  Tokens in
+URLs can end up in proxy logs: prefer the header where the client can set it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import structlog
+from benthic.auth import SeatGate, bearer
+from benthic.http import ApiError, store_unavailable
+from benthic.redisconn import UNAVAILABLE
+from benthic.rules import GameNotSupported
+from benthic.telemetry import log
+from litestar import WebSocket, websocket
+from litestar.exceptions import WebSocketDisconnect
+
+from services.command.service import CommandRequest, CommandService
+
+
+class CommandFrame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    command_id: str
+    command: dict[str, Any]
+    expected_version: int | None = None
+    include: str | None = None
+
+
+class Answer(msgspec.Struct, frozen=True, omit_defaults=True):
+    status: int
+    command_id: str | None = None
+    result: Any = None
+    error: dict[str, Any] | None = None
+
+
+_decoder = msgspec.json.Decoder(CommandFrame)
+_encoder = msgspec.json.Encoder()
+MAX_FRAME_BYTES = 64 * 1024
+
+
+def _refusal(error: ApiError, command_id: str | None = None) -> Answer:
+    body = {"code": error.code, "message": error.message, "details": error.details}
+    return Answer(error.status, command_id, error=body)
+
+
+def _as_api_error(error: Exception) -> ApiError:
+    if isinstance(error, ApiError):
+        return error
+    if isinstance(error, GameNotSupported):
+        return ApiError(503, error.code, f"this service cannot read the game: {error.message}",
+                        {"game_type": error.game_type})
+    if isinstance(error, UNAVAILABLE):
+        return store_unavailable()
+    log().exception("unhandled_error", path="play_socket", error=repr(error))
+    return ApiError(500, "internal_error", "an internal error occurred; nothing was changed")
+
+
+def _decode(raw: str | bytes) -> CommandFrame:
+    if len(raw) > MAX_FRAME_BYTES:
+        raise ApiError(413, "body_too_large", f"a frame holds at most {MAX_FRAME_BYTES} bytes")
+    try:
+        return _decoder.decode(raw)
+    except msgspec.ValidationError as error:
+        raise ApiError(400, "invalid_request", str(error)) from None
+    except (msgspec.DecodeError, RecursionError) as error:
+        raise ApiError(400, "invalid_json", f"the frame is not a JSON command: {error}") from None
+
+
+@websocket("/games/{game_id:str}/play")
+async def play_socket(socket: WebSocket[Any, Any, Any], game_id: str) -> None:
+    gate: SeatGate = socket.app.state.gate
+    service: CommandService = socket.app.state.service
+    limits = socket.app.state.limits
+    ip = socket.client.host if socket.client else None
+    token = socket.query_params.get("token") or bearer(socket.headers.get("authorization"))
+    await socket.accept()
+    try:
+        claim = await gate.verify(token)
+    except Exception as error:  # noqa: BLE001 - every refusal is answered, then the socket closes
+        refused = _as_api_error(error)
+        await socket.send_data(_encoder.encode(_refusal(refused)).decode())
+        await socket.close(code=4000 + refused.status, reason=refused.code)
+        return
+    with structlog.contextvars.bound_contextvars(actor=claim.player_id, actor_kind="player"):
+        try:
+            while True:
+                raw = await socket.receive_data("text")
+                answer, close = await _answer(service, gate, limits, ip, token, game_id, raw)
+                await socket.send_data(_encoder.encode(answer).decode())
+                if close:
+                    await socket.close(code=4000 + answer.status, reason=(answer.error or {}).get("code", ""))
+                    return
+        except WebSocketDisconnect:
+            return
+
+
+async def _answer(
+    service: CommandService, gate: SeatGate, limits: Any, ip: str | None, token: str | None, game_id: str,
+    raw: str | bytes,
+) -> tuple[Answer, bool]:
+    """One frame's answer, and whether the socket must close (its token no longer holds)."""
+    command_id = None
+    try:
+        claim = await gate.verify(token)
+    except Exception as error:  # noqa: BLE001
+        refused = _as_api_error(error)
+        return _refusal(refused), refused.status == 401
+    try:
+        frame = _decode(raw)
+        command_id = frame.command_id
+        await limits.hit("command", claim.player_id, ip)
+        request = CommandRequest(frame.command_id, frame.command, frame.expected_version)
+        accepted = await service.command(game_id, claim, request, include_legal=frame.include == "legal")
+        return Answer(200, command_id, result=accepted), False
+    except Exception as error:  # noqa: BLE001 - the POST's error answer, as a frame
+        return _refusal(_as_api_error(error), command_id), False

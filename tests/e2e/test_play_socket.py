@@ -1,0 +1,97 @@
+"""End to end: playing over the command service's WebSocket (`WS /games/{id}/play`) gives the POST's answers."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import msgspec
+import pytest
+from benthic.bots_http import start_bot_game
+from benthic.client import BenthicClient
+from benthic.localplatform import LocalPlatform
+from benthic.rules import get_engine
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from tests.e2e.test_platform import GAMES, client, packs, platform  # noqa: F401 - the platform fixtures
+
+pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
+
+
+def _socket_url(running: LocalPlatform, game_id: str, token: str | None) -> str:
+    url = running.command_url.replace("http://", "ws://") + f"/games/{game_id}/play"
+    return url + (f"?token={token}" if token else "")
+
+
+async def _ask(socket: Any, frame: dict[str, Any] | str) -> dict[str, Any]:
+    await socket.send(frame if isinstance(frame, str) else msgspec.json.encode(frame).decode())
+    return msgspec.json.decode(await socket.recv())  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("game_type", GAMES)
+async def test_a_whole_game_over_sockets_matches_the_stream_and_bad_frames_change_nothing(
+    platform: LocalPlatform, client: BenthicClient, game_type: str  # noqa: F811
+) -> None:
+    engine = get_engine(game_type)
+    game_id, tokens = await start_bot_game(client, game_type, engine.min_seats, name=f"ws{random.randrange(10**6)}")
+    rng = random.Random(7)
+    sockets = {seat: await connect(_socket_url(platform, game_id, token)) for seat, token in tokens.items()}
+    try:
+        legal = {seat: await client.legal(game_id, token) for seat, token in tokens.items()}
+        version, moves, checked_refusals = (await client.operator_state(game_id))[0], 0, False
+        while True:
+            movers = [seat for seat, answer in legal.items() if answer["commands"]]
+            if not movers:
+                break
+            seat = rng.choice(movers)
+            socket = sockets[seat]
+            if not checked_refusals:
+                checked_refusals = True
+                before = (await client.operator_state(game_id))[0]
+                assert (await _ask(socket, "{not json"))["error"]["code"] == "invalid_json"
+                bad = await _ask(socket, {"command_id": "x", "command": {}, "surprise": 1})
+                assert (bad["status"], bad["error"]["code"]) == (400, "invalid_request")
+                stale = await _ask(socket, {"command_id": "stale", "command": legal[seat]["commands"][0],
+                                            "expected_version": version + 5})
+                assert (stale["status"], stale["error"]["code"], stale["command_id"]) == (409, "version_conflict",
+                                                                                          "stale")
+                unknown = await _ask(socket, {"command_id": "u", "command": {"type": "no_such_command"}})
+                assert unknown["status"] == 400
+                assert (await client.operator_state(game_id))[0] == before, "a refused frame changed the game"
+            command = rng.choice(legal[seat]["commands"])
+            answer = await _ask(socket, {"command_id": f"m{moves}", "command": command,
+                                         "expected_version": version, "include": "legal"})
+            assert answer["status"] == 200, answer
+            result = answer["result"]
+            assert result["first_version"] == version + 1 and not result["duplicate"]
+            again = await _ask(socket, {"command_id": f"m{moves}", "command": command})
+            assert again["result"]["duplicate"] and again["result"]["last_version"] == result["last_version"]
+            version, moves = result["last_version"], moves + 1
+            legal = {s: await client.legal(game_id, t) for s, t in tokens.items()}
+            assert legal[seat]["commands"] == result["legal"]
+            if moves >= 40:
+                break
+        assert moves > 0 and (await client.operator_state(game_id))[0] == version
+    finally:
+        for socket in sockets.values():
+            await socket.close()
+
+
+async def test_a_socket_without_a_valid_token_of_this_game_is_refused_and_closed(
+    platform: LocalPlatform, client: BenthicClient  # noqa: F811
+) -> None:
+    game_type = GAMES[0]
+    engine = get_engine(game_type)
+    game_id, tokens = await start_bot_game(client, game_type, engine.min_seats, name="wsbad")
+    other_id, _ = await start_bot_game(client, game_type, engine.min_seats, name="wsother")
+    for token, status, code in ((None, 401, "missing_token"), ("forged", 401, None)):
+        async with connect(_socket_url(platform, game_id, token)) as socket:
+            answer = msgspec.json.decode(await socket.recv())
+            assert answer["status"] == status and (code is None or answer["error"]["code"] == code)
+            with pytest.raises(ConnectionClosed) as closed:
+                await socket.recv()
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4000 + status
+    async with connect(_socket_url(platform, other_id, tokens[0])) as socket:  # a token of another game
+        answer = await _ask(socket, {"command_id": "c", "command": {"type": "anything"}})
+        assert (answer["status"], answer["error"]["code"]) == (403, "wrong_game")
