@@ -68,6 +68,8 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
                          "`insufficient_funds`, `invalid_option`, `invalid_player_count`, ...), the message cites it"),
     # 429
     ErrorCode(429, "rate_limited", "too many requests (with Retry-After; `details` names the limit)"),
+    ErrorCode(500, "internal_error", "a bug (logged with its traceback); nothing was changed; never documented "
+                                     "per operation"),
     # 503: try again later; nothing was changed
     ErrorCode(503, "store_unavailable", "Redis unreachable or its pool busy (with Retry-After)"),
     ErrorCode(503, "archive_unavailable", "the PostgreSQL archive of finished games unreachable (with Retry-After)"),
