@@ -149,7 +149,7 @@ async def seat_view(
 async def _history(
     request: Request[Any, Any, Any], game_id: str, viewer: int | None, after: int, limit: int
 ) -> Response[bytes]:
-    found = await _reads(request).history(game_id, viewer, after, limit)
+    found = await _reads(request).history(game_id, viewer, after, min(limit, 1000))
     if found is None:
         raise _not_found(game_id)
     version, entries = found
@@ -162,7 +162,7 @@ async def _history(
 _HISTORY_DOC: dict[str, Any] = {"ok": lambda shared: history_schema(),
                                  "ok_headers": {"X-Benthic-Version": "the projected version"}}
 After = Annotated[int, Parameter(ge=0, le=2**53, description="the entries after this version")]
-Limit = Annotated[int, Parameter(ge=1, le=1000, description="at most this many entries")]
+Limit = Annotated[int, Parameter(ge=1, description="at most this many entries (and at most 1000)")]
 
 
 @get("/games/{game_id:str}/history", summary="Event history as a spectator sees it", tags=["read"],
@@ -321,7 +321,7 @@ class Leaderboard(msgspec.Struct, frozen=True):
     players: list[Ranked]
 
 
-PageLimit = Annotated[int, Parameter(ge=1, le=500, description="at most this many")]
+PageLimit = Annotated[int, Parameter(ge=1, description="at most this many (and at most 500)")]
 
 
 @get("/lobby", summary="Games by type and status, newest first", tags=["lobby"],
@@ -335,7 +335,7 @@ async def lobby(
     if game_type and game_type not in game_types():
         raise ApiError(404, "unknown_game_type", f"unknown game type {game_type!r}")
     statuses = [status] if status else list(STATUSES)
-    games = await _reads(request).lobby(types, statuses, limit)
+    games = await _reads(request).lobby(types, statuses, min(limit, 500))
     return {"games": games}
 
 
@@ -344,7 +344,7 @@ async def lobby(
 async def leaderboard(request: Request[Any, Any, Any], game_type: str, limit: PageLimit = 20) -> dict[str, Any]:
     if game_type not in game_types():
         raise ApiError(404, "unknown_game_type", f"unknown game type {game_type!r}")
-    return {"game_type": game_type, "players": await _reads(request).leaderboard(game_type, limit)}
+    return {"game_type": game_type, "players": await _reads(request).leaderboard(game_type, min(limit, 500))}
 
 
 async def _games_gauge(reads: ReadModels, interval: float) -> None:

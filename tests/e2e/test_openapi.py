@@ -76,7 +76,7 @@ def test_the_documents_say_what_the_services_answer(platform: LocalPlatform) -> 
     assert view["responses"]["403"]["content"]["application/json"]["schema"]["properties"]["code"]["enum"] == \
         ["wrong_game", "wrong_seat"]
     limit = next(p for p in read["paths"]["/games/{game_id}/history"]["get"]["parameters"] if p["name"] == "limit")
-    assert (limit["schema"]["minimum"], limit["schema"]["maximum"]) == (1, 1000)
+    assert limit["schema"]["minimum"] == 1 and "maximum" not in limit["schema"]  # more than 1000: a page of 1000
 
 
 def test_deep_and_broken_bodies_are_refused_with_a_short_log(platform: LocalPlatform) -> None:
@@ -137,7 +137,7 @@ def test_history_limits_and_unsupported_methods(platform: LocalPlatform) -> None
     with httpx.Client(timeout=30) as http:
         game_id, _ = _game(platform, http, ("uma", "vic"))
         history = f"{platform.read_url}/games/{game_id}/history"
-        for limit in ("0", "-1", "1001", "x"):
+        for limit in ("0", "-1", "x"):
             answer = http.get(history, params={"limit": limit})
             assert (answer.status_code, answer.json()["code"]) == (400, "invalid_request"), (limit, answer.text)
         assert len(http.get(history, params={"limit": 1}).json()["events"]) == 1
