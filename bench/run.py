@@ -21,6 +21,8 @@ STEPS = [
     ("peer", ["-m", "bench.peer_bench", "--warmup", "3" if QUICK else "10", "--seconds", "5" if QUICK else "20",
               "--games", "20" if QUICK else "200"]),
     ("archive", ["-m", "bench.archive_bench", "--games", "5" if QUICK else "30"]),
+    # schemathesis against both APIs, longer than the bounded run of make test.
+    ("api_fuzz", ["-m", "bench.api_fuzz", "--examples", "20" if QUICK else "100"]),
     # Redis bytes per event of live 4-seat games (every viewer's view stored: the worst case).
     ("footprint", ["-m", "bench.footprint_bench", "--games", "1" if QUICK else "3"]),
     # SSE fan-out: thousands of live streams on one projection process while commands are played.

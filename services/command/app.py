@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import secrets
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 import structlog
@@ -22,11 +22,15 @@ from benthic.http import (
     PLAYER_JWT,
     SEAT_TOKEN,
     ApiError,
-    error_responses,
+    GameId,
     health_routes,
+    refuse_deep_bodies,
     open_archive_reader,
     security_schemes,
 )
+from benthic.apidoc import FinishedJson, doc
+from benthic.errorcodes import FOLD, GAME_BY_ID, JWT_AUTH, OPERATOR_AUTH, PLAYER_AUTH, RULE, SEAT_AUTH
+from benthic.gameschemas import commands_schema, create_game_schema, game_schemas, redacted_events_schema
 from benthic.identity import (
     MATCHMAKER,
     OPERATOR_CREDENTIAL,
@@ -38,21 +42,24 @@ from benthic.identity import (
     key_source,
 )
 from benthic.identity import OPERATOR as OPERATOR_KIND
+from benthic.identity import PLAYER_ID
 from benthic.ratelimit import RateLimits
-from benthic.redisconn import RedisProbe, memory, redis_client
+from benthic.redisconn import RedisProbe, redis_client, sample_memory
 from benthic.revocation import GAME, Revocation, Revocations
 from benthic.revocation import PLAYER as PLAYER_SCOPE
 from benthic.rules import game_types, get_engine
 from benthic.store import Actor, EventStore
-from benthic.telemetry import REDIS_MEMORY_MAX, REDIS_MEMORY_USED, TOKENS_REVOKED, log, red_middleware, zero_series
+from benthic.telemetry import TOKENS_REVOKED, log, red_middleware, zero_series
 from litestar import Litestar, Request, Response, get, post
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import ScalarRenderPlugin
+from litestar.params import Parameter
 from litestar.openapi.spec import Components
 
 from services.command.play_socket import play_socket
 from services.command.players import PlayerGames
-from services.command.seating import check_player_id
+from services.command.seating import NAME_PATTERN, SeatRequest, check_player_id
 from services.command import gametypes, lifecycle
 from services.command.devtoken import dev_token
 from services.command.service import (
@@ -112,8 +119,37 @@ def _acting(actor: str, kind: str) -> Any:
         yield
 
 
+_CACHEABLE: dict[str, Any] = {
+    "ok": {"type": "object"}, "not_modified": True, "store": False,
+    "ok_headers": {"ETag": "a strong entity tag of the document", "Cache-Control": "public, max-age (immutable with "
+                   "the current `?v=`)", "X-Benthic-Content-Version": "the content version the document describes"},
+}
+
+
+def _create_game_body(components: dict[str, Any]) -> dict[str, Any]:
+    _, seat = msgspec.json.schema_components([SeatRequest])
+    return create_game_schema(seat["SeatRequest"])
+
+
+def _refine(document: dict[str, Any]) -> dict[str, Any]:
+    """The bodies that carry one game type's commands and events, typed per game type."""
+    schemas = document["components"]["schemas"]
+    schemas["CommandRequest"]["properties"]["command"] = {
+        **commands_schema(), "description": "a command of the game's type, as `/legal` lists it"}
+    schemas["LegalCommands"]["properties"]["commands"]["items"] = commands_schema()
+    accepted = schemas["CommandAccepted"]["properties"]
+    accepted["events"]["items"] = {
+        "type": "object", "required": ["version", "event"],
+        "properties": {"version": {"type": "integer", "minimum": 1}, "event": redacted_events_schema()}}
+    accepted["legal"] = {"anyOf": [{"type": "array", "items": commands_schema()}, {"type": "null"}], "default": None}
+    return document
+
+
 @post("/games", status_code=201, summary="Create a game", tags=["lobby"],
-      security=[{PLAYER_JWT: []}, {OPERATOR: []}], responses=error_responses(401, 403, 409, 422, 429, 503))
+      security=[{PLAYER_JWT: []}, {OPERATOR: []}],
+      opt=doc(*JWT_AUTH, "rate_limited", "422:unknown_game_type", "seed_requires_operator", "player_mismatch",
+              "duplicate_player", "creator_not_seated", "too_many_open_games", "unknown_bot", "invalid_bot_level", "invalid_option", RULE,
+              body=_create_game_body))
 async def create_game(request: Request[Any, Any, Any], data: CreateGame) -> Response[GameCreated]:
     """A **player** creates a game for themselves: their own seat (`{}` or `{"player_id": <their sub>}`) and
     open seats (`null`); the answer holds their seat token.  A **trusted backend** (JWT with scope
@@ -129,8 +165,10 @@ async def create_game(request: Request[Any, Any, Any], data: CreateGame) -> Resp
 
 
 @post("/games/{game_id:str}/join", status_code=200, summary="Take an open seat", tags=["lobby"],
-      security=[{PLAYER_JWT: []}], responses=error_responses(401, 403, 404, 409, 422, 429, 503))
-async def join_game(request: Request[Any, Any, Any], game_id: str, data: JoinGame) -> Response[Joined]:
+      security=[{PLAYER_JWT: []}],
+      opt=doc(*PLAYER_AUTH, "rate_limited", "player_mismatch", *GAME_BY_ID, "game_finished", "no_open_seat", "seat_taken",
+              "already_seated", "no_such_seat", "too_many_open_games"))
+async def join_game(request: Request[Any, Any, Any], game_id: GameId, data: JoinGame) -> Response[Joined]:
     """The caller (a player's JWT) takes an open seat (`seat`, or the first open one) as themselves."""
     credential = await _credential(request, PLAYER)
     await request.app.state.limits.hit("join", credential.subject, _ip(request))
@@ -139,8 +177,8 @@ async def join_game(request: Request[Any, Any, Any], game_id: str, data: JoinGam
 
 
 @post("/games/{game_id:str}/token", status_code=200, summary="A fresh seat token for your seat", tags=["lobby"],
-      security=[{PLAYER_JWT: []}], responses=error_responses(401, 403, 404, 429, 503))
-async def seat_token(request: Request[Any, Any, Any], game_id: str) -> Response[SeatToken]:
+      security=[{PLAYER_JWT: []}], opt=doc(*PLAYER_AUTH, "rate_limited", *GAME_BY_ID, "game_finished", "not_seated"))
+async def seat_token(request: Request[Any, Any, Any], game_id: GameId) -> Response[SeatToken]:
     """Refresh an expiring or revoked seat token, or fetch it on another device: the caller's JWT proves who
     they are, the answer is a new token for the seat they hold in this game."""
     credential = await _credential(request, PLAYER)
@@ -150,7 +188,7 @@ async def seat_token(request: Request[Any, Any, Any], game_id: str) -> Response[
 
 
 @get("/players/me/seats", summary="Your seats in unfinished games, with fresh tokens", tags=["lobby"],
-     security=[{PLAYER_JWT: []}], responses=error_responses(401, 403, 429, 503))
+     security=[{PLAYER_JWT: []}], opt=doc(*PLAYER_AUTH, "rate_limited"))
 async def my_seats(request: Request[Any, Any, Any]) -> Response[PlayerSeats]:
     """Reconnect: every unfinished game the caller holds a seat in, each with a fresh seat token."""
     credential = await _credential(request, PLAYER)
@@ -165,9 +203,11 @@ async def _seat_claim(request: Request[Any, Any, Any]) -> SeatClaim:
 
 
 @post("/games/{game_id:str}/commands", status_code=200, summary="Play a command", tags=["play"],
-      security=[{SEAT_TOKEN: []}], responses=error_responses(401, 403, 404, 409, 422, 429, 503))
+      security=[{SEAT_TOKEN: []}],
+      opt=doc(*SEAT_AUTH, "rate_limited", *GAME_BY_ID, *FOLD, "malformed_command", "unknown_command_type", "seats_open",
+              "game_finished", "version_conflict", "too_many_conflicts", "seat_taken_over", "seat_resigned", RULE))
 async def post_command(
-    request: Request[Any, Any, Any], game_id: str, data: CommandRequest, include: str | None = None
+    request: Request[Any, Any, Any], game_id: GameId, data: CommandRequest, include: Literal["legal"] | None = None
 ) -> CommandAccepted:
     """`command` is the game command's JSON (as listed by `/legal`).  A repeated `command_id` returns the
     first answer.  `?include=legal` adds the next prompt and the caller's legal commands to the answer.
@@ -181,15 +221,20 @@ async def post_command(
 
 
 @get("/games/{game_id:str}/legal", summary="The caller's legal commands", tags=["play"],
-     security=[{SEAT_TOKEN: []}], responses=error_responses(401, 403, 404, 503))
-async def legal_commands(request: Request[Any, Any, Any], game_id: str) -> LegalCommands:
+     security=[{SEAT_TOKEN: []}], opt=doc(*SEAT_AUTH, *GAME_BY_ID, *FOLD, "game_finished"))
+async def legal_commands(request: Request[Any, Any, Any], game_id: GameId) -> LegalCommands:
     claim = await _seat_claim(request)
     return await _service(request).legal(game_id, claim)
 
 
 @get("/games/{game_id:str}/ops/state", summary="Operator: the unredacted state", tags=["operator"],
-     security=[{OPERATOR: []}], responses=error_responses(401, 403, 404))
-async def operator_state(request: Request[Any, Any, Any], game_id: str, format: str = "json") -> Response[Any]:
+     security=[{OPERATOR: []}],
+     opt=doc(*OPERATOR_AUTH, *GAME_BY_ID, *FOLD, "game_finished", ok={"type": "object"},
+             also={"application/msgpack": {"type": "string", "contentMediaType": "application/msgpack"}},
+             description="`?format=msgpack` answers `application/msgpack` (the engine's own encoding)."))
+async def operator_state(
+    request: Request[Any, Any, Any], game_id: GameId, format: Literal["json", "msgpack"] = "json"
+) -> Response[Any]:
     """The whole state, secrets included: JSON for people, `?format=msgpack` for programs (the engine's own
     encoding, decodable with `engine.decode_state`; the house bots of the demo use it)."""
     await _credential(request, OPERATOR_KIND)
@@ -205,8 +250,8 @@ async def operator_state(request: Request[Any, Any, Any], game_id: str, format: 
 
 
 @get("/games/{game_id:str}/ops/audit", summary="Operator: who made each entry of the game's stream", tags=["operator"],
-     security=[{OPERATOR: []}], responses=error_responses(401, 403, 404))
-async def operator_audit(request: Request[Any, Any, Any], game_id: str) -> dict[str, Any]:
+     security=[{OPERATOR: []}], opt=doc(*OPERATOR_AUTH, *GAME_BY_ID, "game_finished"))
+async def operator_audit(request: Request[Any, Any, Any], game_id: GameId) -> dict[str, Any]:
     """Every stream entry's audit metadata: version, type, kind (engine `e` / platform `p`), time, command id,
     seat, and the acting player (or backend) with its credential kind."""
     await _credential(request, OPERATOR_KIND)
@@ -230,7 +275,13 @@ class LifecycleDone(msgspec.Struct, frozen=True):
 
 
 class AbortGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    reason: str  # recorded in the game_aborted event
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=NAME_PATTERN)]  # in game_aborted
+
+
+LifecycleCommandId = Annotated[str | None, Parameter(
+    pattern=r"^[A-Za-z0-9_.:\-]{1,128}$", description="makes a retry safe: a repeat returns the first answer")]
+_LIFECYCLE_ERRORS = (*SEAT_AUTH, "rate_limited", *GAME_BY_ID, *FOLD, "game_finished", "seat_resigned",
+                     "too_many_conflicts")
 
 
 async def _lifecycle(request: Request[Any, Any, Any], game_id: str, command_id: str | None, action: Any) -> LifecycleDone:
@@ -248,28 +299,31 @@ async def _lifecycle(request: Request[Any, Any, Any], game_id: str, command_id: 
 
 
 @post("/games/{game_id:str}/resign", status_code=200, summary="Resign your seat", tags=["play"],
-      security=[{SEAT_TOKEN: []}], responses=error_responses(401, 403, 404, 409, 429, 503))
-async def resign_seat(request: Request[Any, Any, Any], game_id: str, command_id: str | None = None) -> LifecycleDone:
+      security=[{SEAT_TOKEN: []}], opt=doc(*_LIFECYCLE_ERRORS))
+async def resign_seat(
+    request: Request[Any, Any, Any], game_id: GameId, command_id: LifecycleCommandId = None
+) -> LifecycleDone:
     """The caller's seat resigns (any time): it is ranked last; the house bot plays it on, or the game ends
     when fewer than two seats remain in play.  `?command_id=` makes a retry safe."""
     return await _lifecycle(request, game_id, command_id, lifecycle.resign)
 
 
 @post("/games/{game_id:str}/reclaim", status_code=200, summary="Take your seat back from the house bot",
-      tags=["play"], security=[{SEAT_TOKEN: []}], responses=error_responses(401, 403, 404, 409, 429, 503))
-async def reclaim_seat(request: Request[Any, Any, Any], game_id: str, command_id: str | None = None) -> LifecycleDone:
+      tags=["play"], security=[{SEAT_TOKEN: []}], opt=doc(*_LIFECYCLE_ERRORS, "seat_not_taken_over"))
+async def reclaim_seat(
+    request: Request[Any, Any, Any], game_id: GameId, command_id: LifecycleCommandId = None
+) -> LifecycleDone:
     """After a clock takeover (policy `takeover`), the player plays their seat again with a fresh clock.
     `409 seat_not_taken_over` when the seat is not taken over, `409 seat_resigned` after a resignation."""
     return await _lifecycle(request, game_id, command_id, lifecycle.reclaim)
 
 
 @post("/games/{game_id:str}/ops/abort", status_code=200, summary="Operator: abort a game (unrated)",
-      tags=["operator"], security=[{OPERATOR: []}], responses=error_responses(401, 403, 404, 409))
-async def abort_game(request: Request[Any, Any, Any], game_id: str, data: AbortGame) -> LifecycleDone:
+      tags=["operator"], security=[{OPERATOR: []}],
+      opt=doc(*OPERATOR_AUTH, *GAME_BY_ID, *FOLD, "game_finished", "too_many_conflicts"))
+async def abort_game(request: Request[Any, Any, Any], game_id: GameId, data: AbortGame) -> LifecycleDone:
     """The game ends now, unrated, with `reason` recorded (`game_aborted` in its history)."""
     operator = await _credential(request, OPERATOR_KIND)
-    if not 1 <= len(data.reason) <= 200 or not data.reason.isprintable():
-        raise ApiError(400, "invalid_request", "reason must be 1-200 printable characters")
     with _acting(operator.subject, operator.kind):
         commit, _ = await _service(request).platform(
             game_id, f"abort:{game_id}", Actor(operator.subject, operator.kind),
@@ -294,8 +348,8 @@ async def _revoke(request: Request[Any, Any, Any], operator: Credential, scope: 
 
 
 @post("/games/{game_id:str}/ops/revoke", status_code=200, summary="Operator: revoke every seat token of a game",
-      tags=["operator"], security=[{OPERATOR: []}], responses=error_responses(401, 403, 404))
-async def revoke_game(request: Request[Any, Any, Any], game_id: str) -> Revoked:
+      tags=["operator"], security=[{OPERATOR: []}], opt=doc(*OPERATOR_AUTH, *GAME_BY_ID, "game_finished"))
+async def revoke_game(request: Request[Any, Any, Any], game_id: GameId) -> Revoked:
     """Every seat token of the game issued until now is refused from now on, on every replica (within a second);
     its players get new ones with their JWTs."""
     operator = await _credential(request, OPERATOR_KIND)
@@ -305,8 +359,9 @@ async def revoke_game(request: Request[Any, Any, Any], game_id: str) -> Revoked:
 
 @post("/players/{player_id:str}/ops/revoke", status_code=200,
       summary="Operator: revoke every seat token of a player", tags=["operator"], security=[{OPERATOR: []}],
-      responses=error_responses(401, 403))
-async def revoke_player(request: Request[Any, Any, Any], player_id: str) -> Revoked:
+      opt=doc(*OPERATOR_AUTH, "invalid_request"))
+async def revoke_player(request: Request[Any, Any, Any], player_id: Annotated[str, Parameter(
+        pattern=PLAYER_ID.pattern, description="1-128 of [A-Za-z0-9_.:@|+-]")]) -> Revoked:
     """Every seat token of the player, in every game, issued until now is refused from now on (to lock a
     player out for good, also disable them at the identity provider)."""
     operator = await _credential(request, OPERATOR_KIND)
@@ -314,17 +369,13 @@ async def revoke_player(request: Request[Any, Any, Any], player_id: str) -> Revo
     return await _revoke(request, operator, PLAYER_SCOPE, player_id)
 
 
-@get("/game-types", summary="Registered game types", tags=["lobby"], sync_to_thread=False)
-def list_game_types() -> list[dict[str, Any]]:
-    return [
-        {"game_type": g, "min_seats": get_engine(g).min_seats, "max_seats": get_engine(g).max_seats,
-         "commands": sorted(get_engine(g).command_names), "content_version": get_engine(g).content_version}
-        for g in game_types()
-    ]
+@get("/game-types", summary="Registered game types", tags=["lobby"], sync_to_thread=False, opt=doc(store=False))
+def list_game_types() -> list[gametypes.GameTypeEntry]:
+    return gametypes.game_type_entries()
 
 
 @get("/.well-known/jwks.json", summary="Dev mode: the development issuer's public keys", tags=["identity"],
-     sync_to_thread=False)
+     sync_to_thread=False, opt=doc(store=False))
 def dev_jwks(request: Request[Any, Any, Any]) -> dict[str, Any]:
     """Only without an identity provider (dev mode): the JWKS of the built-in, insecure development issuer."""
     issuer: DevIssuer = request.app.state.dev_issuer
@@ -332,27 +383,19 @@ def dev_jwks(request: Request[Any, Any, Any]) -> dict[str, Any]:
 
 
 @get("/game-types/{game_type:str}", summary="A game type: seats, options, commands, content version",
-     tags=["content"], sync_to_thread=False)
+     tags=["content"], sync_to_thread=False,
+     opt=doc("404:unknown_game_type", **{**_CACHEABLE, "ok": gametypes.GameType}))
 def game_type(request: Request[Any, Any, Any], game_type: str, v: str | None = None) -> Response[Any]:
     """Cacheable (strong `ETag`, `If-None-Match` → 304, long `max-age`); `?v=<content version>` pins it."""
     return gametypes.answer(gametypes.game_type_document(game_type), request.headers.get("if-none-match"), v)
 
 
 @get("/game-types/{game_type:str}/content", summary="The content catalogue of a game type", tags=["content"],
-     sync_to_thread=False)
+     sync_to_thread=False, opt=doc("404:unknown_game_type", **_CACHEABLE))
 def game_type_content(request: Request[Any, Any, Any], game_type: str, v: str | None = None) -> Response[Any]:
     """Every card, tile, board, space, track, term and option, with texts and geometry (see
     docs/ENGINE_CONTRACT.md).  Cacheable like `/game-types/{type}`."""
     return gametypes.answer(gametypes.content_document(game_type), request.headers.get("if-none-match"), v)
-
-
-async def _redis_metrics(redis: Any, interval: float) -> None:
-    while True:
-        with contextlib.suppress(Exception):
-            used, limit = await memory(redis)
-            REDIS_MEMORY_USED.set(used)
-            REDIS_MEMORY_MAX.set(limit)
-        await asyncio.sleep(interval)
 
 
 def build_identity(settings: Settings) -> tuple[JwtVerifier, DevIssuer | None]:
@@ -394,7 +437,7 @@ def create_app(settings: Settings) -> Litestar:
             dev_issuer=dev_issuer, gate=SeatGate(tokens, revocations),
             service=CommandService(store, loader, tokens, settings.conflict_retries, players, archive),
         )
-        task = asyncio.create_task(_redis_metrics(redis, settings.metrics_interval_s))
+        task = asyncio.create_task(sample_memory(redis, settings.metrics_interval_s))
         zero_series(SERVICE, game_types())
         for game in game_types():  # built (and their data checked) now, not on the first request
             gametypes.content_document(game)
@@ -437,8 +480,10 @@ def create_app(settings: Settings) -> Litestar:
         state=State({"settings": settings}),
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings),
+        before_request=refuse_deep_bodies,
         openapi_config=OpenAPIConfig(
-            title="Benthic command API", version="1", components=Components(security_schemes=security_schemes())
+            title="Benthic command API", version="1", components=Components(security_schemes=security_schemes()),
+            render_plugins=[FinishedJson(lambda: game_schemas().components, _refine), ScalarRenderPlugin()],
         ),
         logging_config=None,
         debug=False,

@@ -11,17 +11,18 @@ from typing import Any
 
 import msgspec
 from benthic.devissuer import DevIssuer
+from benthic.apidoc import doc
 from benthic.http import ApiError
 from litestar import Request, Response, post
 
-from services.command.seating import check_player_id
+from services.command.seating import Name, PlayerId, check_player_id
 
 TTL_S = 12 * 3600
 
 
 class DevTokenRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    player: str
-    name: str = ""
+    player: PlayerId
+    name: Name = ""
 
 
 class DevToken(msgspec.Struct, frozen=True):
@@ -32,7 +33,7 @@ class DevToken(msgspec.Struct, frozen=True):
 
 
 @post("/dev/token", status_code=200, summary="Dev mode only: a player's JWT from the development issuer",
-      tags=["identity"])
+      tags=["identity"], opt=doc("not_found", "rate_limited"))
 async def dev_token(request: Request[Any, Any, Any], data: DevTokenRequest) -> Response[DevToken]:
     """`{player, name?}` → a JWT for that player id (subject), signed by the insecure development issuer.
     Served only without an identity provider (dev mode); the web client's sign-in uses it."""

@@ -41,23 +41,53 @@ def _engine(game_type: str) -> Any:
                        f"unknown game type {game_type!r}; known: {', '.join(game_types())}") from None
 
 
+class GameType(msgspec.Struct, frozen=True):
+    """``GET /game-types/{type}``."""
+
+    game_type: str
+    name: str
+    min_seats: int
+    max_seats: int
+    engine_version: str
+    content_version: str
+    content_url: str  # the content catalogue, pinned to this content version
+    options: list[dict[str, Any]]  # {name, default, values, text}: see docs/ENGINE_CONTRACT.md
+    platform_options: list[dict[str, Any]]  # the platform's options of every game type (clock, on_expiry)
+    commands: list[str]
+
+
+class GameTypeEntry(msgspec.Struct, frozen=True):
+    """An entry of ``GET /game-types``."""
+
+    game_type: str
+    min_seats: int
+    max_seats: int
+    commands: list[str]
+    content_version: str
+
+
+def game_type_entries() -> list[GameTypeEntry]:
+    return [GameTypeEntry(g, get_engine(g).min_seats, get_engine(g).max_seats, sorted(get_engine(g).command_names),
+                          get_engine(g).content_version) for g in game_types()]
+
+
 @cache
 def game_type_document(game_type: str) -> Document:
     engine = _engine(game_type)
     catalogue = engine.catalogue()
     version = catalogue["content_version"]
-    return _document({
-        "game_type": engine.game_type,
-        "name": catalogue.get("name", engine.game_type),
-        "min_seats": engine.min_seats,
-        "max_seats": engine.max_seats,
-        "engine_version": engine.version,
-        "content_version": version,
-        "content_url": f"/game-types/{engine.game_type}/content?v={quote(version, safe='')}",
-        "options": catalogue["options"],
-        "platform_options": lifecycle.OPTION_DOCS,  # clocks and their expiry policy (every game type)
-        "commands": sorted(engine.command_names),
-    }, version)
+    return _document(GameType(
+        game_type=engine.game_type,
+        name=catalogue.get("name", engine.game_type),
+        min_seats=engine.min_seats,
+        max_seats=engine.max_seats,
+        engine_version=engine.version,
+        content_version=version,
+        content_url=f"/game-types/{engine.game_type}/content?v={quote(version, safe='')}",
+        options=catalogue["options"],
+        platform_options=lifecycle.OPTION_DOCS,  # clocks and their expiry policy (every game type)
+        commands=sorted(engine.command_names),
+    ), version)
 
 
 @cache

@@ -16,6 +16,9 @@ kind in :data:`RATED_SEAT_KINDS`.
 
 from __future__ import annotations
 
+import re
+from typing import Annotated
+
 import msgspec
 from benthic.http import ApiError
 from benthic.identity import PLAYER, PLAYER_ID, Credential
@@ -25,20 +28,28 @@ from benthic.store import SeatInfo
 BOT = "bot"
 RATED_SEAT_KINDS = frozenset({PLAYER, BOT})
 NAME_LIMIT = 64
+# A display name: no control, format, separator (but the space) or private-use characters; the same pattern is
+# enforced (msgspec) and documented (OpenAPI).
+NAME_PATTERN = ("^[^\\u0000-\\u001f\\u007f-\\u00a0\\u00ad\\u061c\\u1680\\u180e\\u2000-\\u200f\\u2028-\\u202f"
+                "\\u205f-\\u206f\\u3000\\ue000-\\uf8ff\\ufeff\\ufff0-\\uffff]*$")
+_NAME = re.compile(NAME_PATTERN)
+PlayerId = Annotated[str, msgspec.Meta(pattern=PLAYER_ID.pattern, description="1-128 of [A-Za-z0-9_.:@|+-]")]
+Name = Annotated[str, msgspec.Meta(max_length=NAME_LIMIT, pattern=NAME_PATTERN,
+                                   description="a display name: at most 64 printable characters")]
 
 
 class SeatRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """A seat at creation: a player (``player_id``; a player creating the game may leave it out for
     themselves), or null in the seats list for an open seat."""
 
-    player_id: str | None = None
-    name: str = ""
+    player_id: PlayerId | None = None
+    name: Name = ""
     bot: str | None = None  # a server-side bot plays this seat
     level: int | None = None  # the bot's level (stronger bots' budget)
 
 
 def check_name(value: str, what: str) -> None:
-    if len(value) > NAME_LIMIT or not value.isprintable():
+    if len(value) > NAME_LIMIT or not _NAME.match(value):
         raise ApiError(400, "invalid_request", f"{what} must be at most {NAME_LIMIT} printable characters")
 
 

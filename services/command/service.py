@@ -7,7 +7,7 @@ import re
 import secrets
 import time
 import weakref
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from benthic import lifecycle as lc
@@ -53,6 +53,8 @@ from benthic.telemetry import (
 from services.command.lifecycle import PlatformCommit
 from services.command.players import PlayerGames
 from services.command.seating import (
+    Name,
+    PlayerId,
     SeatRequest,
     check_name,
     display_name,
@@ -63,26 +65,29 @@ from services.command.seating import (
 )
 
 _ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,128}$")
+CommandId = Annotated[str, msgspec.Meta(pattern=_ID.pattern, description="1-128 of [A-Za-z0-9_.:-]; unique per "
+                                                                         "command: a repeat returns the first answer")]
+Seed = Annotated[int, msgspec.Meta(ge=-(2**53), le=2**53)]  # JSON-safe integers: exact in every client
 
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     game_type: str
     seats: list[SeatRequest | None]
     options: dict[str, Any] = {}
-    seed: int | None = None
+    seed: Seed | None = None
     rated: bool = True  # false: a casual game that never changes ratings
 
 
 class JoinGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    player_id: str | None = None  # the caller's own id (the JWT's sub); may be left out
-    name: str = ""
-    seat: int | None = None
+    player_id: PlayerId | None = None  # the caller's own id (the JWT's sub); may be left out
+    name: Name = ""
+    seat: Annotated[int, msgspec.Meta(ge=0, le=2**53)] | None = None
 
 
 class CommandRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    command_id: str
+    command_id: CommandId
     command: dict[str, Any]
-    expected_version: int | None = None
+    expected_version: Annotated[int, msgspec.Meta(ge=0, le=2**53)] | None = None
 
 
 class SeatGrant(msgspec.Struct, frozen=True):
@@ -597,7 +602,7 @@ def _join_error(refused: JoinRefused, seat: int) -> ApiError:
         return ApiError(409, "already_seated", f"this player already holds seat {refused.seat}")
     if refused.reason == "no_such_seat":
         return ApiError(422, "no_such_seat", f"this game has no seat {seat}")
-    return ApiError(409, refused.reason, refused.reason)
+    return ApiError(404, "game_not_found", "the game left while joining (archived or deleted)")
 
 
 __all__ = ["CommandRequest", "CommandService", "CreateGame", "GameNotFound", "JoinGame"]

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import weakref
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from benthic.auth import SeatGate, SeatTokens, bearer
@@ -14,32 +14,38 @@ from benthic.bus import FeedConsumer
 from benthic.config import Settings
 from benthic.content import install as install_content
 from benthic.gamestate import StateLoader
+from benthic.apidoc import FinishedJson, doc
+from benthic.errorcodes import FOLD, GAME_BY_ID, SEAT_AUTH
+from benthic.gameschemas import game_schemas, history_schema, view_schema
 from benthic.history import history_body
 from benthic.http import (
     EXCEPTION_HANDLERS,
     SEAT_TOKEN,
     cors_config,
     ApiError,
-    error_responses,
+    GameId,
+    Seat,
     health_routes,
     open_archive_reader,
     security_schemes,
 )
-from benthic.redisconn import RedisProbe, redis_client
+from benthic.redisconn import RedisProbe, redis_client, sample_memory
 from benthic.revocation import Revocations
-from benthic.rules import game_types
+from benthic.rules import FinalScores, game_types
 from benthic.store import EventStore
 from benthic.telemetry import GAMES, LIVE_STREAMS_REFUSED, log, red_middleware, zero_series
 from litestar import Litestar, Request, Response, get
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components
+from litestar.params import Parameter
 from litestar.response import Stream
 
 from services.projection.archived import ArchivedReads
 from services.projection.live import LiveCapacityReached, LiveHub
 from services.projection.projector import Projector
-from services.projection.readmodel import FINISHED_MARK, SCORES, STATUSES, SUMMARY, viewer_name
+from services.projection.readmodel import FINISHED_MARK, SCORES, STATUSES, SUMMARY, Summary, viewer_name
 from services.projection.reads import ReadModels
 from services.projection.webclient import web_routes
 
@@ -86,21 +92,24 @@ async def _view_response(
 ) -> Response[bytes]:
     hub = _hub(request)
     latest = await hub.current(game_id, viewer)
-    if latest is None:
-        raise _not_found(game_id)
-    if after_version is not None and latest[0] <= after_version and wait > 0:
+    waiting = after_version is not None and wait > 0
+    if latest is None and not (waiting and await _reads(request).store.meta(game_id) is not None):
+        raise _not_found(game_id)  # a game created but not projected yet is waited for, like a new version
+    if waiting and (latest is None or latest[0] <= after_version):
         loop = asyncio.get_running_loop()
         deadline = loop.time() + min(wait, request.app.state.settings.long_poll_max_s)
         try:
             async with hub.watch(game_id, viewer) as client:
                 latest = await hub.current(game_id, viewer) or latest  # a version written while we registered
-                while latest[0] <= after_version and (remaining := deadline - loop.time()) > 0:
+                while (latest is None or latest[0] <= after_version) and (remaining := deadline - loop.time()) > 0:
                     with contextlib.suppress(TimeoutError):
                         latest = await client.next(remaining) or latest
                     if client.dropped:
                         break
         except LiveCapacityReached:
             raise _at_capacity() from None
+    if latest is None:
+        raise _not_found(game_id)
     version, body = latest
     etag = f'"{game_id}:{version}:{viewer_name(viewer)}"'
     headers = {"ETag": etag, "X-Benthic-Version": str(version), "Cache-Control": "no-cache"}
@@ -109,17 +118,32 @@ async def _view_response(
     return Response(body, media_type="application/json", headers=headers)
 
 
-@get("/games/{game_id:str}/view", summary="Spectator view (long-poll with after_version & wait)", tags=["read"])
+_VIEW_DOC: dict[str, Any] = {
+    "ok": lambda shared: view_schema(STATUSES), "not_modified": True,
+    "ok_headers": {"ETag": "`\"<game>:<version>:<viewer>\"`", "X-Benthic-Version": "the view's version"},
+    "description": "`?after_version=N&wait=S` long-polls: the answer waits (at most S seconds, capped by "
+                   "BENTHIC_LONG_POLL_MAX_S) for a version after N, also for a game created but not projected yet; "
+                   "after the wait it is the current view (or 404 if the game is still not projected).",
+}
+TokenQuery = Annotated[str | None, Parameter(
+    description="the seat token, where `Authorization` cannot be set (EventSource)")]
+AfterVersion = Annotated[int | None, Parameter(ge=0, description="long-poll: wait for a version after this one")]
+Wait = Annotated[float, Parameter(ge=0, description="long-poll: seconds to wait at most")]
+
+
+@get("/games/{game_id:str}/view", summary="Spectator view (long-poll with after_version & wait)", tags=["read"],
+     opt=doc(*GAME_BY_ID, "too_many_live_clients", **_VIEW_DOC))
 async def public_view(
-    request: Request[Any, Any, Any], game_id: str, after_version: int | None = None, wait: float = 0
+    request: Request[Any, Any, Any], game_id: GameId, after_version: AfterVersion = None, wait: Wait = 0
 ) -> Response[bytes]:
     return await _view_response(request, game_id, None, after_version, wait)
 
 
 @get("/games/{game_id:str}/seats/{seat:int}/view", summary="A seat's view (needs its token)", tags=["read"],
-     security=[{SEAT_TOKEN: []}], responses=error_responses(401, 403, 404, 503))
+     security=[{SEAT_TOKEN: []}], opt=doc(*SEAT_AUTH, "wrong_seat", *GAME_BY_ID, "too_many_live_clients", **_VIEW_DOC))
 async def seat_view(
-    request: Request[Any, Any, Any], game_id: str, seat: int, after_version: int | None = None, wait: float = 0
+    request: Request[Any, Any, Any], game_id: GameId, seat: Seat, after_version: AfterVersion = None, wait: Wait = 0,
+    token: TokenQuery = None,
 ) -> Response[bytes]:
     return await _view_response(request, game_id, await _viewer(request, game_id, seat), after_version, wait)
 
@@ -127,7 +151,7 @@ async def seat_view(
 async def _history(
     request: Request[Any, Any, Any], game_id: str, viewer: int | None, after: int, limit: int
 ) -> Response[bytes]:
-    found = await _reads(request).history(game_id, viewer, after, max(1, min(limit, 1000)))
+    found = await _reads(request).history(game_id, viewer, after, min(limit, 1000))
     if found is None:
         raise _not_found(game_id)
     version, entries = found
@@ -137,17 +161,25 @@ async def _history(
     )
 
 
-@get("/games/{game_id:str}/history", summary="Event history as a spectator sees it", tags=["read"])
+_HISTORY_DOC: dict[str, Any] = {"ok": lambda shared: history_schema(),
+                                 "ok_headers": {"X-Benthic-Version": "the projected version"}}
+After = Annotated[int, Parameter(ge=0, le=2**53, description="the entries after this version")]
+Limit = Annotated[int, Parameter(ge=1, description="at most this many entries (and at most 1000)")]
+
+
+@get("/games/{game_id:str}/history", summary="Event history as a spectator sees it", tags=["read"],
+     opt=doc(*GAME_BY_ID, *FOLD, **_HISTORY_DOC))
 async def public_history(
-    request: Request[Any, Any, Any], game_id: str, after: int = 0, limit: int = 500
+    request: Request[Any, Any, Any], game_id: GameId, after: After = 0, limit: Limit = 500
 ) -> Response[bytes]:
     return await _history(request, game_id, None, after, limit)
 
 
 @get("/games/{game_id:str}/seats/{seat:int}/history", summary="Event history as a seat sees it", tags=["read"],
-     security=[{SEAT_TOKEN: []}], responses=error_responses(401, 403, 404, 503))
+     security=[{SEAT_TOKEN: []}], opt=doc(*SEAT_AUTH, "wrong_seat", *GAME_BY_ID, *FOLD, **_HISTORY_DOC))
 async def seat_history(
-    request: Request[Any, Any, Any], game_id: str, seat: int, after: int = 0, limit: int = 500
+    request: Request[Any, Any, Any], game_id: GameId, seat: Seat, after: After = 0, limit: Limit = 500,
+    token: TokenQuery = None,
 ) -> Response[bytes]:
     return await _history(request, game_id, await _viewer(request, game_id, seat), after, limit)
 
@@ -207,27 +239,62 @@ async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | Non
     )
 
 
-@get("/games/{game_id:str}/live", summary="Server-sent events: the spectator view on every change", tags=["live"])
-async def public_live(request: Request[Any, Any, Any], game_id: str) -> Stream:
+def _sse_event_schema(shared: dict[str, Any]) -> dict[str, Any]:
+    """One server-sent event of ``/live`` (OpenAPI 3.1: the schema of a ``text/event-stream`` describes each
+    event): ``view`` carries the view JSON, ``closed`` the error that ended a seat's stream."""
+    return {"oneOf": [
+        {"type": "object", "required": ["id", "event", "data"], "properties": {
+            "id": {"type": "string", "pattern": "^[0-9]+$", "description": "the view's version"},
+            "event": {"const": "view"},
+            "data": {"type": "string", "contentMediaType": "application/json",
+                     "contentSchema": view_schema(STATUSES)}}},
+        {"type": "object", "required": ["event", "data"], "properties": {
+            "event": {"const": "closed"},
+            "data": {"type": "string", "contentMediaType": "application/json", "contentSchema": {
+                "type": "object", "required": ["code", "message"],
+                "properties": {"code": {"enum": ["invalid_token", "token_expired", "token_revoked"]}, "message": {"type": "string"}}}}}},
+    ]}
+
+
+_LIVE_DOC: dict[str, Any] = {
+    "media_type": "text/event-stream", "ok": _sse_event_schema,
+    "ok_headers": {"X-Benthic-Version": "the version of the first view sent"},
+    "description": (
+        "Server-sent events (`text/event-stream`), one frame per new version of the view:\n\n"
+        "```\nid: <version>\nevent: view\ndata: <the view, as GET .../view answers it, on one line>\n\n```\n\n"
+        "The first frame is the current view; the stream ends after the view of the finished game. Every 15 s "
+        "without a change a comment `: keep-alive` is sent. A client that falls BENTHIC_LIVE_BUFFER versions "
+        "behind is disconnected (reconnect). A seat's stream ends with `event: closed` and `data: {\"code\", "
+        "\"message\"}` (the error, e.g. `token_expired`, `token_revoked`) once its token stops being valid: "
+        "refresh it and reconnect. `?token=` may carry the seat token (EventSource cannot set headers)."),
+}
+
+
+@get("/games/{game_id:str}/live", summary="Server-sent events: the spectator view on every change", tags=["live"],
+     opt=doc(*GAME_BY_ID, "too_many_live_clients", **_LIVE_DOC))
+async def public_live(request: Request[Any, Any, Any], game_id: GameId) -> Stream:
     return await _live(request, game_id, None)
 
 
 @get("/games/{game_id:str}/seats/{seat:int}/live", summary="Server-sent events: a seat's view", tags=["live"],
-     security=[{SEAT_TOKEN: []}], responses=error_responses(401, 403, 404, 503))
-async def seat_live(request: Request[Any, Any, Any], game_id: str, seat: int) -> Stream:
+     security=[{SEAT_TOKEN: []}], opt=doc(*SEAT_AUTH, "wrong_seat", *GAME_BY_ID, "too_many_live_clients", **_LIVE_DOC))
+async def seat_live(
+    request: Request[Any, Any, Any], game_id: GameId, seat: Seat, token: TokenQuery = None
+) -> Stream:
     return await _live(request, game_id, await _viewer(request, game_id, seat))
 
 
-@get("/games/{game_id:str}", summary="A game's lobby card", tags=["lobby"])
-async def game_summary(request: Request[Any, Any, Any], game_id: str) -> Response[bytes]:
+@get("/games/{game_id:str}", summary="A game's lobby card", tags=["lobby"], opt=doc(*GAME_BY_ID, ok=Summary))
+async def game_summary(request: Request[Any, Any, Any], game_id: GameId) -> Response[bytes]:
     found = await _reads(request).field(game_id, SUMMARY)
     if found is None or found[1] is None:
         raise _not_found(game_id)
     return Response(found[1], media_type="application/json", headers={"X-Benthic-Version": str(found[0])})
 
 
-@get("/games/{game_id:str}/scores", summary="Final scores of a finished game", tags=["read"])
-async def scores(request: Request[Any, Any, Any], game_id: str) -> Response[bytes]:
+@get("/games/{game_id:str}/scores", summary="Final scores of a finished game", tags=["read"],
+     opt=doc(*GAME_BY_ID, "not_finished", ok=FinalScores))
+async def scores(request: Request[Any, Any, Any], game_id: GameId) -> Response[bytes]:
     found = await _reads(request).field(game_id, SCORES)
     if found is None:
         raise _not_found(game_id)
@@ -236,25 +303,50 @@ async def scores(request: Request[Any, Any, Any], game_id: str) -> Response[byte
     return Response(found[1], media_type="application/json")
 
 
-@get("/lobby", summary="Games by type and status, newest first", tags=["lobby"])
+class LobbyPage(msgspec.Struct, frozen=True):
+    games: list[Summary]
+
+
+class Ranked(msgspec.Struct, frozen=True):
+    rank: int
+    player_id: str
+    name: str
+    rating: float  # openskill's ordinal (mu - 3 sigma), rounded
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+
+
+class Leaderboard(msgspec.Struct, frozen=True):
+    game_type: str
+    players: list[Ranked]
+
+
+PageLimit = Annotated[int, Parameter(ge=1, description="at most this many (and at most 500)")]
+
+
+@get("/lobby", summary="Games by type and status, newest first", tags=["lobby"],
+     opt=doc("404:unknown_game_type", ok=LobbyPage))
 async def lobby(
-    request: Request[Any, Any, Any], game_type: str | None = None, status: str | None = None, limit: int = 50
+    request: Request[Any, Any, Any], game_type: str | None = None,
+    status: Literal[STATUSES] | None = None,  # type: ignore[valid-type]
+    limit: PageLimit = 50,
 ) -> dict[str, Any]:
     types = [game_type] if game_type else list(game_types())
     if game_type and game_type not in game_types():
         raise ApiError(404, "unknown_game_type", f"unknown game type {game_type!r}")
-    if status and status not in STATUSES:
-        raise ApiError(400, "invalid_request", f"status must be one of {', '.join(STATUSES)}")
     statuses = [status] if status else list(STATUSES)
-    games = await _reads(request).lobby(types, statuses, max(1, min(limit, 500)))
+    games = await _reads(request).lobby(types, statuses, min(limit, 500))
     return {"games": games}
 
 
-@get("/leaderboards/{game_type:str}", summary="Ratings leaderboard of a game type", tags=["ratings"])
-async def leaderboard(request: Request[Any, Any, Any], game_type: str, limit: int = 20) -> dict[str, Any]:
+@get("/leaderboards/{game_type:str}", summary="Ratings leaderboard of a game type", tags=["ratings"],
+     opt=doc("404:unknown_game_type", ok=Leaderboard))
+async def leaderboard(request: Request[Any, Any, Any], game_type: str, limit: PageLimit = 20) -> dict[str, Any]:
     if game_type not in game_types():
         raise ApiError(404, "unknown_game_type", f"unknown game type {game_type!r}")
-    return {"game_type": game_type, "players": await _reads(request).leaderboard(game_type, max(1, min(limit, 500)))}
+    return {"game_type": game_type, "players": await _reads(request).leaderboard(game_type, min(limit, 500))}
 
 
 async def _games_gauge(reads: ReadModels, interval: float) -> None:
@@ -290,6 +382,7 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
         if consume:
             await consumer.start()
         gauge = asyncio.create_task(_games_gauge(reads, settings.metrics_interval_s))
+        sampler = asyncio.create_task(sample_memory(redis, settings.metrics_interval_s))
         zero_series(SERVICE, game_types())
         log().info("service_started", port=settings.projection_port,
                    content_packs=packs["packs"], rejected_packs=packs["rejected"])
@@ -297,6 +390,7 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
             yield
         finally:
             gauge.cancel()
+            sampler.cancel()
             if consume:
                 await consumer.stop()
             await hub.stop()
@@ -326,7 +420,8 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
         cors_config=cors_config(settings),
         state=State({"settings": settings}),
         openapi_config=OpenAPIConfig(
-            title="Benthic read API", version="1", components=Components(security_schemes=security_schemes(SEAT_TOKEN))
+            title="Benthic read API", version="1", components=Components(security_schemes=security_schemes(SEAT_TOKEN)),
+            render_plugins=[FinishedJson(lambda: game_schemas().components), ScalarRenderPlugin()],
         ),
         logging_config=None,
         debug=False,

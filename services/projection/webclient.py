@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import msgspec
+from benthic.apidoc import doc
 from benthic.config import Settings
 from litestar import Request, get
 from litestar.datastructures import CacheControlHeader
@@ -20,13 +22,18 @@ def root() -> Redirect:
     return Redirect("/app/")
 
 
+class ClientConfig(msgspec.Struct, frozen=True):
+    command_url: str | None  # BENTHIC_PUBLIC_COMMAND_URL; null: the page's host with command_port
+    command_port: int
+
+
 @get("/client-config", summary="The web client's settings: where the command API is", tags=["web"],
-     sync_to_thread=False)
-def client_config(request: Request[Any, Any, Any]) -> dict[str, Any]:
+     sync_to_thread=False, opt=doc(store=False))
+def client_config(request: Request[Any, Any, Any]) -> ClientConfig:
     """`command_url` (BENTHIC_PUBLIC_COMMAND_URL) or null, then the client uses the page's host with
     `command_port`."""
     settings: Settings = request.app.state.settings
-    return {"command_url": settings.public_command_url or None, "command_port": settings.command_port}
+    return ClientConfig(settings.public_command_url or None, settings.command_port)
 
 
 def web_routes() -> list[Any]:

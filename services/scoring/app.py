@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
@@ -12,7 +13,7 @@ from benthic.content import install as install_content
 from benthic.gamestate import StateLoader
 from benthic.http import EXCEPTION_HANDLERS, health_routes
 from benthic.keys import lifecycle_key
-from benthic.redisconn import RedisProbe, redis_client
+from benthic.redisconn import RedisProbe, redis_client, sample_memory
 from benthic.rules import game_types
 from benthic.store import EventStore
 from benthic.telemetry import log, red_middleware, zero_series
@@ -40,12 +41,14 @@ def create_app(settings: Settings) -> Litestar:
                                 feed=lifecycle_key)
         app.state.update(redis=redis, consumer=consumer, scorer=scorer, probe=probe)
         await consumer.start()
+        sampler = asyncio.create_task(sample_memory(redis, settings.metrics_interval_s))
         zero_series(SERVICE, game_types())
         log().info("service_started", port=settings.scoring_port,
                    content_packs=packs["packs"], rejected_packs=packs["rejected"])
         try:
             yield
         finally:
+            sampler.cancel()
             await consumer.stop()
             await probe.stop()
             await redis.aclose()

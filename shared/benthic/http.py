@@ -3,13 +3,15 @@ archive connection of the services that only read it."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, get
 from litestar.config.cors import CORSConfig
+from litestar.params import Parameter
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
@@ -17,6 +19,7 @@ from benthic.archive import Archive, ArchiveUnavailable
 from benthic.config import Settings
 from benthic.redisconn import UNAVAILABLE
 from benthic.rules import GameNotSupported
+from benthic.store import GameNotFound
 from benthic.telemetry import AUTH_REFUSALS, log, metrics_payload
 
 
@@ -58,7 +61,6 @@ def _api_error(_: Request[Any, Any, Any], exc: ApiError) -> Response[ErrorBody]:
 
 
 _HTTP_CODES = {
-    400: "bad_request",
     401: "unauthorized",
     403: "forbidden",
     404: "not_found",
@@ -68,15 +70,22 @@ _HTTP_CODES = {
 }
 
 
-def _http_error(_: Request[Any, Any, Any], exc: HTTPException) -> Response[ErrorBody]:
+def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[ErrorBody]:
     if isinstance(exc, ValidationException):
         return _error(400, "invalid_request", str(exc.detail), {"errors": exc.extra} if exc.extra else None)
     if isinstance(exc, NotFoundException):
         return _error(404, "not_found", "no such resource")
-    if exc.status_code == 400 and "JSON is malformed" in str(exc.detail):
-        return _error(400, "invalid_json", str(exc.detail))
+    if exc.status_code == 400:  # the body could not be decoded (malformed, truncated, empty), else the request
+        body = request.method in ("POST", "PUT", "PATCH")
+        return _error(400, "invalid_json" if body else "invalid_request",
+                      f"the body is not valid JSON: {exc.detail}" if body else str(exc.detail))
     code = _HTTP_CODES.get(exc.status_code, "http_error")
-    return _error(exc.status_code, code, str(exc.detail))
+    return _error(exc.status_code, code, str(exc.detail), headers=exc.headers)  # 405 keeps its Allow
+
+
+def _game_not_found(_: Request[Any, Any, Any], exc: GameNotFound) -> Response[ErrorBody]:
+    """The game left Redis between a read and a write (archived meanwhile): nothing was changed."""
+    return _error(404, "game_not_found", f"no game {str(exc)!r} (it may have been archived just now)")
 
 
 def _not_supported(_: Request[Any, Any, Any], exc: GameNotSupported) -> Response[ErrorBody]:
@@ -126,6 +135,7 @@ EXCEPTION_HANDLERS: dict[Any, Callable[..., Response[ErrorBody]]] = {
     **{kind: _unavailable for kind in UNAVAILABLE},
     ArchiveUnavailable: _archive_unavailable,
     GameNotSupported: _not_supported,
+    GameNotFound: _game_not_found,
     Exception: _unexpected,
 }
 
@@ -164,6 +174,30 @@ def health_routes(ready: Callable[[], Awaitable[dict[str, Any]]]) -> list[Any]:
     return [healthz, readyz, metrics]
 
 
+MAX_BODY_DEPTH = 32  # arrays and objects inside each other: real bodies nest 6 deep at most
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKETS = re.compile(rb"[\[\]{}]")
+
+
+def too_deep(raw: bytes, limit: int = MAX_BODY_DEPTH) -> bool:
+    """Whether the JSON text ``raw`` nests arrays and objects more than ``limit`` deep (strings skipped)."""
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False  # the common case, without a scan
+    depth = 0
+    for bracket in _BRACKETS.findall(_STRINGS.sub(b"", raw)):
+        depth += 1 if bracket in (b"[", b"{") else -1
+        if depth > limit:
+            return True
+    return False
+
+
+async def refuse_deep_bodies(request: Request[Any, Any, Any]) -> None:
+    """``before_request`` of the services: a body nested deeper than MAX_BODY_DEPTH is refused before it is
+    decoded (decoders recurse once per level: a thousand levels would exhaust the interpreter's stack)."""
+    if request.method in ("POST", "PUT", "PATCH") and too_deep(await request.body()):
+        raise ApiError(400, "body_too_deep", f"the body nests arrays and objects more than {MAX_BODY_DEPTH} deep")
+
+
 def decode_body(raw: bytes, kind: type[Any], what: str) -> Any:
     try:
         return msgspec.json.decode(raw, type=kind)
@@ -171,6 +205,12 @@ def decode_body(raw: bytes, kind: type[Any], what: str) -> Any:
         if isinstance(exc, msgspec.ValidationError):
             raise ApiError(400, "invalid_request", f"{what}: {exc}") from None
         raise ApiError(400, "invalid_json", f"the body is not valid JSON: {exc}") from None
+
+
+# --- path parameters, as enforced and documented ------------------------------------------------------------------
+
+GameId = Annotated[str, Parameter(pattern=r"^[A-Za-z0-9_.:\-]{1,128}$", description="a game id (as created)")]
+Seat = Annotated[int, Parameter(ge=0, description="a seat of the game, from 0")]
 
 
 # --- OpenAPI: how callers authenticate ---------------------------------------------------------------------------
@@ -226,23 +266,9 @@ def security_schemes(*names: str) -> dict[str, Any]:
 
 
 def error_responses(*statuses: int) -> dict[int, Any]:
-    """OpenAPI entries of the error answers a route may give (``{code, message, details?}``)."""
+    """Deprecated: a route declares its errors with ``opt=benthic.apidoc.doc(<codes>)``, which documents them
+    exactly (codes per status, headers); this older form documents only the statuses."""
     from litestar.openapi.datastructures import ResponseSpec
 
-    meaning = {
-        401: "Credential missing, invalid, expired or revoked (`missing_token`, `invalid_token`, `token_expired`, "
-             "`token_revoked`, `operator_only`)",
-        403: "Credential not allowed here (`wrong_game`, `wrong_seat`, `player_mismatch`, `player_only`, "
-             "`not_seated`, `operator_only`, `seed_requires_operator`)",
-        404: "No such game (`game_not_found`)",
-        409: "Conflict (`version_conflict`, `seats_open`, `no_open_seat`, `seat_taken`, `already_seated`, "
-             "`too_many_open_games`)",
-        422: "Rule violation or invalid game setup (the code names the rule)",
-        429: "Rate limit (`rate_limited`, with `Retry-After`)",
-        503: "Redis unreachable or busy (`store_unavailable`, with `Retry-After`), identity provider unreachable "
-             "(`identity_provider_unavailable`)",
-    }
-    return {
-        status: ResponseSpec(data_container=ErrorBody, generate_examples=False, description=meaning[status])
-        for status in statuses
-    }
+    return {status: ResponseSpec(data_container=ErrorBody, generate_examples=False, description="see docs/ERRORS.md")
+            for status in statuses}

@@ -66,6 +66,18 @@ async def memory(redis: Any) -> tuple[int, int]:
     return used, 0 if 0 in limits else sum(limits)
 
 
+async def sample_memory(redis: Any, interval: float) -> None:
+    """Keep ``benthic_redis_memory_used_bytes`` / ``_max_bytes`` current (every service runs one; cancel it)."""
+    from benthic.telemetry import REDIS_MEMORY_MAX, REDIS_MEMORY_USED
+
+    while True:
+        with contextlib.suppress(Exception):
+            used, limit = await memory(redis)
+            REDIS_MEMORY_USED.set(used)
+            REDIS_MEMORY_MAX.set(limit)
+        await asyncio.sleep(interval)
+
+
 class RedisProbe:
     """Pings Redis on its own connection every ``interval`` seconds, so readiness is known at once whatever the
     load on the request pool, and turns false within one interval of an outage."""

@@ -219,6 +219,8 @@ class Engine(ABC, Generic[S, C, E]):
     command_type: ClassVar[Any]  # typing.Union of the command Structs (tag field "type")
     event_type: ClassVar[Any]  # typing.Union of the event Structs (tag field "type")
     state_type: ClassVar[type[Any]]
+    # A Struct describing the JSON ``view`` returns (the read API documents it; tests check views against it).
+    view_type: ClassVar[Any] = None
     playout_bound: ClassVar[int] = 20_000  # commands a complete random-bot game never exceeds
     # The version of the rules and of the events' meaning: recorded with every event the engine produces.
     # Bump it when replaying recorded events would change a state, a view or a score, and add the upcaster

@@ -16,6 +16,7 @@ from benthic.rules.aquatica.evolve import evolve
 from benthic.rules.aquatica.prompts import prompt_details, prompt_kind
 from benthic.rules.aquatica.state import State
 from benthic.rules.aquatica.upcast import UPCASTERS
+from benthic.rules.aquatica.viewtypes import AquaticaView
 from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, Secret, switches_content
 from benthic.rules.presentation import Description
 
@@ -38,6 +39,7 @@ class AquaticaEngine(Engine[State, Command, Event]):
     command_type: ClassVar[Any] = Command
     event_type: ClassVar[Any] = Event
     state_type: ClassVar[type] = State
+    view_type: ClassVar[Any] = AquaticaView
     # R22 caps a game at 60 rounds; a random 4-player game stays far below this many commands.
     playout_bound: ClassVar[int] = 12_000
 

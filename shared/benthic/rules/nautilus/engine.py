@@ -31,6 +31,7 @@ from benthic.rules.nautilus.legal import legal_commands
 from benthic.rules.nautilus.options import parse_options
 from benthic.rules.nautilus.scoring import final_scores
 from benthic.rules.nautilus.state import State
+from benthic.rules.nautilus.viewtypes import NautilusView
 from benthic.rules.nautilus.upcast import UPCASTERS
 from benthic.rules.presentation import Description
 
@@ -46,6 +47,7 @@ class NautilusEngine(Engine[State, Command, ev.Event]):
     command_type = Command
     event_type = ev.Event
     state_type = State
+    view_type = NautilusView
     # §6.14: ≤ 230 rounds; per seat and round ≤ 6 Phase-1, 3 Phase-2 and 10 Phase-3 commands, plus ≤ 2
     # sub-prompt commands per recovered chip (60 chips) and one cash_assignment per seat: < 18,000.
     playout_bound = 30_000

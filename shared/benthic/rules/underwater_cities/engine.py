@@ -16,6 +16,7 @@ from .decide import decide
 from .describe import describe, describe_all
 from .events import Event
 from .evolve import evolve
+from .viewtypes import UnderwaterCitiesView
 from .heuristic import evaluate
 from .legal import legal_commands
 from .setup import MAX_SEATS, MIN_SEATS, start
@@ -34,6 +35,7 @@ class UnderwaterCitiesEngine(Engine[GameState, Command, Event]):
     command_type = Command
     event_type = Event
     state_type = GameState
+    view_type = UnderwaterCitiesView
     playout_bound: ClassVar[int] = 6_000
 
     def start(self, config: GameConfig) -> list[Any]:

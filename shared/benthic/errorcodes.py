@@ -1,0 +1,97 @@
+"""Every error code the HTTP APIs answer, with its status and meaning: the one list the OpenAPI documents
+(``benthic.apidoc``) and docs/ERRORS.md are checked against.  A route names the codes it can give (see
+``benthic.apidoc.doc``); a code answered with two statuses (``operator_only``: 401 without a credential,
+403 with another kind) is listed once per status.
+
+Rule violations are open-ended: every engine names its own rules (``not_your_turn``, ``insufficient_funds``,
+...), so a route that decides a command documents ``RULE`` (any snake_case code, status 422).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class ErrorCode(NamedTuple):
+    status: int
+    code: str
+    meaning: str
+
+
+RULE = "<rule>"  # a rule violation named by the engine: any snake_case code, 422
+
+ERROR_CODES: tuple[ErrorCode, ...] = (
+    # 400: the request is malformed (nothing was changed)
+    ErrorCode(400, "invalid_json", "the body is not valid JSON"),
+    ErrorCode(400, "invalid_request", "a field, query or path parameter is missing, of the wrong type or out of "
+                                      "range (`details.errors` names it)"),
+    ErrorCode(400, "body_too_deep", "the body nests arrays and objects deeper than the limit (32)"),
+    ErrorCode(400, "malformed_command", "the command is not a valid command of this game type"),
+    ErrorCode(400, "unknown_command_type", "the command's `type` is not a command of this game type"),
+    ErrorCode(400, "unknown_bot", "a bot seat names no registered bot"),
+    ErrorCode(400, "invalid_bot_level", "a bot seat's level is outside 1..10"),
+    # 401: no credential, or one that cannot be trusted (with WWW-Authenticate)
+    ErrorCode(401, "missing_token", "no bearer credential"),
+    ErrorCode(401, "invalid_token", "a credential that is malformed or not signed by a trusted key"),
+    ErrorCode(401, "token_expired", "an expired credential: get a new one"),
+    ErrorCode(401, "token_revoked", "an operator revoked this seat token: get a new one with your JWT"),
+    ErrorCode(401, "operator_only", "an operator endpoint called without a credential"),
+    # 403: a valid credential that does not allow this
+    ErrorCode(403, "wrong_game", "the seat token belongs to another game"),
+    ErrorCode(403, "wrong_seat", "the seat token is for another seat of this game"),
+    ErrorCode(403, "player_mismatch", "a player acts only as themselves"),
+    ErrorCode(403, "player_only", "this endpoint acts for a player: send the player's own JWT"),
+    ErrorCode(403, "operator_only", "this endpoint needs the operator token or scope benthic:operator"),
+    ErrorCode(403, "not_seated", "the caller holds no seat in this game"),
+    ErrorCode(403, "seed_requires_operator", "only an operator may choose a game's seed"),
+    # 404
+    ErrorCode(404, "game_not_found", "no such game (on the read API: or not projected yet)"),
+    ErrorCode(404, "unknown_game_type", "no such game type"),
+    ErrorCode(404, "not_finished", "the game has no final scores yet"),
+    ErrorCode(404, "not_found", "no such resource (a path parameter of the wrong type)"),
+    ErrorCode(405, "method_not_allowed", "the path has no such method (with Allow; any path, not per operation)"),
+    # 409: the request is valid, the game's state refuses it now
+    ErrorCode(409, "game_finished", "the game is over (or archived): it accepts no more commands or joins"),
+    ErrorCode(409, "version_conflict", "`expected_version` is stale (`details.current_version`)"),
+    ErrorCode(409, "too_many_conflicts", "the game changed too often while deciding: retry"),
+    ErrorCode(409, "seats_open", "the game waits for players: it starts when every seat is taken"),
+    ErrorCode(409, "no_open_seat", "every seat of the game is taken"),
+    ErrorCode(409, "seat_taken", "the asked seat is taken"),
+    ErrorCode(409, "already_seated", "the player already holds a seat in this game"),
+    ErrorCode(409, "seat_taken_over", "the house bot plays this seat since its clock ran out: reclaim it first"),
+    ErrorCode(409, "seat_resigned", "the seat left the game (resigned or forfeited): the house bot plays it"),
+    ErrorCode(409, "seat_not_taken_over", "the seat is played by its player: nothing to reclaim"),
+    ErrorCode(409, "too_many_open_games", "the player sits in too many unfinished games (`details.limit`)"),
+    # 413
+    ErrorCode(413, "body_too_large", "the body is over BENTHIC_MAX_BODY_BYTES"),
+    # 422: well-formed, refused by the game's rules
+    ErrorCode(422, "unknown_game_type", "no such game type (POST /games)"),
+    ErrorCode(422, "duplicate_player", "one player named for two seats"),
+    ErrorCode(422, "creator_not_seated", "a player creating a game must take a seat in it"),
+    ErrorCode(422, "no_such_seat", "the game has no such seat"),
+    ErrorCode(422, "invalid_option", "an option of the game, or the platform's `clock`/`on_expiry`, is invalid"),
+    ErrorCode(422, RULE, "a rule violation or an invalid game setup: the code names the rule (`not_your_turn`, "
+                         "`insufficient_funds`, `invalid_option`, `invalid_player_count`, ...), the message cites it"),
+    # 429
+    ErrorCode(429, "rate_limited", "too many requests (with Retry-After; `details` names the limit)"),
+    ErrorCode(500, "internal_error", "a bug (logged with its traceback); nothing was changed; never documented "
+                                     "per operation"),
+    # 503: try again later; nothing was changed
+    ErrorCode(503, "store_unavailable", "Redis unreachable or its pool busy (with Retry-After)"),
+    ErrorCode(503, "archive_unavailable", "the PostgreSQL archive of finished games unreachable (with Retry-After)"),
+    ErrorCode(503, "identity_provider_unavailable", "the identity provider's JWKS cannot be fetched"),
+    ErrorCode(503, "too_many_live_clients", "this server holds its maximum of live clients (with Retry-After)"),
+    ErrorCode(503, "engine_version_unsupported", "the game was recorded by an engine version this replica "
+                                                 "cannot read (docs/UPGRADES.md)"),
+    ErrorCode(503, "content_pack_unavailable", "the game's content pack is not installed on this replica"),
+)
+
+# The codes of a credential check, by what the route accepts ("status:code" names one status of a code).
+JWT_AUTH = ("missing_token", "invalid_token", "token_expired", "identity_provider_unavailable")
+PLAYER_AUTH = (*JWT_AUTH, "player_only")
+OPERATOR_AUTH = ("operator_only", "invalid_token", "token_expired", "identity_provider_unavailable")
+SEAT_AUTH = ("missing_token", "invalid_token", "token_expired", "token_revoked", "wrong_game")
+# A game the route finds by id (in Redis, else in the archive).
+GAME_BY_ID = ("game_not_found", "archive_unavailable")
+# A route that folds the game's events: a replica without its engine version or content pack refuses.
+FOLD = ("engine_version_unsupported", "content_pack_unavailable")
