@@ -9,7 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benthic.localplatform import LocalPlatform
+from benthic.local.localplatform import LocalPlatform
 
 from tests.apifuzz import ENV, run
 

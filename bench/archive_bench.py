@@ -22,17 +22,17 @@ import uuid
 from typing import Any
 
 from benthic.archive import Archive
-from benthic.config import Settings
-from benthic.devpostgres import PrivatePostgres
-from benthic.devredis import PrivateRedis
-from benthic.events import Notification
-from benthic.gamestate import StateLoader
-from benthic.keys import GameKeys, RatingKeys
-from benthic.redisconn import redis_client
+from benthic.service.config import Settings
+from benthic.local.devpostgres import PrivatePostgres
+from benthic.local.devredis import PrivateRedis
+from benthic.game.events import Notification
+from benthic.game.gamestate import StateLoader
+from benthic.game.keys import GameKeys, RatingKeys
+from benthic.service.redisconn import redis_client
 from benthic.rules import GameConfig, game_types, get_engine
 from benthic.rules.bots import RandomBot
 from benthic.store import EventStore, NewEvent, SeatInfo
-from benthic.telemetry import configure_logging
+from benthic.service.telemetry import configure_logging
 
 from services.archiver.archiver import Archiver
 from services.projection.projector import Projector

@@ -16,9 +16,9 @@ from itertools import cycle
 from typing import Any
 
 import httpx
-from benthic.client import BenthicClient
-from benthic.keys import GameKeys
-from benthic.localplatform import LocalPlatform
+from benthic.clients.client import BenthicClient
+from benthic.game.keys import GameKeys
+from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
 from redis.asyncio import Redis
 

@@ -20,9 +20,9 @@ from typing import Any
 
 import httpx
 import msgspec
-from benthic.bots_http import HttpGame, start_bot_game
-from benthic.client import ApiFailure
-from benthic.localplatform import SERVICES, LocalPlatform
+from benthic.clients.bots_http import HttpGame, start_bot_game
+from benthic.clients.client import ApiFailure
+from benthic.local.localplatform import SERVICES, LocalPlatform
 from benthic.rules import game_types, get_engine
 
 

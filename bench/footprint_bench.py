@@ -16,11 +16,11 @@ import statistics
 import time
 from typing import Any
 
-from benthic.bots_http import HttpGame, start_bot_game
-from benthic.client import ApiFailure, BenthicClient
-from benthic.keys import GameKeys, feed_key, lobby_key
-from benthic.localplatform import LocalPlatform
-from benthic.redisconn import redis_client
+from benthic.clients.bots_http import HttpGame, start_bot_game
+from benthic.clients.client import ApiFailure, BenthicClient
+from benthic.game.keys import GameKeys, feed_key, lobby_key
+from benthic.local.localplatform import LocalPlatform
+from benthic.service.redisconn import redis_client
 from benthic.rules import game_types, get_engine
 
 from bench.e2e_bench import BENCH_LIMITS

@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benthic.bots_http import HttpGame, start_bot_game
-from benthic.localplatform import LocalPlatform
+from benthic.clients.bots_http import HttpGame, start_bot_game
+from benthic.local.localplatform import LocalPlatform
 
 from bench.e2e_bench import BENCH_LIMITS, LoadClient, _peak_rss_mb, _quantile
 

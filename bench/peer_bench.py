@@ -38,9 +38,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from benthic.bots_http import start_bot_game
-from benthic.devredis import free_port
-from benthic.localplatform import LocalPlatform
+from benthic.clients.bots_http import start_bot_game
+from benthic.local.devredis import free_port
+from benthic.local.localplatform import LocalPlatform
 
 from bench.e2e_bench import BENCH_LIMITS, LoadClient, _env_overrides, _histogram, _histogram_quantile, _quantile
 

@@ -21,9 +21,9 @@ import time
 from typing import Any
 
 import httpx
-from benthic.bots_http import HttpGame, start_bot_game
-from benthic.localplatform import LocalPlatform
-from benthic.redisconn import redis_client
+from benthic.clients.bots_http import HttpGame, start_bot_game
+from benthic.local.localplatform import LocalPlatform
+from benthic.service.redisconn import redis_client
 from benthic.rules import game_types, get_engine
 
 from bench.e2e_bench import BENCH_LIMITS, LoadClient, _env_overrides

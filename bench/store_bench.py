@@ -19,10 +19,10 @@ import time
 import uuid
 from typing import Any
 
-from benthic.devredis import PrivateRedis
-from benthic.events import Notification
-from benthic.feed import encode_notification
-from benthic.keys import GameKeys
+from benthic.local.devredis import PrivateRedis
+from benthic.game.events import Notification
+from benthic.service.feed import encode_notification
+from benthic.game.keys import GameKeys
 from benthic.store import EventStore, NewEvent, SeatInfo, VersionConflict
 from benthic.store.append import SOURCE as APPEND_SOURCE
 from benthic.store.append import append_call

@@ -24,7 +24,7 @@ CORPUS = ROOT / "tests" / "golden"
 
 
 def _golden() -> Any:
-    """benthic/golden.py of this checkout, by path: with --legacy, ``benthic`` is an older checkout's."""
+    """benthic/game/golden.py of this checkout, by path: with --legacy, ``benthic`` is an older checkout's."""
     spec = importlib.util.spec_from_file_location("benthic_golden", ROOT / "shared" / "benthic" / "golden.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

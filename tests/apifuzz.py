@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import httpx
 
-from benthic.localplatform import LocalPlatform
+from benthic.local.localplatform import LocalPlatform
 
 APIS = ("command", "read")
 # The platform's settings these runs need: long-polls capped at 1 s (cases ask for waits up to 1e308 s).

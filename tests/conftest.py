@@ -84,7 +84,7 @@ async def archive(archive_url: str) -> AsyncIterator[Archive]:  # noqa: F821
 
 @pytest.fixture
 async def redis(redis_url: str) -> AsyncIterator[Redis]:  # noqa: F821
-    from benthic.redisconn import redis_client
+    from benthic.service.redisconn import redis_client
 
     client = redis_client(redis_url)
     await client.flushdb()
@@ -101,7 +101,7 @@ def redis_cluster_url() -> Iterator[str]:
         return
     if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
         pytest.fail("the cluster tests need redis-server and redis-cli on PATH (or REDIS_CLUSTER_URL)")
-    from benthic.devredis import PrivateRedisCluster
+    from benthic.local.devredis import PrivateRedisCluster
 
     with PrivateRedisCluster() as cluster:
         yield cluster.url
@@ -109,7 +109,7 @@ def redis_cluster_url() -> Iterator[str]:
 
 @pytest.fixture
 async def redis_cluster(redis_cluster_url: str) -> AsyncIterator[RedisCluster]:  # noqa: F821
-    from benthic.redisconn import redis_client
+    from benthic.service.redisconn import redis_client
 
     client = redis_client(redis_cluster_url, cluster=True)
     await client.flushdb()

@@ -6,7 +6,7 @@ import random
 import uuid
 from typing import Any
 
-from benthic.config import Settings
+from benthic.service.config import Settings
 from benthic.rules import GameConfig, get_engine
 from benthic.rules.bots import RandomBot
 from benthic.store import EventStore, NewEvent, SeatInfo

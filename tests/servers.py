@@ -2,8 +2,8 @@
 
 - ``containers``: testcontainers' throwaway Docker containers, when a Docker daemon is reachable
   (developers' laptops, CI systems with Docker);
-- ``processes``: private ``redis-server`` and ``postgres`` processes on free ports (benthic.devredis,
-  benthic.devpostgres), everywhere else (these machines and their CI have no Docker daemon).
+- ``processes``: private ``redis-server`` and ``postgres`` processes on free ports (benthic.local.devredis,
+  benthic.local.devpostgres), everywhere else (these machines and their CI have no Docker daemon).
 
 ``BENTHIC_TEST_SERVERS=containers|processes`` forces one; forcing ``containers`` without a reachable daemon
 is an error, never a silent fallback.  ``REDIS_URL`` and ``BENTHIC_ARCHIVE_URL`` still win over both: a
@@ -88,14 +88,14 @@ class ProcessServers:
 
     @contextlib.contextmanager
     def redis(self) -> Iterator[str]:
-        from benthic.devredis import PrivateRedis
+        from benthic.local.devredis import PrivateRedis
 
         with PrivateRedis() as server:
             yield server.url
 
     @contextlib.contextmanager
     def postgres(self) -> Iterator[str]:
-        from benthic.devpostgres import PrivatePostgres
+        from benthic.local.devpostgres import PrivatePostgres
 
         with PrivatePostgres(durable=False) as server:
             yield server.dsn

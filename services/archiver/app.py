@@ -10,13 +10,13 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from benthic.archive import Archive
-from benthic.bus import FeedConsumer
-from benthic.config import Settings
-from benthic.http import EXCEPTION_HANDLERS, health_routes
-from benthic.keys import lifecycle_key
-from benthic.redisconn import redis_client
+from benthic.service.bus import FeedConsumer
+from benthic.service.config import Settings
+from benthic.service.http import EXCEPTION_HANDLERS, health_routes
+from benthic.game.keys import lifecycle_key
+from benthic.service.redisconn import redis_client
 from benthic.rules import game_types
-from benthic.telemetry import log, red_middleware, zero_series
+from benthic.service.telemetry import log, red_middleware, zero_series
 from litestar import Litestar
 from litestar.datastructures import State
 

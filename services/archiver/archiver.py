@@ -34,10 +34,10 @@ from typing import Any
 
 from benthic.archive import Archive, ArchiveConflict, ArchiveError, ArchiveMismatch
 from benthic.archive.records import read_models_digest
-from benthic.config import Settings
-from benthic.events import Notification
+from benthic.service.config import Settings
+from benthic.game.events import Notification
 from benthic.rules import game_types
-from benthic.telemetry import (
+from benthic.service.telemetry import (
     ARCHIVE_DUE,
     ARCHIVE_FAILURES,
     ARCHIVE_LAG,

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from benthic.archive import ArchivedGame
-from benthic.events import PLATFORM, event_digest
-from benthic.keys import GameKeys, RatingKeys, archive_due_key, archive_since_key
+from benthic.game.events import PLATFORM, event_digest
+from benthic.game.keys import GameKeys, RatingKeys, archive_due_key, archive_since_key
 from benthic.store import parse_meta
 from benthic.store.entries import envelopes as parse_entries
 

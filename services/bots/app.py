@@ -8,17 +8,17 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from benthic.auth import SeatTokens
-from benthic.bus import FeedConsumer
-from benthic.config import Settings
-from benthic.content import install as install_content
-from benthic.gamestate import StateLoader
-from benthic.http import EXCEPTION_HANDLERS, health_routes
-from benthic.redisconn import RedisProbe, redis_client
+from benthic.trust.auth import SeatTokens
+from benthic.service.bus import FeedConsumer
+from benthic.service.config import Settings
+from benthic.game.content import install as install_content
+from benthic.game.gamestate import StateLoader
+from benthic.service.http import EXCEPTION_HANDLERS, health_routes
+from benthic.service.redisconn import RedisProbe, redis_client
 from benthic.rules import game_types
 from benthic.rules.bots import BOT_NAMES
 from benthic.store import EventStore
-from benthic.telemetry import BOT_MOVES, log, red_middleware, zero_series
+from benthic.service.telemetry import BOT_MOVES, log, red_middleware, zero_series
 from litestar import Litestar
 from litestar.datastructures import State
 

@@ -25,16 +25,16 @@ import random
 import time
 from typing import Any
 
-from benthic import lifecycle as lc
-from benthic.config import Settings
-from benthic.events import Notification
-from benthic.gamestate import Folded
-from benthic.http import ApiError
-from benthic.keys import partition_of
+from benthic.game import lifecycle as lc
+from benthic.service.config import Settings
+from benthic.game.events import Notification
+from benthic.game.gamestate import Folded
+from benthic.service.http import ApiError
+from benthic.game.keys import partition_of
 from benthic.rules import UnknownGameType, get_engine
 from benthic.rules.bots import make_bot
 from benthic.store import Actor, GameMeta
-from benthic.telemetry import (
+from benthic.service.telemetry import (
     BOT_FAILURES,
     BOT_MOVE_LAG,
     BOT_MOVES,

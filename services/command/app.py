@@ -10,12 +10,12 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 import structlog
-from benthic.auth import SeatClaim, SeatGate, SeatTokens, bearer, is_operator, unauthorized
-from benthic.config import Settings, check_identity
-from benthic.devissuer import DEV_AUDIENCE, DEV_ISSUER, INSECURE_WARNING, DevIssuer
-from benthic.content import install as install_content
-from benthic.gamestate import StateLoader
-from benthic.http import (
+from benthic.trust.auth import SeatClaim, SeatGate, SeatTokens, bearer, is_operator, unauthorized
+from benthic.service.config import Settings, check_identity
+from benthic.trust.devissuer import DEV_AUDIENCE, DEV_ISSUER, INSECURE_WARNING, DevIssuer
+from benthic.game.content import install as install_content
+from benthic.game.gamestate import StateLoader
+from benthic.service.http import (
     EXCEPTION_HANDLERS,
     OPERATOR,
     cors_config,
@@ -28,10 +28,10 @@ from benthic.http import (
     open_archive_reader,
     security_schemes,
 )
-from benthic.apidoc import FinishedJson, doc
-from benthic.errorcodes import FOLD, GAME_BY_ID, JWT_AUTH, OPERATOR_AUTH, PLAYER_AUTH, RULE, SEAT_AUTH
-from benthic.gameschemas import commands_schema, create_game_schema, game_schemas, redacted_events_schema
-from benthic.identity import (
+from benthic.service.apidoc import FinishedJson, doc
+from benthic.service.errorcodes import FOLD, GAME_BY_ID, JWT_AUTH, OPERATOR_AUTH, PLAYER_AUTH, RULE, SEAT_AUTH
+from benthic.game.gameschemas import commands_schema, create_game_schema, game_schemas, redacted_events_schema
+from benthic.trust.identity import (
     MATCHMAKER,
     OPERATOR_CREDENTIAL,
     PLAYER,
@@ -41,15 +41,15 @@ from benthic.identity import (
     StaticJwks,
     key_source,
 )
-from benthic.identity import OPERATOR as OPERATOR_KIND
-from benthic.identity import PLAYER_ID
-from benthic.ratelimit import RateLimits
-from benthic.redisconn import RedisProbe, redis_client, sample_memory
-from benthic.revocation import GAME, Revocation, Revocations
-from benthic.revocation import PLAYER as PLAYER_SCOPE
+from benthic.trust.identity import OPERATOR as OPERATOR_KIND
+from benthic.trust.identity import PLAYER_ID
+from benthic.trust.ratelimit import RateLimits
+from benthic.service.redisconn import RedisProbe, redis_client, sample_memory
+from benthic.trust.revocation import GAME, Revocation, Revocations
+from benthic.trust.revocation import PLAYER as PLAYER_SCOPE
 from benthic.rules import game_types, get_engine
 from benthic.store import Actor, EventStore
-from benthic.telemetry import TOKENS_REVOKED, log, red_middleware, zero_series
+from benthic.service.telemetry import TOKENS_REVOKED, log, red_middleware, zero_series
 from litestar import Litestar, Request, Response, get, post
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig

@@ -10,9 +10,9 @@ import time
 from typing import Any
 
 import msgspec
-from benthic.devissuer import DevIssuer
-from benthic.apidoc import doc
-from benthic.http import ApiError
+from benthic.trust.devissuer import DevIssuer
+from benthic.service.apidoc import doc
+from benthic.service.http import ApiError
 from litestar import Request, Response, post
 
 from services.command.seating import Name, PlayerId, check_player_id

@@ -11,8 +11,8 @@ from typing import Any
 from urllib.parse import quote
 
 import msgspec
-from benthic import lifecycle
-from benthic.http import ApiError
+from benthic.game import lifecycle
+from benthic.service.http import ApiError
 from benthic.rules import UnknownGameType, game_types, get_engine
 from litestar import Response
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from benthic import lifecycle as lc
-from benthic.events import PLATFORM
-from benthic.gamestate import Folded
-from benthic.http import ApiError
+from benthic.game import lifecycle as lc
+from benthic.game.events import PLATFORM
+from benthic.game.gamestate import Folded
+from benthic.service.http import ApiError
 from benthic.rules import AnyEngine
 from benthic.store import GameMeta, NewEvent
 

@@ -21,11 +21,11 @@ from typing import Any
 
 import msgspec
 import structlog
-from benthic.auth import SeatGate, bearer
-from benthic.http import ApiError, store_unavailable
-from benthic.redisconn import UNAVAILABLE
+from benthic.trust.auth import SeatGate, bearer
+from benthic.service.http import ApiError, store_unavailable
+from benthic.service.redisconn import UNAVAILABLE
 from benthic.rules import GameNotSupported
-from benthic.telemetry import log
+from benthic.service.telemetry import log
 from litestar import WebSocket, websocket
 from litestar.exceptions import WebSocketDisconnect
 

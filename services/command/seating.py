@@ -20,8 +20,8 @@ import re
 from typing import Annotated
 
 import msgspec
-from benthic.http import ApiError
-from benthic.identity import PLAYER, PLAYER_ID, Credential
+from benthic.service.http import ApiError
+from benthic.trust.identity import PLAYER, PLAYER_ID, Credential
 from benthic.rules.bots import BOT_NAMES, make_bot
 from benthic.store import SeatInfo
 

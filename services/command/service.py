@@ -10,12 +10,12 @@ import weakref
 from typing import Annotated, Any
 
 import msgspec
-from benthic import lifecycle as lc
+from benthic.game import lifecycle as lc
 from benthic.archive import Archive
-from benthic.auth import IssuedToken, SeatClaim, SeatGate, SeatTokens
-from benthic.gamestate import Folded, StateLoader
-from benthic.http import ApiError
-from benthic.identity import PLAYER, Credential
+from benthic.trust.auth import IssuedToken, SeatClaim, SeatGate, SeatTokens
+from benthic.game.gamestate import Folded, StateLoader
+from benthic.service.http import ApiError
+from benthic.trust.identity import PLAYER, Credential
 from benthic.store import Commit
 from benthic.rules import (
     CommandFormatError,
@@ -38,7 +38,7 @@ from benthic.store import (
     SeatInfo,
     VersionConflict,
 )
-from benthic.telemetry import (
+from benthic.service.telemetry import (
     APPEND_CONFLICTS,
     COMMAND_DURATION,
     COMMANDS,
@@ -367,7 +367,7 @@ class CommandService:
                 )
         except ApiError:
             raise
-        except GameNotSupported as refused:  # answered 503 (benthic.http), counted where the fold was refused
+        except GameNotSupported as refused:  # answered 503 (benthic.service.http), counted where the fold was refused
             COMMANDS.labels(engine.game_type, name, "not_supported", refused.code).inc()
             raise
         except Exception:

@@ -9,16 +9,16 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
 import msgspec
-from benthic.auth import SeatGate, SeatTokens, bearer
-from benthic.bus import FeedConsumer
-from benthic.config import Settings
-from benthic.content import install as install_content
-from benthic.gamestate import StateLoader
-from benthic.apidoc import FinishedJson, doc
-from benthic.errorcodes import FOLD, GAME_BY_ID, SEAT_AUTH
-from benthic.gameschemas import game_schemas, history_schema, view_schema
-from benthic.history import history_body
-from benthic.http import (
+from benthic.trust.auth import SeatGate, SeatTokens, bearer
+from benthic.service.bus import FeedConsumer
+from benthic.service.config import Settings
+from benthic.game.content import install as install_content
+from benthic.game.gamestate import StateLoader
+from benthic.service.apidoc import FinishedJson, doc
+from benthic.service.errorcodes import FOLD, GAME_BY_ID, SEAT_AUTH
+from benthic.game.gameschemas import game_schemas, history_schema, view_schema
+from benthic.game.history import history_body
+from benthic.service.http import (
     EXCEPTION_HANDLERS,
     SEAT_TOKEN,
     cors_config,
@@ -29,11 +29,11 @@ from benthic.http import (
     open_archive_reader,
     security_schemes,
 )
-from benthic.redisconn import RedisProbe, redis_client, sample_memory
-from benthic.revocation import Revocations
+from benthic.service.redisconn import RedisProbe, redis_client, sample_memory
+from benthic.trust.revocation import Revocations
 from benthic.rules import FinalScores, game_types
 from benthic.store import EventStore
-from benthic.telemetry import GAMES, LIVE_STREAMS_REFUSED, log, red_middleware, zero_series
+from benthic.service.telemetry import GAMES, LIVE_STREAMS_REFUSED, log, red_middleware, zero_series
 from litestar import Litestar, Request, Response, get
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig

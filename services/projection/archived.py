@@ -1,13 +1,13 @@
 """Reads of archived games: what the read API serves for a game no longer in Redis, from the archive, with
 the same bodies (the read models were archived as served) and histories derived from the archived log by
-the projection's own function (benthic.history)."""
+the projection's own function (benthic.game.history)."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
 
 from benthic.archive import Archive, ArchivedGame
-from benthic.history import history_page
+from benthic.game.history import history_page
 from benthic.rules import get_engine
 
 

@@ -14,8 +14,8 @@ import contextlib
 from collections import defaultdict
 from collections.abc import AsyncIterator
 
-from benthic.keys import updates_channel
-from benthic.telemetry import LIVE_CLIENTS, LIVE_CLIENTS_DROPPED, LIVE_STREAMS, log
+from benthic.game.keys import updates_channel
+from benthic.service.telemetry import LIVE_CLIENTS, LIVE_CLIENTS_DROPPED, LIVE_STREAMS, log
 from redis.asyncio import Redis, RedisCluster
 
 from services.projection.reads import ReadModels

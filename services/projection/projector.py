@@ -13,13 +13,13 @@ import time
 from collections import OrderedDict
 from typing import Any
 
-from benthic.events import Notification
-from benthic.gamestate import Folded, StateLoader, fold_envelopes
-from benthic.keys import GameKeys
-from benthic.pipelining import ScriptBatcher
+from benthic.game.events import Notification
+from benthic.game.gamestate import Folded, StateLoader, fold_envelopes
+from benthic.game.keys import GameKeys
+from benthic.service.pipelining import ScriptBatcher
 from benthic.rules import UnknownGameType, get_engine
 from benthic.store import EventStore, GameMeta, parse_meta
-from benthic.telemetry import PROJECTED_EVENTS, PROJECTION_LAG, log
+from benthic.service.telemetry import PROJECTED_EVENTS, PROJECTION_LAG, log
 from redis.asyncio import Redis
 
 from services.projection import readmodel, writes

@@ -6,7 +6,7 @@ The read model of a game is one Redis hash: ``version`` and ``status`` (written 
 once the game is over.  A running game's views are built when first read at a version (``reads.py``), so
 nobody pays for views nobody looks at; a finished game's are all built with its last read model, so the
 archive gets them all.  Histories are not stored: they are derived from the event stream when read
-(``benthic.history``).
+(``benthic.game.history``).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
-from benthic import lifecycle
-from benthic.events import Envelope
-from benthic.gamestate import Folded
+from benthic.game import lifecycle
+from benthic.game.events import Envelope
+from benthic.game.gamestate import Folded
 from benthic.rules import Engine
 from benthic.store import GameMeta
 

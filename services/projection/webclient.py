@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from benthic.apidoc import doc
-from benthic.config import Settings
+from benthic.service.apidoc import doc
+from benthic.service.config import Settings
 from litestar import Request, get
 from litestar.datastructures import CacheControlHeader
 from litestar.response import Redirect

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benthic.keys import GameKeys
+from benthic.game.keys import GameKeys
 from benthic.store.scripts import load_lua
 
 from services.projection.readmodel import STATUSES, ReadModel

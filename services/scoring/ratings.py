@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from benthic.keys import RatingKeys
+from benthic.game.keys import RatingKeys
 from benthic.store.scripts import load_lua
 from openskill.models import PlackettLuce
 

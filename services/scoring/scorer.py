@@ -1,7 +1,7 @@
 """On a game's end: append ``game_scored`` from the engine's final scores (idempotent by command id), then
 apply ratings and leaderboards exactly once, for rated games only (an unrated game leaves them unchanged).
 
-The lifecycle applies (``benthic.lifecycle.final_scores``): resigned and forfeited seats are ranked last (losses
+The lifecycle applies (``benthic.game.lifecycle.final_scores``): resigned and forfeited seats are ranked last (losses
 for the ratings); a game the platform ended early ranks the seats still in play first; an aborted game is
 scored with no results and never rated."""
 
@@ -11,12 +11,12 @@ import time
 from typing import Any
 
 import msgspec
-from benthic import lifecycle
-from benthic.events import PLATFORM, GameScored, Notification
-from benthic.gamestate import StateLoader
+from benthic.game import lifecycle
+from benthic.game.events import PLATFORM, GameScored, Notification
+from benthic.game.gamestate import StateLoader
 from benthic.rules import UnknownGameType, get_engine
 from benthic.store import EventStore, NewEvent, VersionConflict
-from benthic.telemetry import GAMES_SCORED, RATINGS_UPDATED, SCORING_FAILURES, log
+from benthic.service.telemetry import GAMES_SCORED, RATINGS_UPDATED, SCORING_FAILURES, log
 from redis.asyncio import Redis
 
 from services.scoring.ratings import apply_ratings

@@ -33,7 +33,7 @@ import sys
 from typing import Any
 
 from benthic.archive.store import ArchiveError
-from benthic.client import ApiFailure, BenthicClient
+from benthic.clients.client import ApiFailure, BenthicClient
 
 
 def _dev_mint(args: argparse.Namespace) -> Any:
@@ -42,7 +42,7 @@ def _dev_mint(args: argparse.Namespace) -> Any:
     directory = args.dev_issuer_dir
 
     def mint(subject: str, scopes: tuple[str, ...] = (), ttl_s: int = 3600) -> str:
-        from benthic.devissuer import DevIssuer
+        from benthic.trust.devissuer import DevIssuer
 
         return DevIssuer.load_or_create(directory).mint(subject, scopes, ttl_s)
 
@@ -205,8 +205,8 @@ async def _backfill() -> int:
     whose feed notifications are gone (finished before the archiver ran, or trimmed from the feed)."""
     import time
 
-    from benthic.config import settings
-    from benthic.redisconn import redis_client
+    from benthic.service.config import settings
+    from benthic.service.redisconn import redis_client
     from services.archiver.redisgame import DueGames
 
     config = settings()
@@ -265,8 +265,8 @@ async def _archive(args: argparse.Namespace) -> None:
 def _content(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from benthic import content
-    from benthic.config import settings
+    from benthic.game import content
+    from benthic.service.config import settings
 
     content.install(settings())
     if args.content_cmd == "list":
@@ -407,13 +407,13 @@ def main(argv: list[str] | None = None) -> None:
     if args.cmd == "content":
         raise SystemExit(_content(args))
     if args.cmd == "serve":
-        from benthic.config import settings
-        from benthic.serve import run as run_service
+        from benthic.service.config import settings
+        from benthic.service.serve import run as run_service
 
         run_service(args.service, settings(), args.port)
         return
     if args.cmd == "run":
-        from benthic.localrun import main as run_local
+        from benthic.local.localrun import main as run_local
 
         run_local(exit_after_demo=args.exit, seats=args.seats, bots=args.bots)
         return

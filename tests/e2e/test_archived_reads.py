@@ -18,11 +18,11 @@ from typing import Any
 import httpx
 import msgspec
 import pytest
-from benthic.bots_http import HttpGame, start_bot_game
-from benthic.client import BenthicClient
-from benthic.keys import GameKeys
-from benthic.localplatform import LocalPlatform
-from benthic.redisconn import redis_client
+from benthic.clients.bots_http import HttpGame, start_bot_game
+from benthic.clients.client import BenthicClient
+from benthic.game.keys import GameKeys
+from benthic.local.localplatform import LocalPlatform
+from benthic.service.redisconn import redis_client
 from benthic.rules import game_types, get_engine
 
 from tests.e2e.test_platform import GENEROUS_LIMITS

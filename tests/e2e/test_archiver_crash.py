@@ -16,9 +16,9 @@ from typing import Any
 import httpx
 import pytest
 from benthic.archive import Archive
-from benthic.keys import GameKeys, RatingKeys, archive_due_key
-from benthic.localplatform import LocalPlatform
-from benthic.redisconn import redis_client
+from benthic.game.keys import GameKeys, RatingKeys, archive_due_key
+from benthic.local.localplatform import LocalPlatform
+from benthic.service.redisconn import redis_client
 from benthic.store import EventStore
 
 from services.archiver.archiver import STEPS
@@ -128,7 +128,7 @@ async def _state_is_whole(redis: Any, archive: Archive, game: StoreGame, envelop
 
 
 async def _digest(envelopes: list[Any]) -> str:
-    from benthic.events import event_digest
+    from benthic.game.events import event_digest
 
     return event_digest(envelopes)
 

@@ -10,10 +10,10 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from benthic.bots_http import random_chooser, start_bot_game
-from benthic.client import ApiFailure, BenthicClient
-from benthic.devredis import PrivateRedis
-from benthic.localplatform import SERVICES, LocalPlatform
+from benthic.clients.bots_http import random_chooser, start_bot_game
+from benthic.clients.client import ApiFailure, BenthicClient
+from benthic.local.devredis import PrivateRedis
+from benthic.local.localplatform import SERVICES, LocalPlatform
 
 from tests.e2e.test_platform import GENEROUS_LIMITS
 

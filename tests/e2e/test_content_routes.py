@@ -10,8 +10,8 @@ from urllib.parse import quote
 import httpx
 import msgspec
 import pytest
-from benthic.client import BenthicClient
-from benthic.localplatform import LocalPlatform
+from benthic.clients.client import BenthicClient
+from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
 
 GAMES = game_types()

@@ -16,9 +16,9 @@ from typing import Any
 import httpx
 import jwt
 import pytest
-from benthic.auth import SeatTokens
-from benthic.client import ApiFailure, BenthicClient
-from benthic.localplatform import LocalPlatform
+from benthic.trust.auth import SeatTokens
+from benthic.clients.client import ApiFailure, BenthicClient
+from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
 
 from tests.identity_helpers import (

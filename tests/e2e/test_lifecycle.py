@@ -10,8 +10,8 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
-from benthic.client import ApiFailure, BenthicClient
-from benthic.localplatform import LocalPlatform
+from benthic.clients.client import ApiFailure, BenthicClient
+from benthic.local.localplatform import LocalPlatform
 from benthic.rules import get_engine
 
 from tests.e2e.test_platform import GENEROUS_LIMITS

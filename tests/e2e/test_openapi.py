@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from benthic.localplatform import LocalPlatform
+from benthic.local.localplatform import LocalPlatform
 
 from tests.apifuzz import ENV, run
 

@@ -18,10 +18,10 @@ from typing import Any
 import httpx
 import msgspec
 import pytest
-from benthic.bots_http import HttpGame, start_bot_game
-from benthic.client import ApiFailure, BenthicClient
-from benthic.keys import GameKeys
-from benthic.localplatform import LocalPlatform
+from benthic.clients.bots_http import HttpGame, start_bot_game
+from benthic.clients.client import ApiFailure, BenthicClient
+from benthic.game.keys import GameKeys
+from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
 from benthic.rules.packs import set_directories
 from benthic.store import EventStore
@@ -388,7 +388,7 @@ async def test_read_api_etag_long_poll_sse_and_openapi(platform: LocalPlatform, 
 
 
 async def test_operator_state_and_house_greedy_bots(platform: LocalPlatform, client: BenthicClient) -> None:
-    from benthic.bots_http import house_greedy_chooser
+    from benthic.clients.bots_http import house_greedy_chooser
 
     game_type = GAMES[0]
     engine = get_engine(game_type)

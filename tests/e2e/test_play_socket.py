@@ -7,9 +7,9 @@ from typing import Any
 
 import msgspec
 import pytest
-from benthic.bots_http import start_bot_game
-from benthic.client import BenthicClient
-from benthic.localplatform import LocalPlatform
+from benthic.clients.bots_http import start_bot_game
+from benthic.clients.client import BenthicClient
+from benthic.local.localplatform import LocalPlatform
 from benthic.rules import get_engine
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed

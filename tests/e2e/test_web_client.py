@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from benthic.bots_http import play_seat
-from benthic.client import BenthicClient
-from benthic.localplatform import LocalPlatform
+from benthic.clients.bots_http import play_seat
+from benthic.clients.client import BenthicClient
+from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types
 
 from tests.e2e.test_platform import GENEROUS_LIMITS

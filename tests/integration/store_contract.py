@@ -10,8 +10,8 @@ import uuid
 from typing import Any
 
 import pytest
-from benthic.events import notification_decoder
-from benthic.feed import DATA_FIELD
+from benthic.game.events import notification_decoder
+from benthic.service.feed import DATA_FIELD
 from benthic.store import Actor, EventStore, GameNotFound, JoinRefused, NewEvent, SeatInfo, Snapshot, VersionConflict
 from benthic.store.entries import DATA, HEAD
 from faststream.redis.parser import BinaryMessageFormatV1

@@ -12,7 +12,7 @@ import pytest
 from benthic.archive import Archive
 from benthic.archive.records import pack_events, pack_read_models
 from benthic.archive.schema import MIGRATION_TABLE, applied, migrate
-from benthic.devredis import free_port
+from benthic.local.devredis import free_port
 
 from tests.archive_contract import ArchiveContract, played_game
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import msgspec
 
-from benthic.devissuer import DevIssuer
-from benthic.devredis import free_port
-from benthic.gamestate import StateLoader
+from benthic.trust.devissuer import DevIssuer
+from benthic.local.devredis import free_port
+from benthic.game.gamestate import StateLoader
 from benthic.store import EventStore
 from litestar.testing import AsyncTestClient
 

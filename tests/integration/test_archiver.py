@@ -14,14 +14,14 @@ from typing import Any
 import msgspec
 import pytest
 from benthic.archive import Archive
-from benthic.events import Notification, event_digest
-from benthic.gamestate import StateLoader
-from benthic.history import history_page
-from benthic.keys import GameKeys, RatingKeys, archive_due_key, archive_since_key
-from benthic.redisconn import redis_client
+from benthic.game.events import Notification, event_digest
+from benthic.game.gamestate import StateLoader
+from benthic.game.history import history_page
+from benthic.game.keys import GameKeys, RatingKeys, archive_due_key, archive_since_key
+from benthic.service.redisconn import redis_client
 from benthic.rules import get_engine
 from benthic.store import EventStore
-from benthic.telemetry import ARCHIVE_PURGED, GAMES_ARCHIVED
+from benthic.service.telemetry import ARCHIVE_PURGED, GAMES_ARCHIVED
 
 from services.archiver.archiver import Archiver
 from services.archiver.memory import KINDS, key_kind, memory_by_kind

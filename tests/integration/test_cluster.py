@@ -9,9 +9,9 @@ import uuid
 from typing import Any
 
 import pytest
-from benthic.bus import FeedConsumer
-from benthic.gamestate import StateLoader
-from benthic.keys import GameKeys, RatingKeys, feed_key, lifecycle_key
+from benthic.service.bus import FeedConsumer
+from benthic.game.gamestate import StateLoader
+from benthic.game.keys import GameKeys, RatingKeys, feed_key, lifecycle_key
 from benthic.rules import game_types
 from benthic.store import EventStore, NewEvent, SeatInfo, VersionConflict
 

@@ -7,9 +7,9 @@ import time
 
 import msgspec
 import pytest
-from benthic.bus import FeedConsumer, ensure_group, trim_consumed
-from benthic.gamestate import StateLoader
-from benthic.keys import GameKeys, RatingKeys, feed_key, lifecycle_key
+from benthic.service.bus import FeedConsumer, ensure_group, trim_consumed
+from benthic.game.gamestate import StateLoader
+from benthic.game.keys import GameKeys, RatingKeys, feed_key, lifecycle_key
 from benthic.rules import game_types
 from benthic.store import EventStore
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import httpx
 import uvicorn
-from benthic.devredis import free_port
-from benthic.gamestate import StateLoader
+from benthic.local.devredis import free_port
+from benthic.game.gamestate import StateLoader
 from benthic.store import EventStore
 
 from services.projection.app import create_app as projection_app

@@ -3,7 +3,7 @@ Redis: what it writes, what it refuses, what it answers."""
 
 from __future__ import annotations
 
-from benthic.keys import GameKeys, RatingKeys
+from benthic.game.keys import GameKeys, RatingKeys
 from benthic.store import Snapshot, append, join, snapshot
 from benthic.store.entries import CommitHead, decode_head, encode_head
 

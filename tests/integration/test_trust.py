@@ -7,12 +7,12 @@ import asyncio
 import uuid
 
 import pytest
-from benthic.auth import SeatTokens
-from benthic.devredis import free_port
-from benthic.http import ApiError
-from benthic.ratelimit import RateLimits
-from benthic.redisconn import redis_client
-from benthic.revocation import GAME, PLAYER, Revocations
+from benthic.trust.auth import SeatTokens
+from benthic.local.devredis import free_port
+from benthic.service.http import ApiError
+from benthic.trust.ratelimit import RateLimits
+from benthic.service.redisconn import redis_client
+from benthic.trust.revocation import GAME, PLAYER, Revocations
 from benthic.rules import game_types
 from benthic.store import Actor, EventStore, NewEvent, SeatInfo
 

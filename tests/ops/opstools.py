@@ -27,9 +27,9 @@ DASHBOARDS = sorted((DEPLOY / "grafana/dashboards").glob("*.json"))
 OVERLAYS = ("base", "overlays/dev", "overlays/prod", "overlays/prod-cluster")
 SERVICES = {"command": 8001, "projection": 8002, "scoring": 8003, "archiver": 8004, "bots": 8005}
 ARCHIVE_CLIENTS = {"command", "projection", "archiver"}  # the services that connect to PostgreSQL
-# Settings the manifests and compose set that benthic.config does not read yet on this branch: those of round 2
+# Settings the manifests and compose set that benthic.service.config does not read yet on this branch: those of round 2
 # (/work/notes/new-services.md, and issue 11's identity settings), added by the services' authors.  Once a name is a field of
-# benthic.config.Settings, a test says to drop it from here; empty this set when they have all landed.
+# benthic.service.config.Settings, a test says to drop it from here; empty this set when they have all landed.
 PENDING_SETTINGS: set[str] = set()
 INSTALL_HINT = "install it with scripts/install-ops-tools.sh"
 CHECKOV = (
@@ -257,9 +257,9 @@ def _tag(items: list[tuple[str, str]], how: str) -> list[tuple[str, str]]:
 
 
 def setting_names() -> set[str]:
-    """The environment variables benthic.config reads: REDIS_URL and BENTHIC_<FIELD> of every field."""
+    """The environment variables benthic.service.config reads: REDIS_URL and BENTHIC_<FIELD> of every field."""
     import msgspec
-    from benthic.config import Settings
+    from benthic.service.config import Settings
 
     return {f"BENTHIC_{f.name.upper()}" for f in msgspec.structs.fields(Settings)} | {"REDIS_URL"}
 

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import msgspec
 import pytest
 import yaml
-from benthic.config import Settings
+from benthic.service.config import Settings
 
 from tests.ops.opstools import (
     ARCHIVE_CLIENTS,
@@ -50,7 +50,7 @@ SECRET = "benthic-secrets"
 SECRET_KEYS = {"BENTHIC_TOKEN_KEYS", "BENTHIC_OPERATOR_TOKEN", "REDIS_URL"}
 ARCHIVE_DSN = "BENTHIC_ARCHIVE_URL"
 PLACEHOLDER_DIGEST = "sha256:" + "0" * 64  # replaced by the release pipeline (docs/OPERATIONS.md)
-UVICORN_GRACEFUL_S = 20  # benthic.serve: uvicorn's timeout_graceful_shutdown
+UVICORN_GRACEFUL_S = 20  # benthic.service.serve: uvicorn's timeout_graceful_shutdown
 
 
 def _group(obj: dict[str, Any]) -> str:
@@ -377,7 +377,7 @@ def test_services_and_service_monitor_reach_the_pods(overlay: str) -> None:
 @cache
 def _routes() -> dict[str, list[str]]:
     """The HTTP routes each service serves, read from the apps themselves (built, not started)."""
-    from benthic.config import from_env
+    from benthic.service.config import from_env
 
     from services.command.app import create_app as command_app
     from services.projection.app import create_app as projection_app
@@ -724,7 +724,7 @@ def test_config_map_carries_the_new_settings_at_their_defaults() -> None:
         assert _same(config[name], default), name
         field = name.removeprefix("BENTHIC_").lower()
         if hasattr(defaults, field):  # once the service's author has added it: the same default
-            assert _same(getattr(defaults, field), default), f"{name}: benthic.config's default differs"
+            assert _same(getattr(defaults, field), default), f"{name}: benthic.service.config's default differs"
 
 
 @pytest.mark.parametrize("overlay", ["overlays/prod", "overlays/prod-cluster"])
@@ -742,7 +742,7 @@ def test_base_secret_is_a_template_that_fails_closed() -> None:
     assert data["BENTHIC_TOKEN_KEYS"] == "" and data["BENTHIC_OPERATOR_TOKEN"] == ""
     assert data[ARCHIVE_DSN] == "", "no archive DSN in the template"
     assert by_kind(render("base"), "Secret")["benthic-postgres"]["stringData"]["POSTGRES_PASSWORD"] == ""
-    from benthic.config import check_production, from_env
+    from benthic.service.config import check_production, from_env
 
     with pytest.raises(SystemExit):
         check_production(from_env({**data, "BENTHIC_ENVIRONMENT": "production"}))

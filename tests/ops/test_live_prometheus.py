@@ -36,7 +36,7 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-from benthic.devredis import free_port
+from benthic.local.devredis import free_port
 from benthic.rules import game_types, get_engine
 
 from tests.ops.opstools import (
@@ -136,7 +136,7 @@ def scraped_platform(
     old_maxmemory = redis.config_get("maxmemory")["maxmemory"]
     if int(old_maxmemory) == 0:
         redis.config_set("maxmemory", str(4 * 2**30))
-    from benthic.localplatform import LocalPlatform
+    from benthic.local.localplatform import LocalPlatform
 
     env = {
         "BENTHIC_METRICS_INTERVAL_S": "1",
@@ -170,8 +170,8 @@ def scraped_platform(
 
 
 async def _drive(platform: Any, redis_url: str) -> None:
-    from benthic.bots_http import HttpGame, start_bot_game
-    from benthic.client import BenthicClient
+    from benthic.clients.bots_http import HttpGame, start_bot_game
+    from benthic.clients.client import BenthicClient
 
     async with BenthicClient(
         platform.command_url, platform.read_url, operator_token=platform.operator_token, mint=platform.mint
@@ -204,7 +204,7 @@ async def _bot_game(client: Any, game_type: str) -> None:
 async def _refusals(client: Any, platform: Any, game_type: str) -> None:
     """An unknown command type (rejected, 400), a move out of turn (rejected, 422) and a stale
     expected_version (conflict, 409), on a new game."""
-    from benthic.bots_http import start_bot_game
+    from benthic.clients.bots_http import start_bot_game
 
     seats = get_engine(game_type).max_seats
     game_id, tokens = await start_bot_game(client, game_type, seats, name=f"ref{uuid.uuid4().hex[:4]}")
@@ -237,9 +237,9 @@ async def _refusals(client: Any, platform: Any, game_type: str) -> None:
 async def _poison(redis_url: str, game_type: str) -> None:
     """A lifecycle-feed notification (what scoring reads) that a game ended, for a game whose metadata is
     garbage: scoring fails on it, every delivery (the claimer retries it) until it is dead-lettered."""
-    from benthic.events import Notification
-    from benthic.feed import DATA_FIELD, encode_notification
-    from benthic.keys import GameKeys, lifecycle_key
+    from benthic.game.events import Notification
+    from benthic.service.feed import DATA_FIELD, encode_notification
+    from benthic.game.keys import GameKeys, lifecycle_key
     from redis.asyncio import Redis
 
     game_id = f"poison-{uuid.uuid4().hex[:8]}"

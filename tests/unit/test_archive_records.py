@@ -11,8 +11,8 @@ from benthic.archive.records import (
     unpack_events,
     unpack_read_models,
 )
-from benthic.events import PLATFORM, Envelope, event_digest
-from benthic.history import history_entry, history_page
+from benthic.game.events import PLATFORM, Envelope, event_digest
+from benthic.game.history import history_entry, history_page
 from benthic.rules import get_engine
 from hypothesis import given
 from hypothesis import strategies as st

@@ -18,7 +18,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from benthic import content
+from benthic.game import content
 from benthic.rules.packs import MANIFEST, PackError, schema_file_name
 from tests.variant_packs import build_variant
 

@@ -1,4 +1,4 @@
-"""The error codes: every code the services' source can answer is listed in benthic.errorcodes (so routes can
+"""The error codes: every code the services' source can answer is listed in benthic.service.errorcodes (so routes can
 declare it and the OpenAPI documents it), and docs/ERRORS.md lists every one with its status."""
 
 from __future__ import annotations
@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from benthic.errorcodes import ERROR_CODES, RULE
+from benthic.service.errorcodes import ERROR_CODES, RULE
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [*(ROOT / "services").rglob("*.py"), *(ROOT / "shared" / "benthic").glob("*.py")]
 # Where the source spells a refusal: ApiError(status, "code", ...), unauthorized("code", ...), an
-# IdentityError/TokenError code, the HTTP fallbacks of benthic.http.
+# IdentityError/TokenError code, the HTTP fallbacks of benthic.service.http.
 PATTERNS = (
     re.compile(r"ApiError\(\s*(\d{3}),\s*\"([a-z_]+)\""),
     re.compile(r"unauthorized\(\s*\"([a-z_]+)\""),

@@ -1,7 +1,7 @@
 """Golden games (docs/UPGRADES.md): the recorded corpus of every game type replays exactly.
 
 Games of the current engine version: every recorded decision decides exactly its recorded events, and every
-state, every view at the checkpoints and the final scores are identical (``benthic.golden``).  Games of older
+state, every view at the checkpoints and the final scores are identical (``benthic.game.golden``).  Games of older
 engine versions fold through the upcasters and end with the same final scores.  Never record the corpus again
 to make this test pass (scripts/golden_games.py says when one may).
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from benthic import golden
+from benthic.game import golden
 from benthic.rules import EngineVersionUnsupported, GameConfig, game_types, get_engine
 from benthic.rules.packs import set_directories
 

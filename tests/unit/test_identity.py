@@ -9,11 +9,11 @@ from pathlib import Path
 
 import jwt
 import pytest
-from benthic.auth import SeatClaim, SeatGate, SeatTokens, TokenError
-from benthic.config import Settings, check_identity, from_env
-from benthic.devissuer import DEV_AUDIENCE, DEV_ISSUER, DevIssuer
-from benthic.http import ApiError
-from benthic.identity import (
+from benthic.trust.auth import SeatClaim, SeatGate, SeatTokens, TokenError
+from benthic.service.config import Settings, check_identity, from_env
+from benthic.trust.devissuer import DEV_AUDIENCE, DEV_ISSUER, DevIssuer
+from benthic.service.http import ApiError
+from benthic.trust.identity import (
     MATCHMAKER,
     OPERATOR,
     PLAYER,
@@ -23,7 +23,7 @@ from benthic.identity import (
     JwtVerifier,
     StaticJwks,
 )
-from benthic.ratelimit import configured_limits
+from benthic.trust.ratelimit import configured_limits
 from benthic.store import SeatInfo
 
 from services.command.seating import SeatRequest, rated_at_creation, seats_at_creation

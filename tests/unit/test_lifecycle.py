@@ -1,4 +1,4 @@
-"""The game lifecycle folded from a stream (benthic.lifecycle through benthic.gamestate): clocks from commit
+"""The game lifecycle folded from a stream (benthic.game.lifecycle through benthic.game.gamestate): clocks from commit
 timestamps, takeovers and reclaims, resignations, aborts, and the final ranking they make."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from typing import Any
 
 import msgspec
 import pytest
-from benthic import lifecycle as lc
-from benthic.events import PLATFORM, Envelope
-from benthic.gamestate import Folded, fold_envelopes
+from benthic.game import lifecycle as lc
+from benthic.game.events import PLATFORM, Envelope
+from benthic.game.gamestate import Folded, fold_envelopes
 from benthic.rules import GameConfig
 
 from tests.unit.toy_engine import ToyEngine

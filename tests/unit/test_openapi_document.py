@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from benthic.apidoc import DOC, finish
-from benthic.config import from_env
-from benthic.gameschemas import game_schemas
+from benthic.service.apidoc import DOC, finish
+from benthic.service.config import from_env
+from benthic.game.gameschemas import game_schemas
 from litestar import Litestar
 
 from services.command.app import create_app as command_app

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from benthic.auth import SeatTokens, TokenError, bearer, is_operator
-from benthic.config import from_env
-from benthic.events import Notification, notification_decoder
-from benthic.feed import encode_message, encode_notification
-from benthic.keys import GameKeys, partition_of
+from benthic.trust.auth import SeatTokens, TokenError, bearer, is_operator
+from benthic.service.config import from_env
+from benthic.game.events import Notification, notification_decoder
+from benthic.service.feed import encode_message, encode_notification
+from benthic.game.keys import GameKeys, partition_of
 from faststream.redis.parser import BinaryMessageFormatV1
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from benthic.config import Settings, from_env
+from benthic.service.config import Settings, from_env
 
 
 def _file(tmp_path: Path, name: str, text: str) -> str:

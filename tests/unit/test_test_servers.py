@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from benthic.devredis import free_port
+from benthic.local.devredis import free_port
 
 from tests.servers import (
     ENV,

@@ -19,7 +19,7 @@ from benthic.archive.store import (
     ArchiveUnavailable,
     GameNotArchived,
 )
-from benthic.events import event_digest
+from benthic.game.events import event_digest
 
 __all__ = [
     "Archive",

@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 import zstandard
 
-from benthic.events import Envelope, event_digest
+from benthic.game.events import Envelope, event_digest
 from benthic.store import SeatInfo
 
 CODEC = "msgpack+zstd"

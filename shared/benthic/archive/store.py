@@ -32,7 +32,7 @@ from benthic.archive.records import (
     unpack_events,
     unpack_read_models,
 )
-from benthic.events import Envelope, event_digest
+from benthic.game.events import Envelope, event_digest
 from benthic.store import SeatInfo
 
 

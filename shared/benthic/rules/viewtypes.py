@@ -1,6 +1,6 @@
 """The parts every game's view shares, as types: the engines' ``view_type`` Structs (one per game, in
 ``<game>/viewtypes.py``) describe the JSON their ``view`` returns, field by field, for the read API's OpenAPI
-(``benthic.gameschemas``); the tests check every view of random games against them."""
+(``benthic.game.gameschemas``); the tests check every view of random games against them."""
 
 from __future__ import annotations
 

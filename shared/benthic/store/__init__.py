@@ -1,6 +1,6 @@
 """The event store on Redis Streams: appends (one Lua script per commit), loads, snapshots."""
 
-from benthic.feed import DATA_FIELD
+from benthic.service.feed import DATA_FIELD
 from benthic.store.eventstore import EventStore
 from benthic.store.records import (
     Actor,

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
-from benthic.events import ENGINE, Envelope
+from benthic.game.events import ENGINE, Envelope
 
 DATA = b"d"
 HEAD = b"m"

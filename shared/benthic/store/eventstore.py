@@ -15,10 +15,10 @@ from typing import Any
 import msgspec
 from redis.asyncio import Redis
 
-from benthic.events import Envelope, Notification
-from benthic.feed import encode_notification
-from benthic.keys import GameKeys
-from benthic.pipelining import ScriptBatcher
+from benthic.game.events import Envelope, Notification
+from benthic.service.feed import encode_notification
+from benthic.game.keys import GameKeys
+from benthic.service.pipelining import ScriptBatcher
 from benthic.store import append, join, snapshot
 from benthic.store.entries import CommitHead, encode_head, envelopes, last_head, starts_inside_commit
 from benthic.store.records import (

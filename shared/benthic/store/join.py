@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from benthic.keys import GameKeys
+from benthic.game.keys import GameKeys
 from benthic.store.scripts import load_lua, text
 
 SOURCE = load_lua(__package__, "join")

@@ -6,7 +6,7 @@ from typing import Any
 
 import msgspec
 
-from benthic.events import ENGINE
+from benthic.game.events import ENGINE
 
 
 class VersionConflict(Exception):
@@ -60,7 +60,7 @@ class Snapshot(msgspec.Struct, frozen=True):
     engine_version: str
     version: int  # stream version the state was folded to
     state: bytes  # the engine's msgpack encoding of the state
-    life: bytes = b""  # benthic.lifecycle's encoding of the game's lifecycle at that version (b"": none yet)
+    life: bytes = b""  # benthic.game.lifecycle's encoding of the game's lifecycle at that version (b"": none yet)
 
 
 class NewEvent(msgspec.Struct, frozen=True):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
-from benthic.keys import GameKeys
+from benthic.game.keys import GameKeys
 from benthic.store.records import Snapshot
 from benthic.store.scripts import load_lua
 

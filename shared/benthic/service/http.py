@@ -16,11 +16,11 @@ from litestar.exceptions import HTTPException, NotFoundException, ValidationExce
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from benthic.archive import Archive, ArchiveUnavailable
-from benthic.config import Settings
-from benthic.redisconn import UNAVAILABLE
+from benthic.service.config import Settings
+from benthic.service.redisconn import UNAVAILABLE
 from benthic.rules import GameNotSupported
 from benthic.store import GameNotFound
-from benthic.telemetry import AUTH_REFUSALS, log, metrics_payload
+from benthic.service.telemetry import AUTH_REFUSALS, log, metrics_payload
 
 
 class ErrorBody(msgspec.Struct, frozen=True):
@@ -266,7 +266,7 @@ def security_schemes(*names: str) -> dict[str, Any]:
 
 
 def error_responses(*statuses: int) -> dict[int, Any]:
-    """Deprecated: a route declares its errors with ``opt=benthic.apidoc.doc(<codes>)``, which documents them
+    """Deprecated: a route declares its errors with ``opt=benthic.service.apidoc.doc(<codes>)``, which documents them
     exactly (codes per status, headers); this older form documents only the statuses."""
     from litestar.openapi.datastructures import ResponseSpec
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from benthic.events import Envelope
+from benthic.game.events import Envelope
 from benthic.rules import Engine
 
 _json = msgspec.json.Encoder()

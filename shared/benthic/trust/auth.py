@@ -4,7 +4,7 @@ of them, and the operator token.
 A seat token is ``<kid>.<payload>.<signature>``, payload and signature base64url; any replica verifies it
 with the shared keys, and the key id lets keys rotate (sign with the first, verify with all).  A token expires
 ``BENTHIC_SEAT_TOKEN_TTL_S`` after it was issued; the player gets a new one with their JWT.  The operator can
-revoke every token of a game or of a player issued up to a moment (see ``benthic.revocation``)."""
+revoke every token of a game or of a player issued up to a moment (see ``benthic.trust.revocation``)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Protocol
 
 import msgspec
 
-from benthic.http import ApiError
+from benthic.service.http import ApiError
 
 
 class SeatClaim(msgspec.Struct, frozen=True, array_like=True):

@@ -12,8 +12,8 @@ from typing import Any
 
 import uvicorn
 
-from benthic.config import Settings, check_production
-from benthic.telemetry import BUILD_INFO, configure_logging, log
+from benthic.service.config import Settings, check_production
+from benthic.service.telemetry import BUILD_INFO, configure_logging, log
 
 SERVICES = ("command", "projection", "scoring", "archiver", "bots")
 

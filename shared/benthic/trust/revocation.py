@@ -1,6 +1,6 @@
 """The seat-token denylist: the operator revokes every token of a game or of a player issued up to now.
 
-Revocations are entries of one Redis stream (:data:`benthic.keys.REVOCATIONS`).  Every replica of the command
+Revocations are entries of one Redis stream (:data:`benthic.game.keys.REVOCATIONS`).  Every replica of the command
 and projection services keeps them in memory, follows the stream with a blocking ``XREAD`` (a new entry
 arrives within milliseconds) and checks each request against memory, without a Redis round trip.  It never
 trusts a stale copy: when its last successful read is older than ``max_staleness_s`` (one second), the check
@@ -19,10 +19,10 @@ from typing import Any
 
 import msgspec
 
-from benthic.auth import SeatClaim, now_ms
-from benthic.http import store_unavailable
-from benthic.keys import REVOCATIONS
-from benthic.telemetry import log
+from benthic.trust.auth import SeatClaim, now_ms
+from benthic.service.http import store_unavailable
+from benthic.game.keys import REVOCATIONS
+from benthic.service.telemetry import log
 
 GAME = "game"
 PLAYER = "player"

@@ -21,12 +21,12 @@ from faststream.redis.parser import BinaryMessageFormatV1
 from redis.asyncio import Redis
 from redis.exceptions import ResponseError
 
-from benthic.config import Settings
-from benthic.events import Notification, notification_decoder
-from benthic.feed import DATA_FIELD
-from benthic.keys import feed_key
-from benthic.redisconn import broker, redis_client
-from benthic.telemetry import (
+from benthic.service.config import Settings
+from benthic.game.events import Notification, notification_decoder
+from benthic.service.feed import DATA_FIELD
+from benthic.game.keys import feed_key
+from benthic.service.redisconn import broker, redis_client
+from benthic.service.telemetry import (
     CONSUMER_CLAIMED,
     CONSUMER_GROUP_RECREATED,
     CONSUMER_LAG,

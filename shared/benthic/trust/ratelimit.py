@@ -19,11 +19,11 @@ from limits import RateLimitItem, parse_many
 from limits.aio.storage import RedisClusterStorage, RedisStorage
 from limits.aio.strategies import SlidingWindowCounterRateLimiter
 
-from benthic.config import Settings
-from benthic.http import ApiError
-from benthic.keys import RATE_LIMIT_PREFIX
-from benthic.redisconn import connection_options
-from benthic.telemetry import RATE_LIMITED
+from benthic.service.config import Settings
+from benthic.service.http import ApiError
+from benthic.game.keys import RATE_LIMIT_PREFIX
+from benthic.service.redisconn import connection_options
+from benthic.service.telemetry import RATE_LIMITED
 
 ACTIONS = ("create", "join", "token", "command")
 SCOPES = ("player", "ip")

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benthic.devredis import free_port
+from benthic.local.devredis import free_port
 
 SUPERUSER = "benthic"
 DATABASE = "benthic"

@@ -15,7 +15,7 @@ from typing import Any
 import structlog
 from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, Info, generate_latest
 
-from benthic.config import Settings
+from benthic.service.config import Settings
 
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.25, 0.5, 1.0,
                     2.5, 5.0, 10.0)
@@ -148,7 +148,7 @@ EXPIRY_POLICIES = ("takeover", "forfeit", "abort")
 
 
 def count_platform_events(game_type: str, types: list[str]) -> None:
-    """The lifecycle counters of one platform commit (benthic.lifecycle's event types)."""
+    """The lifecycle counters of one platform commit (benthic.game.lifecycle's event types)."""
     counters = {"seat_taken_over": TAKEOVERS, "seat_reclaimed": SEAT_RECLAIMS, "player_resigned": RESIGNATIONS,
                 "game_aborted": GAMES_ABORTED}
     for type_ in types:

@@ -5,7 +5,7 @@ documented operation say what the service really answers, from what the route de
 ``opt=doc(...)``:
 
 - its error answers: every status with the ``{code, message, details}`` body, ``code`` an enum of the codes
-  the route can give (``benthic.errorcodes``), ``WWW-Authenticate`` on 401 and ``Retry-After`` on 429/503.
+  the route can give (``benthic.service.errorcodes``), ``WWW-Authenticate`` on 401 and ``Retry-After`` on 429/503.
   Added by themselves: the body errors (400 ``invalid_json``/``invalid_request``/``body_too_deep``, 413) on
   routes with a body, ``invalid_request`` on routes with query parameters or constrained path parameters,
   ``not_found`` on routes with an integer path parameter, and ``store_unavailable`` unless ``store=False``;
@@ -16,7 +16,7 @@ documented operation say what the service really answers, from what the route de
 - ``body=`` replaces the request body's schema (constraints the type alone cannot say).
 
 Parameter constraints come from the handler's signature (``Annotated[int, Parameter(ge=1)]``): Litestar both
-documents and enforces them.  405 answers carry ``Allow`` (benthic.http).
+documents and enforces them.  405 answers carry ``Allow`` (benthic.service.http).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import msgspec
 from litestar import Litestar, Request
 from litestar.openapi.plugins import OpenAPIRenderPlugin
 
-from benthic.errorcodes import ERROR_CODES, RULE
+from benthic.service.errorcodes import ERROR_CODES, RULE
 
 DOC = "benthic_doc"
 PREFIX = "#/components/schemas/"
@@ -66,10 +66,10 @@ def doc(
     description: str | None = None,
     also: dict[str, Schema] | None = None,
 ) -> dict[str, Any]:
-    """A route's ``opt``: the error codes it can give (``benthic.errorcodes``) and what its success is."""
+    """A route's ``opt``: the error codes it can give (``benthic.service.errorcodes``) and what its success is."""
     unknown = [c for c in errors if not _entries(c)]
     if unknown:
-        raise ValueError(f"undocumented error codes {unknown}: add them to benthic.errorcodes")
+        raise ValueError(f"undocumented error codes {unknown}: add them to benthic.service.errorcodes")
     return {DOC: Doc(tuple(errors), ok, media_type, ok_headers or {}, not_modified, body, store, description,
                      also or {})}
 
@@ -245,7 +245,7 @@ def _operation(operation: dict[str, Any], handler: Any, spec: Doc, components: _
 
 def finish(document: dict[str, Any], app: Litestar, shared: dict[str, Any] | None = None) -> dict[str, Any]:
     """The Litestar-generated ``document`` made exact from every route's ``doc(...)`` (a copy).  ``shared``:
-    components to add (e.g. the game types' schemas, ``benthic.gameschemas``)."""
+    components to add (e.g. the game types' schemas, ``benthic.game.gameschemas``)."""
     document = copy.deepcopy(document)
     document.setdefault("components", {}).setdefault("schemas", {})
     shared = shared or {}

@@ -1,6 +1,6 @@
 """Every error code the HTTP APIs answer, with its status and meaning: the one list the OpenAPI documents
-(``benthic.apidoc``) and docs/ERRORS.md are checked against.  A route names the codes it can give (see
-``benthic.apidoc.doc``); a code answered with two statuses (``operator_only``: 401 without a credential,
+(``benthic.service.apidoc``) and docs/ERRORS.md are checked against.  A route names the codes it can give (see
+``benthic.service.apidoc.doc``); a code answered with two statuses (``operator_only``: 401 without a credential,
 403 with another kind) is listed once per status.
 
 Rule violations are open-ended: every engine names its own rules (``not_your_turn``, ``insufficient_funds``,

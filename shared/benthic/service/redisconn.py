@@ -5,7 +5,7 @@ ratings of a game type), so the same code runs on both; only the client and the 
 
 A process's requests share a bounded pool: a request waits for a free connection (``redis_pool_timeout_s``)
 rather than failing because others are in flight; what cannot get one in time, or finds Redis unreachable,
-is answered ``503 store_unavailable`` (see ``benthic.http``).
+is answered ``503 store_unavailable`` (see ``benthic.service.http``).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ async def memory(redis: Any) -> tuple[int, int]:
 
 async def sample_memory(redis: Any, interval: float) -> None:
     """Keep ``benthic_redis_memory_used_bytes`` / ``_max_bytes`` current (every service runs one; cancel it)."""
-    from benthic.telemetry import REDIS_MEMORY_MAX, REDIS_MEMORY_USED
+    from benthic.service.telemetry import REDIS_MEMORY_MAX, REDIS_MEMORY_USED
 
     while True:
         with contextlib.suppress(Exception):

@@ -8,7 +8,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from benthic.client import ApiFailure, BenthicClient
+from benthic.clients.client import ApiFailure, BenthicClient
 from benthic.rules import Engine
 from benthic.rules.bots import GreedyBot
 

@@ -65,7 +65,7 @@ class LifecycleOptions(msgspec.Struct, frozen=True):
 PLATFORM_OPTIONS = ("clock", "on_expiry")  # game options the platform reads; the engine never sees them
 # How /game-types/{type} describes them ({name, default, values, text}, like an engine's options)
 OPTION_DOCS: list[dict[str, Any]] = msgspec.json.decode(
-    files("benthic").joinpath("platform_options.json").read_bytes())
+    files("benthic.game").joinpath("platform_options.json").read_bytes())
 _clock_decoder = msgspec.json.Decoder(ClockOption)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from benthic.lifecycle import OPTION_DOCS
+from benthic.game.lifecycle import OPTION_DOCS
 from benthic.rules import game_types, get_engine
 from benthic.rules.bots import BOT_NAMES
 

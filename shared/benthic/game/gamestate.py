@@ -8,12 +8,12 @@ from typing import Any
 
 import msgspec
 
-from benthic import lifecycle
-from benthic.events import Envelope
-from benthic.lifecycle import Lifecycle
+from benthic.game import lifecycle
+from benthic.game.events import Envelope
+from benthic.game.lifecycle import Lifecycle
 from benthic.rules import AnyEngine, GameNotSupported
 from benthic.store import EventStore, Snapshot
-from benthic.telemetry import GAMES_NOT_SUPPORTED, log
+from benthic.service.telemetry import GAMES_NOT_SUPPORTED, log
 
 
 class Folded(msgspec.Struct, frozen=True):

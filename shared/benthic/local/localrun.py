@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benthic.client import ApiFailure, BenthicClient
-from benthic.localplatform import SERVICES, LocalPlatform
+from benthic.clients.client import ApiFailure, BenthicClient
+from benthic.local.localplatform import SERVICES, LocalPlatform
 from benthic.rules import game_types, get_engine
 
 DEFAULT_PORTS = {"command": 8001, "projection": 8002, "scoring": 8003, "archiver": 8004, "bots": 8005}
@@ -121,7 +121,7 @@ def main(exit_after_demo: bool = False, seats: int | None = None, bots: str = "g
     import os
 
     ports = {s: p if _port_free(p) else None for s, p in DEFAULT_PORTS.items()}
-    from benthic.devredis import free_port
+    from benthic.local.devredis import free_port
 
     ports = {s: p or free_port() for s, p in ports.items()}
     run_dir = Path(".run")
