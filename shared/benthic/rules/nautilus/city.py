@@ -204,8 +204,9 @@ def _city(stations: tuple[Station, ...]) -> City:
     if len(stations) > 1:
         hit = C.memos.get("city_by_last", {}).get(id(stations[-2]))
         if hit is not None and hit[0] is stations[-2] and len(hit[1].stations) == len(stations) - 1:
-            if all(a is b for a, b in zip(hit[1].stations, stations)):
-                town = hit[1].extended(stations)
+            parent: City = hit[1]
+            if all(a is b for a, b in zip(parent.stations, stations)):
+                town = parent.extended(stations)
                 _remember(town)
                 return town
     town = City(stations)

@@ -74,29 +74,23 @@ def buy_commands(state: State, seat: int) -> Iterator[Any]:
             yield cmd.BuyStation(kind=kind)
 
 
-def _lock_masks(tile: TileDef) -> tuple[tuple[tuple[str, int], ...], ...]:
-    """Per rotation of the tile: (colour, bit mask of the slots with a lock of that colour)."""
-    out = []
-    for locks in tile.board_locks:
-        masks: dict[str, int] = {}
-        for slot, lock in enumerate(locks):
-            if lock is not None:
-                masks[lock] = masks.get(lock, 0) | 1 << slot
-        out.append(tuple(masks.items()))
-    return tuple(out)
-
-
-def _facing_masks(facing: tuple[str | None, ...]) -> dict[str, int]:
-    """colour -> bit mask of the slots whose facing lock has that colour."""
+def _colour_masks(locks: tuple[str | None, ...]) -> dict[str, int]:
+    """colour -> bit mask of the slots holding a lock of that colour."""
     masks: dict[str, int] = {}
-    for slot, lock in enumerate(facing):
+    for slot, lock in enumerate(locks):
         if lock is not None:
             masks[lock] = masks.get(lock, 0) | 1 << slot
     return masks
 
 
+def _lock_masks(tile: TileDef) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """Per rotation of the tile: its (colour, slot mask) pairs."""
+    return tuple(tuple(_colour_masks(locks).items()) for locks in tile.board_locks)
+
+
 def _site_masks(town: City) -> list[tuple[tuple[int, int], dict[str, int]]]:
-    return [(anchor, _facing_masks(facing)) for anchor, facing in town.build_sites()]
+    """The build sites, each with the colour masks of the locks facing it."""
+    return [(anchor, _colour_masks(facing)) for anchor, facing in town.build_sites()]
 
 
 def build_commands(state: State, seat: int) -> Iterator[Any]:
@@ -108,8 +102,8 @@ def build_commands(state: State, seat: int) -> Iterator[Any]:
     subs = sub_cells(state)
     # after a first build, a pair must meet a station built this turn (R-5): per site, the slots facing one
     reach: dict[tuple[int, int], int] = {}
-    for tile in turn.built:
-        x, y = c.stations[c.index[tile]].anchor
+    for built in turn.built:
+        x, y = c.stations[c.index[built]].anchor
         for slot, (dx, dy) in enumerate(C.neighbour_offset):
             reach[(x - dx, y - dy)] = reach.get((x - dx, y - dy), 0) | 1 << slot
     sites = []
