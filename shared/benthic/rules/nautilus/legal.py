@@ -88,9 +88,12 @@ def _lock_masks(tile: TileDef) -> tuple[tuple[tuple[str, int], ...], ...]:
     return tuple(tuple(_colour_masks(locks).items()) for locks in tile.board_locks)
 
 
-def _site_masks(town: City) -> list[tuple[tuple[int, int], dict[str, int]]]:
-    """The build sites, each with the colour masks of the locks facing it."""
-    return [(anchor, _colour_masks(facing)) for anchor, facing in town.build_sites()]
+def _sites(town: City) -> list[tuple[tuple[int, int], dict[str, int], int, tuple[int, ...]]]:
+    """The build sites, each with the colour masks of the locks facing it, its build cost level and cells."""
+    return [
+        (anchor, _colour_masks(facing), C.block_level(anchor), C.block_cells(*anchor))
+        for anchor, facing in town.build_sites()
+    ]
 
 
 def build_commands(state: State, seat: int) -> Iterator[Any]:
@@ -107,10 +110,9 @@ def build_commands(state: State, seat: int) -> Iterator[Any]:
         for slot, (dx, dy) in enumerate(C.neighbour_offset):
             reach[(x - dx, y - dy)] = reach.get((x - dx, y - dy), 0) | 1 << slot
     sites = []
-    for anchor, facing_masks in memo("site_masks", c, _site_masks):
-        if subs and any(cell in subs for cell in C.block_cells(*anchor)):
-            continue
-        if s.nemo < block_level(anchor) - turn.cost_level_paid:
+    affordable = s.nemo + turn.cost_level_paid
+    for anchor, facing_masks, level, cells in memo("build_sites", c, _sites):
+        if level > affordable or (subs and any(cell in subs for cell in cells)):
             continue
         sites.append((anchor, facing_masks, reach.get(anchor, 0) if turn.built else 255))
     for held in s.held:
