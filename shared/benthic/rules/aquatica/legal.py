@@ -28,7 +28,7 @@ from benthic.rules.aquatica.commands import (
 )
 from benthic.rules.aquatica.effects import Choice
 from benthic.rules.aquatica.prompts import NO_CLAIM_PROMPTS, prompt_kind
-from benthic.rules.aquatica.queries import CAT, acquisition_choices, raise_allocations, raise_eligible
+from benthic.rules.aquatica.queries import CAT, acquisition_choices, goal_met, raise_allocations, raise_eligible
 from benthic.rules.aquatica.state import BOARD_SLOTS, ROW_SLOTS, State
 from benthic.rules.aquatica.validation import is_legal, raise_spec
 
@@ -86,9 +86,20 @@ def legal_commands(state: State, seat: int) -> list[Any]:
     out = [c for c in candidates(state, seat, kind) if is_legal(state, seat, c, kind)]
     if kind not in NO_CLAIM_PROMPTS:
         trained = [m.id for m in state.players[seat].mantas if m.id in CAT.trained_kind_of]
-        for goal_index in range(len(state.goals)):
+        for goal_index in range(len(state.goals) if trained else 0):
+            if not _goal_open(state, seat, goal_index):
+                continue
             for manta_id in trained:
                 claim = ClaimGoal(goal_index, manta_id)
                 if is_legal(state, seat, claim, kind):
                     out.append(claim)
     return out
+
+
+def _goal_open(state: State, seat: int, goal_index: int) -> bool:
+    """The checks of ``validate_claim_goal`` that do not depend on the Manta (3, 6, 7), run once per goal
+    rather than once per Manta; the validator still runs every check on each claim it lets through."""
+    track = state.tracks[goal_index]
+    if any(spot.seat == seat for spot in track) or len(track) >= len(CAT.board.goal_track_points):
+        return False
+    return goal_met(state, seat, state.goals[goal_index])

@@ -1,6 +1,7 @@
 """The underwater city as a graph (spec §3.5.2–§3.5.3, §6.3): everything derived from the stations on the
 board, computed once per ``State.stations`` tuple and memoised by identity (states share that tuple until
-the next build)."""
+the next build).  Stations are only ever appended, so the city after a build is derived from the city
+before it when that one is still cached (``City.extended``)."""
 
 from __future__ import annotations
 
@@ -66,6 +67,58 @@ class City:
                 self.blue_exits[cell] = (*self.blue_exits.get(cell, ()), i)
         self._bfs: dict[int, tuple[list[int], list[int]]] = {}
         self._build_sites: list[tuple[tuple[int, int], tuple[str | None, ...]]] | None = None
+
+    def extended(self, stations: tuple[Station, ...]) -> City:
+        """The city of ``stations`` = this city's stations plus one more (the same values as
+        ``City(stations)``, computed from the difference)."""
+        new = stations[-1]
+        k = len(stations) - 1
+        town = City.__new__(City)
+        town.stations = stations
+        town.index = {**self.index, new.tile: k}
+        town.at_anchor = {**self.at_anchor, new.anchor: k}
+        x0, y0 = new.anchor
+        block = C.block_cells(x0, y0)
+        covered = bytearray(self.covered)
+        for cell in block:
+            covered[cell] = 1
+        town.covered = bytes(covered)
+        # the stations whose neighbour lookups can now meet the new one
+        around = {(x0 - dx, y0 - dy) for dx, dy in C.neighbour_offset} | {
+            (x0 + dx, y0 + dy) for dx, dy in C.neighbour_offset
+        }
+        adjacency = list(self.adjacency)
+        adjacency.append(())
+        for i in sorted({k, *(j for a in around if (j := town.at_anchor.get(a)) is not None)}):
+            s = stations[i]
+            linked = []
+            for slot in range(8):
+                j = town.neighbour(s.anchor, slot)
+                if j is not None and locks_pair(s.locks, slot, stations[j].locks):
+                    linked.append(j)
+            adjacency[i] = tuple(linked)
+        town.adjacency = tuple(adjacency)
+        town.blue_exits = dict(self.blue_exits)
+        if C.tiles[new.tile].kind == "research":
+            for cell in town.exit_cells(new, "blue"):
+                town.blue_exits[cell] = (*town.blue_exits.get(cell, ()), k)
+        town._bfs = {}
+        town._build_sites = None
+        if self._build_sites is not None:
+            size = C.block_size
+            sites = {  # the sites whose block overlaps the new one are covered now
+                anchor: (town.facing_locks(anchor) if anchor in around else facing)
+                for anchor, facing in self._build_sites
+                if abs(anchor[0] - x0) >= size or abs(anchor[1] - y0) >= size
+            }
+            for dx, dy in C.neighbour_offset:
+                anchor = (x0 + dx, y0 + dy)
+                if anchor in sites or anchor in town.at_anchor:
+                    continue
+                if C.block_on_board(*anchor) and not town.block_covered(*anchor):
+                    sites[anchor] = town.facing_locks(anchor)
+            town._build_sites = sorted(sites.items())
+        return town
 
     def neighbour(self, anchor: tuple[int, int], slot: int) -> int | None:
         dx, dy = C.neighbour_offset[slot]
@@ -144,4 +197,26 @@ class City:
 
 
 def city_of(stations: tuple[Station, ...]) -> City:
-    return memo("city", stations, City)
+    return memo("city", stations, _city)
+
+
+def _city(stations: tuple[Station, ...]) -> City:
+    if len(stations) > 1:
+        hit = C.memos.get("city_by_last", {}).get(id(stations[-2]))
+        if hit is not None and hit[0] is stations[-2] and len(hit[1].stations) == len(stations) - 1:
+            parent: City = hit[1]
+            if all(a is b for a, b in zip(parent.stations, stations)):
+                town = parent.extended(stations)
+                _remember(town)
+                return town
+    town = City(stations)
+    _remember(town)
+    return town
+
+
+def _remember(town: City) -> None:
+    """Index a city by its last station (the same Station object ends one tuple and sits inside the next)."""
+    cache = C.memos.setdefault("city_by_last", {})
+    if len(cache) >= _MEMO_LIMIT:
+        del cache[next(iter(cache))]
+    cache[id(town.stations[-1])] = (town.stations[-1], town)  # holding the station keeps its id unique

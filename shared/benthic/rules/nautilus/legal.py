@@ -9,8 +9,9 @@ from itertools import chain
 from typing import Any
 
 from benthic.rules.nautilus import commands as cmd
+from benthic.rules.nautilus.city import City, memo
 from benthic.rules.nautilus.content import CONTENT as C
-from benthic.rules.nautilus.content import STACK_KINDS_RESIDENTIAL
+from benthic.rules.nautilus.content import STACK_KINDS_RESIDENTIAL, TileDef
 from benthic.rules.nautilus.derived import (
     budget,
     city,
@@ -73,6 +74,28 @@ def buy_commands(state: State, seat: int) -> Iterator[Any]:
             yield cmd.BuyStation(kind=kind)
 
 
+def _colour_masks(locks: tuple[str | None, ...]) -> dict[str, int]:
+    """colour -> bit mask of the slots holding a lock of that colour."""
+    masks: dict[str, int] = {}
+    for slot, lock in enumerate(locks):
+        if lock is not None:
+            masks[lock] = masks.get(lock, 0) | 1 << slot
+    return masks
+
+
+def _lock_masks(tile: TileDef) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """Per rotation of the tile: its (colour, slot mask) pairs."""
+    return tuple(tuple(_colour_masks(locks).items()) for locks in tile.board_locks)
+
+
+def _sites(town: City) -> list[tuple[tuple[int, int], dict[str, int], int, tuple[int, ...]]]:
+    """The build sites, each with the colour masks of the locks facing it, its build cost level and cells."""
+    return [
+        (anchor, _colour_masks(facing), C.block_level(anchor), C.block_cells(*anchor))
+        for anchor, facing in town.build_sites()
+    ]
+
+
 def build_commands(state: State, seat: int) -> Iterator[Any]:
     turn, s = state.turn, state.seats[seat]
     assert turn is not None
@@ -80,26 +103,27 @@ def build_commands(state: State, seat: int) -> Iterator[Any]:
         return
     c = city(state)
     subs = sub_cells(state)
-    built_now = {c.index[t] for t in turn.built}
+    # after a first build, a pair must meet a station built this turn (R-5): per site, the slots facing one
+    reach: dict[tuple[int, int], int] = {}
+    for built in turn.built:
+        x, y = c.stations[c.index[built]].anchor
+        for slot, (dx, dy) in enumerate(C.neighbour_offset):
+            reach[(x - dx, y - dy)] = reach.get((x - dx, y - dy), 0) | 1 << slot
     sites = []
-    for anchor, facing in c.build_sites():
-        if subs and any(cell in subs for cell in C.block_cells(*anchor)):
+    affordable = s.nemo + turn.cost_level_paid
+    for anchor, facing_masks, level, cells in memo("build_sites", c, _sites):
+        if level > affordable or (subs and any(cell in subs for cell in cells)):
             continue
-        if s.nemo < block_level(anchor) - turn.cost_level_paid:
-            continue
-        neighbours = [c.neighbour(anchor, slot) for slot in range(8)] if built_now else []
-        sites.append((anchor, facing, neighbours))
+        sites.append((anchor, facing_masks, reach.get(anchor, 0) if turn.built else 255))
     for held in s.held:
         tile = C.tiles[held.tile]
+        masks = memo("lock_masks", tile, _lock_masks)
         for rotation in tile.distinct_rotations:
-            locks = tile.board_locks[rotation]
-            for anchor, facing, neighbours in sites:
-                pairs = [slot for slot in range(8) if locks[slot] is not None and locks[slot] == facing[slot]]
-                if not pairs:
-                    continue
-                if built_now and not any(neighbours[slot] in built_now for slot in pairs):
-                    continue
-                yield cmd.BuildStation(tile=held.tile, anchor=anchor, rotation=rotation * 90)
+            lock_masks = masks[rotation]
+            for anchor, facing_masks, slots in sites:
+                # a same-colour lock pair: a slot in both masks of one colour
+                if any(facing_masks.get(colour, 0) & mask & slots for colour, mask in lock_masks):
+                    yield cmd.BuildStation(tile=held.tile, anchor=anchor, rotation=rotation * 90)
 
 
 # --- researchers -------------------------------------------------------------------------------------

@@ -68,8 +68,28 @@ def tunnel_site_legal(geom: Geometry, player: Player, site: str) -> bool:
     return info.city in network or info.other in network
 
 
-def legal_sites(geom: Geometry, player: Player, kind: str, expansion: bool) -> list[str]:
-    """Empty sites where a piece of ``kind`` may legally go (ignoring cost and supply)."""
+_SITES_MEMO: dict[tuple[int, int, int, str, bool], tuple[Geometry, dict[str, Piece], tuple[str, ...],
+                                                         tuple[str, ...]]] = {}
+_SITES_MEMO_LIMIT = 1024
+
+
+def legal_sites(geom: Geometry, player: Player, kind: str, expansion: bool) -> tuple[str, ...]:
+    """Empty sites where a piece of ``kind`` may legally go (ignoring cost and supply).  Memoised by the
+    identity of the geometry, pieces and network (never mutated; the entry holds them, so their ids stay
+    unique): the usability checks of one prompt ask the same question for many slots and cards."""
+    pieces, network = player.pieces, player.network
+    key = (id(geom), id(pieces), id(network), kind, expansion)
+    hit = _SITES_MEMO.get(key)
+    if hit is not None and hit[0] is geom and hit[1] is pieces and hit[2] is network:
+        return hit[3]
+    sites = tuple(_legal_sites(geom, player, kind, expansion))
+    if len(_SITES_MEMO) >= _SITES_MEMO_LIMIT:
+        del _SITES_MEMO[next(iter(_SITES_MEMO))]
+    _SITES_MEMO[key] = (geom, pieces, network, sites)
+    return sites
+
+
+def _legal_sites(geom: Geometry, player: Player, kind: str, expansion: bool) -> list[str]:
     pieces = player.pieces
     if kind == "tunnel":
         return [t for t in geom.tunnels if tunnel_site_legal(geom, player, t)]

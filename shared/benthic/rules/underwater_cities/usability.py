@@ -94,13 +94,31 @@ def supply_has(state: GameState, kind: str) -> bool:
 
 def slot_extra_parts(player: Player, slot_code: str) -> tuple[Effect, ...]:
     """`slot_used(Ax)` permanents add their effect as an extra optional part of that slot's effect."""
+    return _slot_triggers(player.tableau).get(slot_code, ())
+
+
+_TRIGGERS_MEMO: dict[tuple[int, int], tuple[tuple[str, ...], object, dict[str, tuple[Effect, ...]]]] = {}
+_TRIGGERS_MEMO_LIMIT = 1024
+
+
+def _slot_triggers(tableau: tuple[str, ...]) -> dict[str, tuple[Effect, ...]]:
+    """slot code -> the effects of the tableau's `slot_used` permanents, in tableau order; memoised by the
+    identity of the tableau (never mutated; the entry holds it and the cards, so the ids stay unique)."""
     cards = content().cards
-    extra = []
-    for card_id in player.tableau:
+    key = (id(tableau), id(cards))
+    hit = _TRIGGERS_MEMO.get(key)
+    if hit is not None and hit[0] is tableau and hit[1] is cards:
+        return hit[2]
+    triggers: dict[str, tuple[Effect, ...]] = {}
+    for card_id in tableau:
         perm = cards[card_id].permanent
-        if isinstance(perm, Trigger) and isinstance(perm.on, OnSlotUsed) and perm.on.slot_effect == slot_code:
-            extra.append(perm.effect)
-    return tuple(extra)
+        if isinstance(perm, Trigger) and isinstance(perm.on, OnSlotUsed):
+            code = perm.on.slot_effect
+            triggers[code] = (*triggers.get(code, ()), perm.effect)
+    if len(_TRIGGERS_MEMO) >= _TRIGGERS_MEMO_LIMIT:
+        del _TRIGGERS_MEMO[next(iter(_TRIGGERS_MEMO))]
+    _TRIGGERS_MEMO[key] = (tableau, cards, triggers)
+    return triggers
 
 
 def slot_parts(player: Player, slot: Slot) -> tuple[tuple[Effect, ...], bool]:
