@@ -2,7 +2,7 @@
 
 Resampled: the face-down chips the seat has not peeked at (within their depth: a chip's back shows it), the
 uncashed special assignments of the other seats (from every card the seat has not seen), the spaces another
-seat looked at in a Trial under way, and the seed.  The other seats' peek knowledge is dropped: what they
+seat looked at in a Trial under way, and the seed (a finished game shows every chip).  The other seats' peek knowledge is dropped: what they
 saw is resampled anyway (and a Trial's peeks are hidden from everyone else).
 """
 
@@ -20,7 +20,7 @@ from benthic.rules.nautilus.state import State, SubPrompt
 
 def determinize(state: State, seat: int, rng: random.Random) -> State:
     me = state.seats[seat]
-    spaces = [space for space in face_down_spaces(state) if space not in me.known]
+    spaces = [] if state.ended else [space for space in face_down_spaces(state) if space not in me.known]
     chips = redeal([(str(C.find_space_depth[space]), state.finds[space]) for space in spaces], rng)
     finds = list(state.finds)
     for space, chip in zip(spaces, chips):
