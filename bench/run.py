@@ -21,6 +21,8 @@ STEPS = [
     ("peer", ["-m", "bench.peer_bench", "--warmup", "3" if QUICK else "10", "--seconds", "5" if QUICK else "20",
               "--games", "20" if QUICK else "200"]),
     ("archive", ["-m", "bench.archive_bench", "--games", "5" if QUICK else "30"]),
+    # The search bot against the greedy one, 2 seats, per game type (README: Benchmarks).
+    ("bot_strength", ["-m", "bench.bot_strength", "--games", "10" if QUICK else "200", "--workers", "2"]),
 ]
 OPTIONAL = [
     # The Underwater Cities balance report (10 minutes of 4-player greedy games), when its engine exists.

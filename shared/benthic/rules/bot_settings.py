@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -16,6 +16,7 @@ class BotSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     levels: tuple[int, int, int]  # search iterations of the mcts levels 1, 2, 3
     candidates: int
     rollout_depth: int
+    horizon: Literal["turn", "round"]
     rollout_sample: int
     exploration: float
     win_bonus: float

@@ -72,11 +72,17 @@ def _simulate(engine: AnyEngine, world: Any, seat: int, command: Any, settings: 
     """The leaf value of one iteration; None when the engine rejected a legal command (a defect)."""
     try:
         state = engine.fold(world, engine.decide(world, seat, command))
+        others_moved = False
         for _ in range(settings.rollout_depth):
             prompt = engine.prompt(state)
             if prompt is None:
                 break
+            if settings.horizon == "turn" and seat not in prompt.seats:
+                break  # the seat's turn is over: where every move is rated alike
+            if seat in prompt.seats and others_moved:
+                break  # the seat's next decision after the others' turns
             actor = prompt.seats[0] if len(prompt.seats) == 1 else rng.choice(prompt.seats)
+            others_moved = others_moved or actor != seat
             state = engine.fold(state, _rollout_move(engine, state, actor, settings.rollout_sample, rng))
     except RuleViolation:
         return None
