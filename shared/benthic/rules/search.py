@@ -1,11 +1,12 @@
 """The search bot (``mcts``): information-set Monte Carlo search over the seat's own moves.
 
-Every iteration draws a new determinization (``engine.determinize``: the seat never sees the true state),
-picks one of the seat's candidate moves by UCB1, plays it, then plays a short rollout in which every seat
-plays a sampled greedy move, and scores the leaf by the seat's heuristic against the best other seat's (a
-finished game: the score margin, plus a bonus for first place).  The candidates are the seat's best moves by
-that value one step ahead on the first determinization.  The budget is a number of iterations (the level),
-never a clock: the same RNG state gives the same move.
+The candidates are the seat's best moves by one-step value (its heuristic against the best other seat's) on
+a determinization.  Every iteration draws a new determinization (``engine.determinize``: the seat never sees
+the true state), picks a candidate by UCB1, plays it, then plays greedy moves (the best of a sample of the
+legal commands by the mover's heuristic) until the seat's turn is over (``horizon``) or ``rollout_depth``
+commands, and scores the leaf by the same value (a finished game: the score margin, plus a bonus for first
+place).  The most visited candidate is played.  The budget is a number of iterations (the level), never a
+clock: the same RNG state gives the same move.  Tuning: ``bot_settings.json``.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ class SearchBot:
         world = engine.determinize(state, seat, rng)
         rated = [(value_after(engine, world, seat, command, settings), i) for i, command in enumerate(legal)]
         rated.sort(key=lambda r: -r[0])
-        arms = [legal[i] for _, i in rated[: settings.candidates]]
+        arms = [legal[i] for value, i in rated[: settings.candidates] if value > -math.inf] or legal[:1]
         if len(arms) == 1:
             return arms[0]
         visits = [0] * len(arms)
