@@ -8,6 +8,7 @@ through ``BENTHIC_EXTRA_ENGINES=bench.counter_engine:ENGINE``, never in the prod
 
 from __future__ import annotations
 
+import random
 from typing import Any, Union
 
 import msgspec
@@ -100,6 +101,9 @@ class CounterEngine(Engine):
 
     def secrets(self, state: CounterState) -> list[Secret]:
         return []
+
+    def determinize(self, state: CounterState, seat: int, rng: random.Random) -> CounterState:
+        return state  # nothing is hidden, nothing is random
 
     def final_scores(self, state: CounterState) -> FinalScores:
         order = sorted(range(state.seats), key=lambda s: (-state.increments[s], s))

@@ -36,6 +36,8 @@ STEPS = [
     ("soak", ["-m", "bench.soak_bench", "--games", "30" if QUICK else "1000"]),
     # Bot-only games of mixed types played to the end by the bots service (games/s, bot move lag).
     ("bots", ["-m", "bench.bots_bench", "--games", "30" if QUICK else "500"]),
+    # The search bot against the greedy one, 2 seats, per game type (README: Benchmarks).
+    ("bot_strength", ["-m", "bench.bot_strength", "--games", "10" if QUICK else "200", "--workers", "2"]),
 ]
 OPTIONAL = [
     # The Underwater Cities balance report (10 minutes of 4-player greedy games), when its engine exists.

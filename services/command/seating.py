@@ -96,8 +96,8 @@ def bot_holder(what: str, seat: SeatRequest) -> SeatInfo:
         raise ApiError(400, "invalid_bot_level", f"{what}.level must be 1..10")
     try:
         make_bot(seat.bot, seat.level)
-    except ValueError as error:
-        raise ApiError(400, "unknown_bot", f"{what}: {error}") from None
+    except ValueError as error:  # a known bot: its levels are fewer (the search bot has 1..3)
+        raise ApiError(400, "invalid_bot_level", f"{what}.level: {error}") from None
     player_id = f"bot:{seat.bot}" if seat.level is None else f"bot:{seat.bot}@{seat.level}"
     name = seat.name or (f"{seat.bot} bot" if seat.level is None else f"{seat.bot} bot (level {seat.level})")
     return SeatInfo(player_id, name, BOT, bot=seat.bot, level=seat.level)

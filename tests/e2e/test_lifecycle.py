@@ -109,6 +109,9 @@ async def test_bot_seats_are_validated(client: BenthicClient) -> None:
     with pytest.raises(ApiFailure) as level:
         await client.create_game("nautilus", [{"bot": "greedy", "level": 99}, {"bot": "greedy"}])
     assert (level.value.status, level.value.code) == (400, "invalid_bot_level")
+    with pytest.raises(ApiFailure) as search_level:  # the search bot has levels 1..3 only
+        await client.create_game("nautilus", [{"bot": "mcts", "level": 5}, {"bot": "greedy"}])
+    assert (search_level.value.status, search_level.value.code) == (400, "invalid_bot_level")
     for options in ({"clock": {"mode": "sundial"}}, {"clock": {"mode": "fischer", "initial_s": 0}},
                     {"clock": {"mode": "per_move", "per_move_s": 60}, "on_expiry": "shrug"},
                     {"on_expiry": "abort"}):

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import random
 from typing import Union
 
 import msgspec
 
 from benthic.rules import Engine, FinalScores, GameConfig, Prompt, RuleViolation, SeatResult, Secret, rng_for
+from benthic.rules.determinize import fresh_seed, redeal
 
 
 class Play(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type", tag="play"):
@@ -121,6 +123,17 @@ class ToyEngine(Engine):
 
     def secrets(self, state: State) -> list[Secret]:
         return [Secret(c, frozenset({s})) for s, h in enumerate(state.hands) for c in h]
+
+    def determinize(self, state: State, seat: int, rng: random.Random) -> State:
+        """The other hands dealt again from every card the seat does not see (the undealt ones too)."""
+        seen = {*state.hands[seat], *state.table}
+        others = [s for s in range(state.seats) if s != seat]
+        places = [("card", c) for s in others for c in state.hands[s]]
+        dealt = {c for h in state.hands for c in h}
+        spare = [("card", f"k{i}") for i in range(1, 10) if f"k{i}" not in dealt | seen]
+        new = iter(redeal(places, rng, spare))
+        hands = tuple(h if s == seat else tuple(next(new) for _ in h) for s, h in enumerate(state.hands))
+        return msgspec.structs.replace(state, seed=fresh_seed(rng), hands=hands)
 
     def final_scores(self, state: State) -> FinalScores:
         order = sorted(range(state.seats), key=lambda s: (-state.scores[s], s))

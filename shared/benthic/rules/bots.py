@@ -1,15 +1,18 @@
-"""Game-independent bots: they only use the engine contract."""
+"""Game-independent bots: they only use the engine contract, and decide only from what their seat may see
+(``engine.determinize`` and the seat's legal commands).  The search bot lives in ``benthic.rules.search``."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
+from benthic.rules.bot_settings import bot_settings
 from benthic.rules.core import AnyEngine
+from benthic.rules.search import SearchBot
 
 
 class RandomBot:
-    """Plays a uniformly random legal command."""
+    """Plays a uniformly random legal command (the seat's legal commands are public to it)."""
 
     name = "random"
 
@@ -22,8 +25,8 @@ class RandomBot:
 
 class GreedyBot:
     """One-step look-ahead: plays the legal command whose resulting state the engine's heuristic rates
-    best for the bot's seat (random among equals).  It looks at the true resulting state, so it may see
-    the outcome of its own move one step early: a bot for demos, load and balance runs, not rated play."""
+    best for the bot's seat (random among equals), averaged over determinizations (``bot_settings.json``):
+    it never looks at the true state, so it cannot see what its seat may not (the next card drawn ...)."""
 
     name = "greedy"
     tie_tolerance = 0.0  # values this close count as equal (a subclass summing floats may want some)
@@ -33,13 +36,18 @@ class GreedyBot:
         return engine.heuristic(state, seat)
 
     def choose(self, engine: AnyEngine, state: Any, seat: int, rng: random.Random) -> Any:
-        legal = engine.legal_commands(state, seat)
+        legal = engine.legal_commands(state, seat)  # public to the seat
         if not legal:
             raise LookupError(f"seat {seat} has no legal command")
+        if len(legal) == 1:
+            return legal[0]
+        worlds = [engine.determinize(state, seat, rng)
+                  for _ in range(bot_settings(engine.game_type).greedy_determinizations)]
         best: list[Any] = []
         best_value = float("-inf")
         for command in legal:
-            value = self.value(engine, engine.fold(state, engine.decide(state, seat, command)), seat)
+            value = sum(self.value(engine, engine.fold(w, engine.decide(w, seat, command)), seat) for w in worlds)
+            value /= len(worlds)
             if value > best_value + self.tie_tolerance:
                 best, best_value = [command], value
             elif abs(value - best_value) <= self.tie_tolerance:
@@ -47,16 +55,19 @@ class GreedyBot:
         return rng.choice(best)
 
 
-BOT_NAMES: tuple[str, ...] = ("random", "greedy")  # what a bot seat may ask for (``{"bot": name}``)
+BOT_NAMES: tuple[str, ...] = ("random", "greedy", "mcts")  # what a bot seat may ask for (``{"bot": name}``)
 
 
 def make_bot(name: str, level: int | None = None) -> Any:
-    """The bot a bot seat names.  ``level`` tunes the stronger bots' budget; bots without levels ignore it.
-    Raises ValueError for an unknown name (services answer it as a bad option)."""
+    """The bot a bot seat names.  ``level`` (1..3, None: the default) sets the search bot's budget; bots
+    without levels ignore it.  Raises ValueError for an unknown name or level (services answer it as a bad
+    option)."""
     if name == "random":
         return RandomBot()
     if name == "greedy":
         return GreedyBot()
+    if name == "mcts":
+        return SearchBot() if level is None else SearchBot(level)
     raise ValueError(f"unknown bot {name!r}: choose one of {', '.join(BOT_NAMES)}")
 
 

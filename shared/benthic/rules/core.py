@@ -166,7 +166,8 @@ def rng_for(seed: int, version: int, salt: str = "") -> random.Random:
 
 
 class Bot(Protocol):
-    """A player program.  Server-side bots see the true state: they are for demos, load and balance runs."""
+    """A player program.  ``choose`` is handed the true state but decides only from what ``seat`` may see:
+    ``engine.determinize(state, seat, rng)`` and the seat's legal commands (``benthic.rules.bots``)."""
 
     name: str
 
@@ -206,8 +207,8 @@ def switches_content(method: Callable[..., R]) -> Callable[..., R]:
 class Engine(ABC, Generic[S, C, E]):
     """Base class of every game engine: ``class MyEngine(Engine[MyState, MyCommand, MyEvent])``.
 
-    Subclasses set the class attributes and implement the eleven abstract methods (the decider, the prompt,
-    legal commands, what leaves the engine, scores, the bots' heuristic); the codecs, ``replay``, ``fold``
+    Subclasses set the class attributes and implement the twelve abstract methods (the decider, the prompt,
+    legal commands, what leaves the engine, scores, the bots' heuristic and determinization); the codecs, ``replay``, ``fold``
     and ``is_over`` are shared.  Every state Struct has an int field ``version``: the number of events
     folded into it.
     """
@@ -291,6 +292,15 @@ class Engine(ABC, Generic[S, C, E]):
     @abstractmethod
     def secrets(self, state: S) -> list[Secret]:
         """Every piece of hidden information in ``state`` (for the leak tests)."""
+
+    @abstractmethod
+    def determinize(self, state: S, seat: int, rng: random.Random) -> S:
+        """A full, legal state that ``seat`` cannot tell from ``state``: every component hidden from it
+        (other hands, deck orders, face-down chips, the seed, other seats' pending secret choices ...)
+        resampled with ``rng`` within the public constraints (counts, card backs).  A function of what ``seat``
+        may see and of ``rng`` only: two states that differ only in what is hidden from ``seat`` give the same
+        state (and leave ``rng`` in the same state).  ``view(result, seat) == view(state, seat)``.  Bots decide
+        from it, never from the true state."""
 
     @abstractmethod
     def final_scores(self, state: S) -> FinalScores:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -11,6 +12,7 @@ from benthic.rules.aquatica.catalogue import catalogue
 from benthic.rules.aquatica.commands import Command
 from benthic.rules.aquatica.content import PACKS
 from benthic.rules.aquatica.describe import describe, describe_all
+from benthic.rules.aquatica.determinize import determinize
 from benthic.rules.aquatica.events import Event
 from benthic.rules.aquatica.evolve import evolve
 from benthic.rules.aquatica.prompts import prompt_details, prompt_kind
@@ -86,6 +88,9 @@ class AquaticaEngine(Engine[State, Command, Event]):
 
     def secrets(self, state: State) -> list[Secret]:
         return views.secrets(state)
+
+    def determinize(self, state: State, seat: int, rng: random.Random) -> State:
+        return determinize(state, seat, rng)
 
     def final_scores(self, state: State) -> FinalScores:
         return scoring.final_scores(state)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +25,7 @@ from benthic.rules.nautilus.commands import Command
 from benthic.rules.nautilus.content import CONTENT as C
 from benthic.rules.nautilus.content import PACKS
 from benthic.rules.nautilus.describe import describe, describe_all
+from benthic.rules.nautilus.determinize import determinize
 from benthic.rules.nautilus.evolve import evolve
 from benthic.rules.nautilus.flow import Emitter
 from benthic.rules.nautilus.heuristic import heuristic
@@ -141,6 +143,9 @@ class NautilusEngine(Engine[State, Command, ev.Event]):
 
     def secrets(self, state: State) -> list[Secret]:
         return views.secrets(state)
+
+    def determinize(self, state: State, seat: int, rng: random.Random) -> State:
+        return determinize(state, seat, rng)
 
     def final_scores(self, state: State) -> FinalScores:
         return final_scores(state)

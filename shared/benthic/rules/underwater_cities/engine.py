@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -14,6 +15,7 @@ from .commands import Command
 from .content import PACKS
 from .decide import decide
 from .describe import describe, describe_all
+from .determinize import determinize
 from .events import Event
 from .evolve import evolve
 from .viewtypes import UnderwaterCitiesView
@@ -81,6 +83,9 @@ class UnderwaterCitiesEngine(Engine[GameState, Command, Event]):
 
     def secrets(self, state: GameState) -> list[Secret]:
         return views.secrets(state)
+
+    def determinize(self, state: GameState, seat: int, rng: random.Random) -> GameState:
+        return determinize(state, seat, rng)
 
     def final_scores(self, state: GameState) -> FinalScores:
         ordered = sorted(state.scores, key=lambda s: s.rank)
