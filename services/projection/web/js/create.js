@@ -6,6 +6,7 @@ const SEAT_KINDS = [
   { value: "open", label: "Open seat (anyone may join)" },
   { value: "bot:greedy", label: "Bot: greedy" },
   { value: "bot:random", label: "Bot: random" },
+  { value: "bot:mcts", label: "Bot: search (mcts)" },
 ];
 
 function seatBody(kind) {
