@@ -176,7 +176,7 @@ async def _load(
 ) -> dict[str, Any]:
     """``rate`` > 0: every game plays at ``rate / concurrent`` commands per second (players think); 0: each
     game sends its next command as soon as the last is answered (a closed loop: the maximum throughput).
-    The first ``warmup`` seconds (creating every game at once, cold caches) are not measured; games that end
+    The first ``warmup`` seconds (the games arriving, cold caches) are not measured; games that end
     are replaced by new ones, whose creation is measured like everything else."""
     client: Any = LoadClient(platform.command_url, platform.mint)
     if transport == "ws":
@@ -190,6 +190,9 @@ async def _load(
 
     async def lane(index: int) -> None:
         nonlocal finished
+        # The population arrives over the warm-up (as players do), not in one instant: the games start spread
+        # over the first half of it.
+        await asyncio.sleep(warmup / 2 * index / concurrent)
         rng = random.Random(index)
         interval = concurrent / rate if rate > 0 else 0.0
         next_at = time.monotonic() + rng.random() * interval
@@ -205,7 +208,12 @@ async def _load(
             game_type = types[index % len(types)]
             engine = get_engine(game_type)
             seats = rng.randint(max(2, engine.min_seats), engine.max_seats)
-            game_id, tokens = await start_bot_game(client, game_type, seats, name=f"load{index}")
+            try:
+                game_id, tokens = await start_bot_game(client, game_type, seats, name=f"load{index}")
+            except ApiFailure as refused:  # e.g. 503 store_unavailable while every game starts at once
+                errors.append(f"create: {refused.status} {refused.code}")
+                await asyncio.sleep(1.0)  # the answer's Retry-After
+                continue
             game = HttpGame(client, game_id, tokens, rng)
             try:
                 while time.monotonic() < deadline:
