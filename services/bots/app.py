@@ -46,7 +46,7 @@ def create_app(settings: Settings) -> Litestar:
         service = CommandService(store, loader, SeatTokens(settings.token_keys, settings.seat_token_ttl_s),
                                  settings.conflict_retries, players)
         runner = BotRunner(service, DueSets(redis, settings.partitions), settings)
-        consumer = FeedConsumer(settings, GROUP, runner.handle)
+        consumer = FeedConsumer(settings, GROUP, runner.handle, pause_s=settings.bots_pause_ms / 1000)
         app.state.update(redis=redis, consumer=consumer, runner=runner, probe=probe)
         zero_series(SERVICE, game_types(), (GROUP,))
         for game_type in game_types():

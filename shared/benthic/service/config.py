@@ -32,6 +32,7 @@ class Settings(msgspec.Struct, frozen=True):
     drain_timeout_s: float = 10.0  # on shutdown, how long in-flight batches may finish (k8s grace must exceed it)
     projection_pause_ms: int = 0  # the projection rests this long after each batch (larger, fewer batches)
     scoring_pause_ms: int = 250  # scoring rests this long after each batch: fewer reads, scores a bit later
+    bots_pause_ms: int = 50  # the bots service rests this long after each batch (it reads every notification)
     consumer_batch: int = 64
     consumer_block_ms: int = 2000  # a blocked read returns as soon as an entry arrives: only idle polling
     metrics_interval_s: float = 5.0
