@@ -7,7 +7,7 @@ import pytest
 from benthic.trust.auth import SeatTokens, TokenError, bearer, is_operator
 from benthic.service.config import from_env
 from benthic.game.events import Notification, notification_decoder
-from benthic.service.feed import encode_message, encode_notification
+from benthic.service.feed import decode_message, encode_message, encode_notification
 from benthic.game.keys import GameKeys, partition_of
 from faststream.redis.parser import BinaryMessageFormatV1
 
@@ -53,6 +53,15 @@ def test_feed_messages_parse_with_faststream() -> None:
     body, headers = BinaryMessageFormatV1.parse(encode_notification(note))
     assert notification_decoder.decode(body) == note
     assert msgspec.json.decode(body)["ended"] is True
+
+
+async def test_feed_messages_decode_ours_and_faststreams() -> None:
+    note = Notification("g1", "nautilus", "events", 3, 5, 99, True, ["a", "b"])
+    assert notification_decoder.decode(decode_message(encode_notification(note))) == note
+    theirs = await BinaryMessageFormatV1.encode(message=b'{"a":1}', reply_to=None, headers={"correlation_id": "c"},
+                                          correlation_id="c")
+    assert decode_message(theirs) == b'{"a":1}'
+    assert decode_message(b'{"a":1}') == b'{"a":1}'  # a bare body (no envelope) is taken as is
 
 
 def test_game_keys_share_one_hash_slot() -> None:

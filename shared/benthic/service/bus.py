@@ -1,7 +1,8 @@
-"""Feed consumers: a FastStream ``StreamSub`` per partition feed in one consumer group, plus what FastStream
-does not do for us: the group is created at ID ``0`` (FastStream's own creation starts at ``$`` and would
-skip the backlog), a subscriber stopped by ``NOGROUP`` gets its group recreated and is restarted without a
-process restart, and a claimer takes over the pending entries of dead consumers.
+"""Feed consumers: one consumer group over the partition feeds, read with ``XREADGROUP`` (every partition in one
+call), a batch per read, acknowledged with one pipeline.  The group is created at ID ``0`` (the whole
+backlog); a group lost in Redis (``NOGROUP``) is recreated without a process restart; a claimer takes over the
+pending entries of dead consumers.  The entries are in FastStream's ``BinaryMessageFormatV1`` (see
+``benthic.service.feed``), so a FastStream subscriber can read the feeds too.
 
 Delivery is at-least-once: handlers must be idempotent.  A batch whose handler raises is not acknowledged;
 its entries stay pending and the claimer retries them after ``claim_idle_ms``.
@@ -15,17 +16,14 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
-from faststream import AckPolicy
-from faststream.redis import StreamSub
-from faststream.redis.parser import BinaryMessageFormatV1
 from redis.asyncio import Redis
 from redis.exceptions import ResponseError
 
 from benthic.service.config import Settings
 from benthic.game.events import Notification, notification_decoder
-from benthic.service.feed import DATA_FIELD
+from benthic.service.feed import DATA_FIELD, decode_message
 from benthic.game.keys import feed_key
-from benthic.service.redisconn import broker, redis_client
+from benthic.service.redisconn import UNAVAILABLE, redis_client
 from benthic.service.telemetry import (
     CONSUMER_CLAIMED,
     CONSUMER_GROUP_RECREATED,
@@ -42,6 +40,7 @@ Handler = Callable[[list[Notification]], Awaitable[None]]
 
 DEAD_CONSUMER_IDLE_MS = 3_600_000  # consumers idle this long with nothing pending are removed
 MAX_DELIVERIES = 25  # an entry failing this often is moved to the dead-letter stream
+_DATA = DATA_FIELD.encode()
 
 
 def dead_letter_key(feed: str) -> str:
@@ -59,14 +58,21 @@ async def ensure_group(redis: Redis, stream: str, group: str) -> bool:
     return True
 
 
-def _consuming(subscriber: Any) -> bool:
-    return bool(subscriber.running) and any(not task.done() for task in subscriber.tasks)
-
-
 def parse_notification(body: Any) -> Notification:
     if isinstance(body, (bytes, str)):
         return notification_decoder.decode(body)
     return msgspec.convert(body, Notification)
+
+
+def _notification(fields: dict[bytes, bytes]) -> Notification:
+    return parse_notification(decode_message(fields.get(_DATA, b"")))
+
+
+def _entries_by_stream(reply: Any) -> list[tuple[str, list[tuple[bytes, dict[bytes, bytes]]]]]:
+    """XREADGROUP's reply as (stream, entries) pairs: RESP2 answers a list of pairs, RESP3 (redis-py's
+    parser) a dict of stream -> [entries]."""
+    pairs = [(stream, entries[0]) for stream, entries in reply.items()] if isinstance(reply, dict) else reply
+    return [(stream.decode() if isinstance(stream, bytes) else stream, list(entries)) for stream, entries in pairs]
 
 
 def _stream_id(raw: bytes | str) -> tuple[int, int]:
@@ -93,7 +99,12 @@ async def trim_consumed(redis: Redis, stream: str) -> int:
 
 
 class FeedConsumer:
-    """One consumer group over every partition feed.  It owns its Redis connections."""
+    """One consumer group over every partition feed.  It owns its Redis connections.
+
+    One reader task takes new entries of every partition with a single blocking ``XREADGROUP`` (on a Redis
+    Cluster, where the partition feeds live in different hash slots, one reader per partition), hands them to
+    the handler as one batch and acknowledges them with one pipeline: a round trip for a whole batch, whatever
+    the number of partitions it touches."""
 
     def __init__(
         self, settings: Settings, group: str, handler: Handler, pause_s: float = 0.0,
@@ -106,85 +117,102 @@ class FeedConsumer:
         self.group = group
         self.handler = handler
         self.consumer = f"{group}-{settings.consumer_name}"
-        # apply_types=False: our handler takes the decoded batch as is; no dependency injection per batch.
-        self.broker = broker(
-            settings.redis_url, settings.redis_cluster, logger=None, graceful_timeout=settings.drain_timeout_s,
-            apply_types=False,
-        )
-        self._subscribers: dict[int, Any] = {}
+        self._readers: list[asyncio.Task[None]] = []
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
         self.started = False
+
+    def _reader_partitions(self) -> list[list[int]]:
+        partitions = list(range(self.settings.partitions))
+        return [[p] for p in partitions] if self.settings.redis_cluster else [partitions]
 
     async def start(self) -> None:
         zero_series("", (), (self.group,))
         for partition in range(self.settings.partitions):
             await ensure_group(self.redis, self.feed(partition), self.group)
-            subscriber = self.broker.subscriber(
-                stream=StreamSub(
-                    self.feed(partition),
-                    group=self.group,
-                    consumer=self.consumer,
-                    batch=True,
-                    max_records=self.settings.consumer_batch,
-                    polling_interval=self.settings.consumer_block_ms,
-                ),
-                ack_policy=AckPolicy.NACK_ON_ERROR,
-            )
-            subscriber(self._on_batch)
-            self._subscribers[partition] = subscriber
-        await self.broker.start()
+        self._readers = [asyncio.create_task(self._read_loop(partitions), name=f"{self.group}-reader")
+                         for partitions in self._reader_partitions()]
         self._tasks = [
-            asyncio.create_task(self._watch_groups()),
             asyncio.create_task(self._claim_loop()),
             asyncio.create_task(self._metrics_loop()),
         ]
         self.started = True
-        log().info("consumer_started", group=self.group, consumer=self.consumer, partitions=len(self._subscribers))
+        log().info("consumer_started", group=self.group, consumer=self.consumer, partitions=self.settings.partitions,
+                   readers=len(self._readers))
 
     async def stop(self) -> None:
         self._stopping = True
-        for task in self._tasks:
+        tasks = [*self._readers, *self._tasks]
+        # A reader lets its batch finish (up to drain_timeout_s) so that what it handled is acknowledged.
+        if self._readers:
+            await asyncio.wait(self._readers, timeout=self.settings.drain_timeout_s)
+        for task in tasks:
             task.cancel()
         # A cancellation can be swallowed inside a client library; the loops also watch _stopping, and we
         # never wait for them forever.
-        _done, stuck = await asyncio.wait(self._tasks, timeout=5) if self._tasks else (set(), set())
+        _done, stuck = await asyncio.wait(tasks, timeout=5) if tasks else (set(), set())
         for task in stuck:
             log().warning("consumer_task_not_stopping", group=self.group, task=task.get_name())
-        await self.broker.stop()
         await self.redis.aclose()
         self.started = False
 
     @property
     def healthy(self) -> bool:
-        return self.started and all(_consuming(s) for s in self._subscribers.values())
+        return self.started and all(not task.done() for task in self._readers)
 
-    async def _on_batch(self, body: list[Any]) -> None:
+    async def _read_loop(self, partitions: list[int]) -> None:
+        streams = {self.feed(p): ">" for p in partitions}
+        failures = 0
+        while not self._stopping:
+            try:
+                reply = await self.redis.xreadgroup(
+                    self.group, self.consumer, streams, count=self.settings.consumer_batch,
+                    block=self.settings.consumer_block_ms,
+                )
+                failures = 0
+            except ResponseError as error:
+                if "NOGROUP" not in str(error):
+                    raise
+                await self._recreate_groups(partitions)  # data loss in Redis: the group went away
+                continue
+            except UNAVAILABLE as error:
+                failures += 1
+                log().warning("feed_read_failed", group=self.group, error=repr(error), failures=failures)
+                await asyncio.sleep(min(2.0, 0.1 * failures))
+                continue
+            if reply:
+                await self._handle(_entries_by_stream(reply))
+
+    async def _recreate_groups(self, partitions: list[int]) -> None:
+        for partition in partitions:
+            try:
+                created = await ensure_group(self.redis, self.feed(partition), self.group)
+            except UNAVAILABLE as error:
+                log().warning("group_recreate_failed", partition=partition, error=repr(error))
+                await asyncio.sleep(0.5)
+                return
+            if created:
+                CONSUMER_GROUP_RECREATED.labels(self.group).inc()
+                log().warning("consumer_group_recreated", group=self.group, partition=partition)
+
+    async def _handle(self, batch: list[tuple[str, list[tuple[bytes, dict[bytes, bytes]]]]]) -> None:
+        notes = [_notification(fields) for _stream, entries in batch for _id, fields in entries if fields]
         try:
-            await self.handler([parse_notification(item) for item in body])
-        except Exception as error:
+            if notes:
+                await self.handler(notes)
+        except Exception as error:  # noqa: BLE001 - left pending: the claimer retries it after claim_idle_ms
             HANDLER_FAILURES.labels(self.group).inc()
-            log().error("batch_failed", group=self.group, error=repr(error), size=len(body))
-            raise
+            log().error("batch_failed", group=self.group, error=repr(error), size=len(notes))
+            return
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for stream, entries in batch:
+                    pipe.xack(stream, self.group, *(entry_id for entry_id, _ in entries))
+                await pipe.execute()
+        except UNAVAILABLE as error:  # handled but not acknowledged: delivered again (handlers are idempotent)
+            log().warning("ack_failed", group=self.group, error=repr(error), size=len(notes))
         if self.pause_s:
             await asyncio.sleep(self.pause_s)
-
-    async def _watch_groups(self) -> None:
-        """Recreate a deleted group and restart the subscriber NOGROUP stopped (data loss in Redis)."""
-        while not self._stopping:
-            await asyncio.sleep(0.5)
-            for partition, subscriber in self._subscribers.items():
-                if subscriber.running or any(not task.done() for task in subscriber.tasks):
-                    continue  # running, or its stop (after NOGROUP) has not finished yet
-                try:
-                    created = await ensure_group(self.redis, self.feed(partition), self.group)
-                    await subscriber.start()
-                except Exception as error:  # noqa: BLE001 - Redis may be down; try again next tick
-                    log().warning("subscriber_restart_failed", partition=partition, error=repr(error))
-                    continue
-                if created:
-                    CONSUMER_GROUP_RECREATED.labels(self.group).inc()
-                log().warning("subscriber_restarted", group=self.group, partition=partition, group_recreated=created)
 
     async def _claim_loop(self) -> None:
         while not self._stopping:
@@ -224,10 +252,7 @@ class FeedConsumer:
     async def _process_claimed(self, partition: int, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
         stream = self.feed(partition)
         ids = [entry_id for entry_id, _ in entries]
-        notes = []
-        for _, fields in entries:
-            body, _headers = BinaryMessageFormatV1.parse(fields.get(DATA_FIELD.encode(), b""))
-            notes.append(parse_notification(body))
+        notes = [_notification(fields) for _, fields in entries]
         try:
             await self.handler(notes)
         except Exception as error:

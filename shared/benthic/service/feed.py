@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from struct import pack
+from struct import pack, unpack_from
 
 from benthic.game.events import Notification, notification_encoder
 
@@ -41,3 +41,12 @@ def encode_notification(notification: Notification) -> bytes:
         notification_encoder.encode(notification),
         {"correlation_id": correlation_id, "content-type": "application/json"},
     )
+
+
+def decode_message(raw: bytes) -> bytes:
+    """The body of an entry written by :func:`encode_message` (or by FastStream); anything else is taken as a
+    bare body."""
+    if not raw.startswith(_IDENTITY):
+        return raw
+    (data_start,) = unpack_from(">I", raw, len(_IDENTITY) + 2 + 4)
+    return raw[data_start:]

@@ -1,7 +1,7 @@
 """Connections to Redis: one server, or a Redis Cluster (``BENTHIC_REDIS_CLUSTER=1``).
 
 Every multi-key operation of Benthic stays inside one hash slot (``{pK}`` for a game, ``{r:<type>}`` for the
-ratings of a game type), so the same code runs on both; only the client and the FastStream broker change.
+ratings of a game type), so the same code runs on both; only the client changes.
 
 A process's requests share a bounded pool: a request waits for a free connection (``redis_pool_timeout_s``)
 rather than failing because others are in flight; what cannot get one in time, or finds Redis unreachable,
@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 from typing import Any
 
-from faststream.redis import RedisBroker, RedisClusterBroker
 from redis.asyncio import BlockingConnectionPool, Redis, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ConstantBackoff
@@ -51,10 +50,6 @@ def redis_client(url: str, max_connections: int = 64, cluster: bool = False, poo
         url, max_connections=max_connections, timeout=pool_timeout, health_check_interval=30, **options
     )
     return Redis(connection_pool=pool)
-
-
-def broker(url: str, cluster: bool, **options: Any) -> RedisBroker:
-    return RedisClusterBroker(url, **options) if cluster else RedisBroker(url, **options)
 
 
 async def memory(redis: Any) -> tuple[int, int]:
