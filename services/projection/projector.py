@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from typing import Any
+from typing import Any, NamedTuple
 
 from benthic.game.events import Notification
 from benthic.game.gamestate import Folded, StateLoader, fold_envelopes
@@ -23,6 +23,14 @@ from benthic.service.telemetry import PROJECTED_EVENTS, PROJECTION_LAG, log
 from redis.asyncio import Redis
 
 from services.projection import readmodel, writes
+
+
+class _Write(NamedTuple):
+    game_id: str
+    game_type: str
+    version: int
+    tail: list[Any]  # the envelopes projected by this write
+    call: tuple[list[str], list[Any]]  # the write script's keys and arguments
 
 
 class Projector:
@@ -73,20 +81,41 @@ class Projector:
                 plans.append((game_id, game_type, meta, cached))
             replies = iter(await pipe.execute())
         outcomes: dict[str, int | Exception] = {}
+        writes_due: list[_Write] = []
         for game_id, game_type, meta, cached in plans:
             read = (next(replies), next(replies), next(replies) if cached is not None else None)
             try:
-                outcomes[game_id] = await self._project(game_id, game_type, meta, cached, *read)
+                due = await self._model(game_id, game_type, meta, cached, *read)
             except UnknownGameType:
                 log().error("unknown_game_type", game_id=game_id, game_type=game_type)
-                outcomes[game_id] = 0
+                due = None
             except Exception as error:  # noqa: BLE001 - finish the others, then fail the batch
                 if log_failures:
                     log().error("projection_failed", game_id=game_id, error=repr(error))
                 outcomes[game_id] = error
+                continue
+            outcomes[game_id] = 0
+            if due is not None:
+                writes_due.append(due)
+        results = await self._write.many([due.call for due in writes_due])
+        now = time.time()
+        for due, written in zip(writes_due, results, strict=True):
+            if isinstance(written, Exception):
+                if log_failures:
+                    log().error("projection_failed", game_id=due.game_id, error=repr(written))
+                outcomes[due.game_id] = written
+            elif written == 1:
+                outcomes[due.game_id] = due.version
+                for envelope in due.tail:
+                    if envelope.ts_ms:
+                        PROJECTION_LAG.labels(due.game_type).observe(max(0.0, now - envelope.ts_ms / 1000))
+                PROJECTED_EVENTS.labels(due.game_type).inc(len(due.tail))
+            elif written == -1:  # refused: the game has left Redis (archived)
+                self.loader.cache.drop(due.game_id)
+            # else refused: a newer version is there (another replica wrote it)
         return outcomes
 
-    async def _project(
+    async def _model(
         self,
         game_id: str,
         game_type: str,
@@ -95,14 +124,15 @@ class Projector:
         model_fields: list[bytes | None],
         meta_reply: Any,
         tail_reply: Any,
-    ) -> int:
+    ) -> _Write | None:
+        """The read-model write a game needs (None: it is up to date, or gone)."""
         engine = get_engine(game_type)
         keys = GameKeys(game_id, self.store.partitions)
         projected_raw, seats_raw, scored_raw = model_fields
         if not meta_reply:  # the game is gone (archived), or was never created
             self._metas.pop(game_id, None)
             self.loader.cache.drop(game_id)
-            return 0
+            return None
         if meta is None:
             meta = self._remember_meta(parse_meta(game_id, meta_reply))
         projected = int(projected_raw or 0)
@@ -113,21 +143,11 @@ class Projector:
             folded = await self.loader.load(game_id, engine)
             tail = await self.store.load(game_id, after=projected, until=folded.version)
         if folded.version <= projected and readmodel.seats_json(meta) == seats_raw:
-            return 0
+            return None
         self.loader.cache.put(game_id, folded)
         scored = scored_raw == b"1" or any(e.type == "game_scored" and not e.is_engine for e in tail)
         model = readmodel.build(engine, meta, folded, tail, scored)
-        written = await self._write(*writes.write_call(keys, game_id, meta.game_type, model))
-        if written != 1:  # refused: a newer version is there, or the game has left Redis (archived)
-            if written == -1:
-                self.loader.cache.drop(game_id)
-            return 0
-        now = time.time()
-        for envelope in tail:
-            if envelope.ts_ms:
-                PROJECTION_LAG.labels(game_type).observe(max(0.0, now - envelope.ts_ms / 1000))
-        PROJECTED_EVENTS.labels(game_type).inc(len(tail))
-        return folded.version
+        return _Write(game_id, game_type, folded.version, tail, writes.write_call(keys, game_id, meta.game_type, model))
 
     def _remember_meta(self, meta: GameMeta) -> GameMeta:
         self._metas[meta.game_id] = meta

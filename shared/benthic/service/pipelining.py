@@ -30,12 +30,26 @@ class ScriptBatcher:
     async def __call__(self, keys: Sequence[Any], args: Sequence[Any]) -> Any:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending.append((keys, args, future))
+        self._start_flush()
+        return await future
+
+    async def many(self, calls: Sequence[tuple[Sequence[Any], Sequence[Any]]]) -> list[Any]:
+        """Several calls at once (in one pipeline, up to ``max_batch``): each one's result or exception."""
+        loop = asyncio.get_running_loop()
+        futures: list[asyncio.Future[Any]] = []
+        for keys, args in calls:
+            futures.append(loop.create_future())
+            self._pending.append((keys, args, futures[-1]))
+        if futures:
+            self._start_flush()
+        return await asyncio.gather(*futures, return_exceptions=True)
+
+    def _start_flush(self) -> None:
         if self._in_flight < self.max_in_flight:
             self._in_flight += 1
             task = asyncio.get_running_loop().create_task(self._flush())
             self._flushers.add(task)
             task.add_done_callback(self._flushers.discard)
-        return await future
 
     async def _flush(self) -> None:
         try:
