@@ -83,13 +83,20 @@ async def test_a_replica_that_stopped_following_reads_before_it_answers(redis, r
     await unreachable.redis.aclose()
 
 
-async def test_rate_limits_hold_across_two_replicas(redis, redis_url) -> None:
+@pytest.mark.parametrize("second", ["pipelined", "library"])
+async def test_rate_limits_hold_across_two_replicas(redis, redis_url, second) -> None:
+    """Both replicas count in the same keys, whether a request's checks go in one pipeline (one server) or
+    through the library's own call each (what a Cluster does)."""
     settings = settings_for_tests(redis_url, limit_create_per_player="3/hour", limit_create_per_ip="5/hour",
                                   limit_command_per_player="", limit_command_per_ip="")
     replicas = [RateLimits(settings), RateLimits(settings)]
+    assert replicas[0]._pipelined
+    replicas[1]._pipelined = second == "pipelined"
     player, ip = f"p-{uuid.uuid4().hex[:8]}", f"10.0.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}"
     try:
         for i in range(3):
+            if i == 1:
+                await redis.script_flush()  # as after a Redis restart: the scripts are loaded again
             await replicas[i % 2].hit("create", player, ip)
         with pytest.raises(ApiError) as refused:
             await replicas[1].hit("create", player, ip)
