@@ -70,3 +70,16 @@ def test_game_keys_share_one_hash_slot() -> None:
     for key in (keys.events, keys.meta, keys.commands, keys.snapshot, keys.feed, keys.read_model,
                 keys.lobby("nautilus", "open"), keys.updates):
         assert key.startswith(tag)
+
+
+def test_the_hiredis_packer_writes_what_redis_py_writes() -> None:
+    from redis.asyncio import Connection
+
+    from benthic.service.redisconn import HiredisPackedConnection
+
+    ours, theirs = HiredisPackedConnection(), Connection()
+    for command in [("EVALSHA", "ab12", 2, "{p1}:k", b"\x00\xffbin", 7, -3, 2.5, "é"), ("CLIENT SETNAME", "x"),
+                    (b"XACK", b"{p0}:feed", "g", b"1-0", b"2-0")]:
+        assert b"".join(ours.pack_command(*command)) == b"".join(theirs.pack_command(*command))
+    big = ("SET", "k", b"v" * 100_000)
+    assert b"".join(ours.pack_command(*big)) == b"".join(theirs.pack_command(*big))

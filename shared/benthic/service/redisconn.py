@@ -14,12 +14,14 @@ import asyncio
 import contextlib
 from typing import Any
 
-from redis.asyncio import BlockingConnectionPool, Redis, RedisCluster
+from redis.asyncio import BlockingConnectionPool, Connection, Redis, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ConstantBackoff
+from redis.connection import HiredisRespSerializer
 from redis.exceptions import ClusterDownError, TryAgainError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.utils import HIREDIS_AVAILABLE
 
 _TIMEOUTS: dict[str, Any] = {"socket_timeout": 10, "socket_connect_timeout": 3}
 
@@ -40,6 +42,23 @@ def connection_options() -> dict[str, Any]:
     return {**_TIMEOUTS, "retry": Retry(ConstantBackoff(0.05), 1)}
 
 
+if HIREDIS_AVAILABLE:
+    _PACKER: Any = HiredisRespSerializer()
+
+    class HiredisPackedConnection(Connection):
+        """redis-py's asyncio connection packs every command in Python (a tenth of a busy service's CPU); its
+        synchronous one uses hiredis's C packer when hiredis is installed.  This is the asyncio connection
+        with that packer: the same bytes on the wire.  (``rediss://`` and unix-socket URLs keep their own
+        connection classes.)"""
+
+        def pack_command(self, *args: Any) -> list[bytes]:
+            return _PACKER.pack(*args)  # type: ignore[no-any-return]
+
+    _CONNECTION: dict[str, Any] = {"connection_class": HiredisPackedConnection}
+else:  # pragma: no cover - hiredis is a dependency
+    _CONNECTION = {}
+
+
 def redis_client(url: str, max_connections: int = 64, cluster: bool = False, pool_timeout: float = 2.0) -> Any:
     """A client whose calls cannot hang forever on a broken connection, with a pool of ``max_connections``
     that callers wait on (up to ``pool_timeout`` seconds) when every connection is busy."""
@@ -47,7 +66,8 @@ def redis_client(url: str, max_connections: int = 64, cluster: bool = False, poo
     if cluster:
         return RedisCluster.from_url(url, max_connections=max_connections, **options)
     pool = BlockingConnectionPool.from_url(
-        url, max_connections=max_connections, timeout=pool_timeout, health_check_interval=30, **options
+        url, max_connections=max_connections, timeout=pool_timeout, health_check_interval=30, **_CONNECTION,
+        **options,
     )
     return Redis(connection_pool=pool)
 
