@@ -126,7 +126,7 @@ class LoadClient:
 
 
 class SocketPlays:
-    """``LoadClient``'s calls, with every command sent over the seat's WebSocket (opened on its first command,
+    """``LoadClient``'s calls, with every command and legal query sent over the seat's WebSocket (opened on its first use,
     kept for the game): what a client playing a whole game on one connection does."""
 
     def __init__(self, client: LoadClient) -> None:
@@ -136,12 +136,18 @@ class SocketPlays:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.client, name)
 
-    async def play(self, game_id: str, token: str, command: Any, command_id: str | None = None,
-                   expected_version: int | None = None, include_legal: bool = False) -> Any:
+    async def _socket(self, game_id: str, token: str) -> PlaySocket:
         socket = self.sockets.get((game_id, token))
         if socket is None:
             socket = self.sockets[(game_id, token)] = await self.client.socket(game_id, token)
-        return await socket.play(command, command_id, expected_version, include_legal)
+        return socket
+
+    async def play(self, game_id: str, token: str, command: Any, command_id: str | None = None,
+                   expected_version: int | None = None, include_legal: bool = False) -> Any:
+        return await (await self._socket(game_id, token)).play(command, command_id, expected_version, include_legal)
+
+    async def legal(self, game_id: str, token: str) -> Any:
+        return await (await self._socket(game_id, token)).legal()
 
     async def close_game(self, game_id: str) -> None:
         for key in [key for key in self.sockets if key[0] == game_id]:
@@ -159,6 +165,12 @@ class PlaySocket:
                    include_legal: bool = False) -> Any:
         frame = {"command_id": command_id or uuid.uuid4().hex, "command": command,
                  "expected_version": expected_version, "include": "legal" if include_legal else None}
+        return await self._ask(frame)
+
+    async def legal(self) -> Any:
+        return await self._ask({"query": "legal"})
+
+    async def _ask(self, frame: dict[str, Any]) -> Any:
         await self.ws.send_str(self._json.encode(frame).decode())
         answer = msgspec.json.decode(await self.ws.receive_str())
         if answer["status"] >= 400:

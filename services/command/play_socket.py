@@ -7,7 +7,9 @@ move: the client sends one JSON text frame per command and gets one JSON frame b
   parameter of the POST);
 - answered: ``{"status": 200, "command_id", "result": <the POST's answer>}`` or
   ``{"status": <4xx/5xx>, "command_id"?, "error": {"code", "message", "details"}}``, the POST's status and
-  error body for the same input.  Nothing is changed by a refused frame, and the connection stays open.
+  error body for the same input.  Nothing is changed by a refused frame, and the connection stays open;
+- or sent ``{"query": "legal"}``: answered ``{"status": 200, "result": <GET /games/{id}/legal's answer>}``
+  for the socket's seat (or its refusal), so a client plays a whole game on the socket, its turns included.
 
 The seat token (query ``token`` or ``Authorization: Bearer``, since browsers cannot set headers on a WebSocket)
 is checked when the socket opens and again with every frame, so an expired or revoked token stops play at
@@ -17,7 +19,7 @@ URLs can end up in proxy logs: prefer the header where the client can set it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 import structlog
@@ -32,11 +34,14 @@ from litestar.exceptions import WebSocketDisconnect
 from services.command.service import CommandRequest, CommandService
 
 
-class CommandFrame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    command_id: str
-    command: dict[str, Any]
+class Frame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A command (``command_id`` and ``command``) or a query (``query``), never both."""
+
+    command_id: str | None = None
+    command: dict[str, Any] | None = None
     expected_version: int | None = None
     include: str | None = None
+    query: Literal["legal"] | None = None
 
 
 class Answer(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -46,7 +51,7 @@ class Answer(msgspec.Struct, frozen=True, omit_defaults=True):
     error: dict[str, Any] | None = None
 
 
-_decoder = msgspec.json.Decoder(CommandFrame)
+_decoder = msgspec.json.Decoder(Frame)
 _encoder = msgspec.json.Encoder()
 MAX_FRAME_BYTES = 64 * 1024
 
@@ -68,15 +73,24 @@ def _as_api_error(error: Exception) -> ApiError:
     return ApiError(500, "internal_error", "an internal error occurred; nothing was changed")
 
 
-def _decode(raw: str | bytes) -> CommandFrame:
+def _decode(raw: str | bytes) -> Frame:
     if len(raw) > MAX_FRAME_BYTES:
         raise ApiError(413, "body_too_large", f"a frame holds at most {MAX_FRAME_BYTES} bytes")
     try:
-        return _decoder.decode(raw)
+        frame = _decoder.decode(raw)
     except msgspec.ValidationError as error:
         raise ApiError(400, "invalid_request", str(error)) from None
     except (msgspec.DecodeError, RecursionError) as error:
         raise ApiError(400, "invalid_json", f"the frame is not a JSON command: {error}") from None
+    if frame.query is not None:
+        if frame.command_id is not None or frame.command is not None or frame.expected_version is not None \
+                or frame.include is not None:
+            raise ApiError(400, "invalid_request", "a frame is a command or a query, not both")
+    else:
+        for field in ("command_id", "command"):
+            if getattr(frame, field) is None:
+                raise ApiError(400, "invalid_request", f"Object missing required field `{field}`")
+    return frame
 
 
 @websocket("/games/{game_id:str}/play")
@@ -120,8 +134,11 @@ async def _answer(
         return _refusal(refused), refused.status == 401
     try:
         frame = _decode(raw)
+        if frame.query == "legal":
+            return Answer(200, result=await service.legal(game_id, claim)), False
         command_id = frame.command_id
         await limits.hit("command", claim.player_id, ip)
+        assert frame.command_id is not None and frame.command is not None  # checked by _decode
         request = CommandRequest(frame.command_id, frame.command, frame.expected_version)
         accepted = await service.command(game_id, claim, request, include_legal=frame.include == "legal")
         return Answer(200, command_id, result=accepted), False

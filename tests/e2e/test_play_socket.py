@@ -58,6 +58,9 @@ async def test_a_whole_game_over_sockets_matches_the_stream_and_bad_frames_chang
                                                                                           "stale")
                 unknown = await _ask(socket, {"command_id": "u", "command": {"type": "no_such_command"}})
                 assert unknown["status"] == 400
+                for frame in ({}, {"command_id": "c"}, {"query": "legal", "command_id": "c"}, {"query": "state"}):
+                    refused = await _ask(socket, frame)
+                    assert (refused["status"], refused["error"]["code"]) == (400, "invalid_request"), frame
                 assert (await client.operator_state(game_id))[0] == before, "a refused frame changed the game"
             command = rng.choice(legal[seat]["commands"])
             answer = await _ask(socket, {"command_id": f"m{moves}", "command": command,
@@ -70,6 +73,9 @@ async def test_a_whole_game_over_sockets_matches_the_stream_and_bad_frames_chang
             version, moves = result["last_version"], moves + 1
             legal = {s: await client.legal(game_id, t) for s, t in tokens.items()}
             assert legal[seat]["commands"] == result["legal"]
+            for other, other_socket in sockets.items():  # the socket's own query answers what GET /legal does
+                asked = await _ask(other_socket, {"query": "legal"})
+                assert (asked["status"], asked["result"]) == (200, legal[other])
             if moves >= 40:
                 break
         assert moves > 0 and (await client.operator_state(game_id))[0] == version
