@@ -24,10 +24,7 @@ from typing import Any, Literal
 import msgspec
 import structlog
 from benthic.trust.auth import SeatGate, bearer
-from benthic.service.http import ApiError, store_unavailable
-from benthic.service.redisconn import UNAVAILABLE
-from benthic.rules import GameNotSupported
-from benthic.service.telemetry import log
+from benthic.service.http import ApiError, as_api_error
 from litestar import WebSocket, websocket
 from litestar.exceptions import WebSocketDisconnect
 
@@ -61,18 +58,6 @@ def _refusal(error: ApiError, command_id: str | None = None) -> Answer:
     return Answer(error.status, command_id, error=body)
 
 
-def _as_api_error(error: Exception) -> ApiError:
-    if isinstance(error, ApiError):
-        return error
-    if isinstance(error, GameNotSupported):
-        return ApiError(503, error.code, f"this service cannot read the game: {error.message}",
-                        {"game_type": error.game_type})
-    if isinstance(error, UNAVAILABLE):
-        return store_unavailable()
-    log().exception("unhandled_error", path="play_socket", error=repr(error))
-    return ApiError(500, "internal_error", "an internal error occurred; nothing was changed")
-
-
 def _decode(raw: str | bytes) -> Frame:
     if len(raw) > MAX_FRAME_BYTES:
         raise ApiError(413, "body_too_large", f"a frame holds at most {MAX_FRAME_BYTES} bytes")
@@ -104,7 +89,7 @@ async def play_socket(socket: WebSocket[Any, Any, Any], game_id: str) -> None:
     try:
         claim = await gate.verify(token)
     except Exception as error:  # noqa: BLE001 - every refusal is answered, then the socket closes
-        refused = _as_api_error(error)
+        refused = as_api_error(error, "play_socket")
         await socket.send_data(_encoder.encode(_refusal(refused)).decode())
         await socket.close(code=4000 + refused.status, reason=refused.code)
         return
@@ -130,7 +115,7 @@ async def _answer(
     try:
         claim = await gate.verify(token)
     except Exception as error:  # noqa: BLE001
-        refused = _as_api_error(error)
+        refused = as_api_error(error, "play_socket")
         return _refusal(refused), refused.status == 401
     try:
         frame = _decode(raw)
@@ -143,4 +128,4 @@ async def _answer(
         accepted = await service.command(game_id, claim, request, include_legal=frame.include == "legal")
         return Answer(200, command_id, result=accepted), False
     except Exception as error:  # noqa: BLE001 - the POST's error answer, as a frame
-        return _refusal(_as_api_error(error), command_id), False
+        return _refusal(as_api_error(error, "play_socket"), command_id), False

@@ -54,12 +54,6 @@ def _error(
     return Response(ErrorBody(code, message, details), status_code=status, headers=headers)
 
 
-def _api_error(_: Request[Any, Any, Any], exc: ApiError) -> Response[ErrorBody]:
-    if exc.status in (401, 403):
-        AUTH_REFUSALS.labels(exc.code).inc()
-    return _error(exc.status, exc.code, exc.message, exc.details, exc.headers)
-
-
 _HTTP_CODES = {
     401: "unauthorized",
     403: "forbidden",
@@ -83,21 +77,6 @@ def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response
     return _error(exc.status_code, code, str(exc.detail), headers=exc.headers)  # 405 keeps its Allow
 
 
-def _game_not_found(_: Request[Any, Any, Any], exc: GameNotFound) -> Response[ErrorBody]:
-    """The game left Redis between a read and a write (archived meanwhile): nothing was changed."""
-    return _error(404, "game_not_found", f"no game {str(exc)!r} (it may have been archived just now)")
-
-
-def _not_supported(_: Request[Any, Any, Any], exc: GameNotSupported) -> Response[ErrorBody]:
-    """This process cannot read the game (GameNotSupported is counted where the fold is refused)."""
-    return _error(503, exc.code, f"this service cannot read the game: {exc.message}", {"game_type": exc.game_type})
-
-
-def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[ErrorBody]:
-    log().exception("unhandled_error", path=request.url.path, error=repr(exc))
-    return _error(HTTP_500_INTERNAL_SERVER_ERROR, "internal_error", "an internal error occurred; nothing was changed")
-
-
 RETRY_AFTER_S = 1
 
 
@@ -109,34 +88,48 @@ def store_unavailable(what: str = "the store") -> ApiError:
 _last_outage_log = 0.0
 
 
-def _unavailable(request: Request[Any, Any, Any], exc: Exception) -> Response[ErrorBody]:
+def _log_outage(where: str, exc: BaseException) -> None:
     global _last_outage_log
     if time.monotonic() - _last_outage_log > 1.0:  # one line a second, not one per refused request
         _last_outage_log = time.monotonic()
         origin = exc.__traceback__
         while origin is not None and origin.tb_next is not None:
             origin = origin.tb_next
-        where = f"{origin.tb_frame.f_code.co_filename}:{origin.tb_lineno}" if origin else ""
-        log().warning("store_unavailable", path=request.url.path, error=f"{exc!r}: {exc}", at=where)
-    error = store_unavailable()
-    return _error(error.status, error.code, error.message, headers=error.headers)
+        at = f"{origin.tb_frame.f_code.co_filename}:{origin.tb_lineno}" if origin else ""
+        log().warning("store_unavailable", path=where, error=f"{exc!r}: {exc}", at=at)
 
 
-def _archive_unavailable(_: Request[Any, Any, Any], exc: ArchiveUnavailable) -> Response[ErrorBody]:
-    log().warning("archive_unavailable", error=str(exc))
-    response = _error(503, "archive_unavailable", "the archive of finished games cannot be reached; retry later")
-    response.headers["Retry-After"] = "5"
-    return response
+def as_api_error(exc: Exception, where: str) -> ApiError:
+    """The error answer to whatever a request's handling raised (``where``: its path, for the log), the same for
+    the HTTP routes and the play socket's frames."""
+    if isinstance(exc, ApiError):
+        return exc
+    if isinstance(exc, GameNotSupported):  # counted where the fold was refused
+        return ApiError(503, exc.code, f"this service cannot read the game: {exc.message}",
+                        {"game_type": exc.game_type})
+    if isinstance(exc, GameNotFound):  # the game left Redis between a read and a write: nothing was changed
+        return ApiError(404, "game_not_found", f"no game {str(exc)!r} (it may have been archived just now)")
+    if isinstance(exc, ArchiveUnavailable):
+        log().warning("archive_unavailable", error=str(exc))
+        return ApiError(503, "archive_unavailable", "the archive of finished games cannot be reached; retry later",
+                        headers={"Retry-After": "5"})
+    if isinstance(exc, UNAVAILABLE):
+        _log_outage(where, exc)
+        return store_unavailable()
+    log().exception("unhandled_error", path=where, error=repr(exc))
+    return ApiError(HTTP_500_INTERNAL_SERVER_ERROR, "internal_error", "an internal error occurred; nothing was changed")
+
+
+def _handled(request: Request[Any, Any, Any], exc: Exception) -> Response[ErrorBody]:
+    error = as_api_error(exc, request.url.path)
+    if error.status in (401, 403):
+        AUTH_REFUSALS.labels(error.code).inc()
+    return _error(error.status, error.code, error.message, error.details, error.headers)
 
 
 EXCEPTION_HANDLERS: dict[Any, Callable[..., Response[ErrorBody]]] = {
-    ApiError: _api_error,
-    HTTPException: _http_error,
-    **{kind: _unavailable for kind in UNAVAILABLE},
-    ArchiveUnavailable: _archive_unavailable,
-    GameNotSupported: _not_supported,
-    GameNotFound: _game_not_found,
-    Exception: _unexpected,
+    HTTPException: _http_error,  # Litestar's own: validation, decoding, routing
+    Exception: _handled,  # everything else (as_api_error)
 }
 
 
