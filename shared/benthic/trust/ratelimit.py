@@ -28,7 +28,7 @@ from benthic.service.config import Settings
 from benthic.service.http import ApiError
 from benthic.service.pipelining import ScriptBatcher
 from benthic.game.keys import RATE_LIMIT_PREFIX
-from benthic.service.redisconn import connection_options
+from benthic.service.redisconn import connection_options, redis_client
 from benthic.service.telemetry import RATE_LIMITED
 
 ACTIONS = ("create", "join", "token", "command")
@@ -76,6 +76,8 @@ class RateLimits:
         self._limiter = SlidingWindowCounterRateLimiter(self._storage) if self._storage is not None else None
         self._pipelined = self._storage is not None and not settings.redis_cluster
         self._batcher: ScriptBatcher | None = None  # made on first use: the storage connects lazily
+        self._redis_url = settings.redis_url
+        self._redis: Any = None  # the batcher's client (the platform's, with its hiredis packer)
 
     async def _acquire_together(self, action: str, checks: list[tuple[str, str, RateLimitItem]]) -> list[bool]:
         """What ``SlidingWindowCounterRateLimiter.hit`` does for each check (the same script, keys and
@@ -84,7 +86,8 @@ class RateLimits:
         storage = self._storage
         bridge = storage.bridge
         if self._batcher is None:
-            self._batcher = ScriptBatcher(bridge.get_connection(), bridge.lua_acquire_sliding_window.script)
+            self._redis = redis_client(self._redis_url, 16)
+            self._batcher = ScriptBatcher(self._redis, bridge.lua_acquire_sliding_window.script)
         calls = []
         for scope, identity, item in checks:
             key = item.key_for(action, scope, identity)
@@ -128,6 +131,8 @@ class RateLimits:
             )
 
     async def aclose(self) -> None:
+        if self._redis is not None:
+            await self._redis.aclose()
         if self._storage is not None:
             storage = getattr(self._storage.bridge, "storage", None)
             if storage is not None:
