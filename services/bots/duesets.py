@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from benthic.game.keys import bot_due_key, clock_due_key
+from benthic.service.pipelining import ScriptBatcher
 from benthic.store.scripts import load_lua
 
 TAKE_DUE = load_lua(__package__, "take_due")
@@ -21,8 +22,10 @@ class DueSets:
     def __init__(self, redis: Any, partitions: int) -> None:
         self.redis = redis
         self.partitions = partitions
-        self._take = redis.register_script(TAKE_DUE)
-        self._settle = redis.register_script(SETTLE)
+        # EVALSHA in plain pipelines (ScriptBatcher): a script object called on a pipeline asks SCRIPT EXISTS
+        # first, a round trip more on every poll.
+        self._take = ScriptBatcher(redis, TAKE_DUE)
+        self._settle = ScriptBatcher(redis, SETTLE)
 
     def key(self, kind: str, partition: int) -> str:
         return _KEYS[kind](partition)
@@ -37,20 +40,19 @@ class DueSets:
     async def take(self, kind: str, now_ms: int, lease_ms: int, batch: int) -> list[tuple[int, str, int]]:
         """(partition, game id, due ms) of every game due by now, over all partitions, each leased until
         now + lease_ms."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for partition in range(self.partitions):
-                await self._take(keys=[self.key(kind, partition)], args=[now_ms, now_ms + lease_ms, batch],
-                                 client=pipe)
-            replies = await pipe.execute()
+        replies = await self._take.many([([self.key(kind, partition)], [now_ms, now_ms + lease_ms, batch])
+                                         for partition in range(self.partitions)])
         taken = []
         for partition, reply in enumerate(replies):
+            if isinstance(reply, Exception):
+                raise reply
             for i in range(0, len(reply), 2):
                 game = reply[i].decode() if isinstance(reply[i], bytes) else reply[i]
                 taken.append((partition, game, int(float(reply[i + 1]))))
         return taken
 
     async def settle(self, kind: str, partition: int, game_id: str, lease_end_ms: int) -> None:
-        await self._settle(keys=[self.key(kind, partition)], args=[game_id, lease_end_ms])
+        await self._settle([self.key(kind, partition)], [game_id, lease_end_ms])
 
     async def oldest(self, kind: str) -> int | None:
         """The earliest score over all partitions (a due time, or a lease end), or None when all are empty."""
