@@ -106,10 +106,10 @@ class Archiver:
     async def step(self) -> int:
         """Take the due games of every partition (a batch each) and archive them; returns how many."""
         taken = 0
-        for partition in range(self.settings.partitions):
+        due = await self.due.take_all(list(range(self.settings.partitions)), now_ms(), self.lease_ms, self.batch)
+        for games in due:
             if self._stopping:
-                break
-            games = await self.due.take(partition, now_ms(), self.lease_ms, self.batch)
+                break  # what this replica leased and leaves is taken again when the lease ends
             if not games:
                 continue
             taken += len(games)

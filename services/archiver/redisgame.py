@@ -14,6 +14,7 @@ from benthic.archive import ArchivedGame
 from benthic.game.events import PLATFORM, event_digest
 from benthic.game.keys import GameKeys, RatingKeys, archive_due_key, archive_since_key
 from benthic.store import parse_meta
+from benthic.service.pipelining import ScriptBatcher
 from benthic.store.entries import envelopes as parse_entries
 
 STATUSES = ("open", "running", "finished")  # the lobby sets a game may be in
@@ -31,7 +32,7 @@ class DueGames:
         self.redis = redis
         self.partitions = partitions
         self._schedule = redis.register_script(_script("schedule.lua"))
-        self._take = redis.register_script(_script("take_due.lua"))
+        self._take = ScriptBatcher(redis, _script("take_due.lua"))  # EVALSHA in plain pipelines
 
     async def schedule(self, game_id: str, due_ms: int) -> None:
         partition = GameKeys(game_id, self.partitions).partition
@@ -39,8 +40,18 @@ class DueGames:
 
     async def take(self, partition: int, now_ms: int, lease_ms: int, limit: int) -> list[str]:
         """Up to ``limit`` games due by ``now_ms``, leased until ``now_ms + lease_ms``."""
-        taken = await self._take(keys=[archive_due_key(partition)], args=[now_ms, now_ms + lease_ms, limit])
-        return [g.decode() if isinstance(g, bytes) else g for g in taken]
+        return (await self.take_all([partition], now_ms, lease_ms, limit))[0]
+
+    async def take_all(self, partitions: list[int], now_ms: int, lease_ms: int, limit: int) -> list[list[str]]:
+        """``take`` for each of ``partitions``, in one round trip."""
+        replies = await self._take.many([([archive_due_key(p)], [now_ms, now_ms + lease_ms, limit])
+                                         for p in partitions])
+        taken = []
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+            taken.append([g.decode() if isinstance(g, bytes) else g for g in reply])
+        return taken
 
     async def unschedule(self, game_id: str) -> None:
         partition = GameKeys(game_id, self.partitions).partition
