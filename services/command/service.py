@@ -336,7 +336,7 @@ class CommandService:
             claim.seat,
             folded.version,
             msgspec.to_builtins(prompt) if prompt else None,
-            [engine.command_to_builtins(c) for c in commands],
+            list(commands),  # Structs: encoded in the answer as their JSON forms, with no detour through dicts
             engine.describe_all(folded.state, commands, claim.seat) if commands else [],
         )
 
@@ -473,7 +473,7 @@ class CommandService:
                 False,
                 [_redacted(engine, e, seat, v) for v, e in enumerate(events, commit.first_version)],
                 msgspec.to_builtins(prompt) if prompt else None,
-                [engine.command_to_builtins(c) for c in legal] if include_legal else None,
+                list(legal) if include_legal else None,
                 (engine.describe_all(after, legal, seat) if legal else []) if include_legal else None,
             )
         COMMANDS.labels(engine.game_type, name, "conflict", "too_many_conflicts").inc()
