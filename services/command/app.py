@@ -62,6 +62,7 @@ from services.command.players import PlayerGames
 from services.command.seating import NAME_PATTERN, SeatRequest, check_player_id
 from services.command import gametypes, lifecycle
 from services.command.devtoken import dev_token
+from services.command.turns import TurnPushes
 from services.command.service import (
     CommandAccepted,
     CommandRequest,
@@ -434,7 +435,7 @@ def create_app(settings: Settings) -> Litestar:
         await revocations.start()
         app.state.update(
             redis=redis, tokens=tokens, revocations=revocations, limits=limits, identity=identity,
-            dev_issuer=dev_issuer, gate=SeatGate(tokens, revocations),
+            dev_issuer=dev_issuer, gate=SeatGate(tokens, revocations), turn_pushes=TurnPushes(),
             service=CommandService(store, loader, tokens, settings.conflict_retries, players, archive),
         )
         task = asyncio.create_task(sample_memory(redis, settings.metrics_interval_s))

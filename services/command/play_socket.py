@@ -9,7 +9,10 @@ move: the client sends one JSON text frame per command and gets one JSON frame b
   ``{"status": <4xx/5xx>, "command_id"?, "error": {"code", "message", "details"}}``, the POST's status and
   error body for the same input.  Nothing is changed by a refused frame, and the connection stays open;
 - or sent ``{"query": "legal"}``: answered ``{"status": 200, "result": <GET /games/{id}/legal's answer>}``
-  for the socket's seat (or its refusal), so a client plays a whole game on the socket, its turns included.
+  for the socket's seat (or its refusal), so a client plays a whole game on the socket, its turns included;
+- with ``?push=turns``, the socket also gets ``{"status": 200, "push": "turn", "result": <the legal answer>}``
+  frames, unasked, when a commit made through another socket of this replica prompts its seat (``turns.py``):
+  a client keeps reading frames and tells pushes from answers by ``push``.
 
 The seat token (query ``token`` or ``Authorization: Bearer``, since browsers cannot set headers on a WebSocket)
 is checked when the socket opens and again with every frame, so an expired or revoked token stops play at
@@ -19,16 +22,19 @@ URLs can end up in proxy logs: prefer the header where the client can set it.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Literal
 
 import msgspec
 import structlog
 from benthic.trust.auth import SeatGate, bearer
+from benthic.rules import get_engine
 from benthic.service.http import ApiError, as_api_error
 from litestar import WebSocket, websocket
 from litestar.exceptions import WebSocketDisconnect
 
 from services.command.service import CommandRequest, CommandService
+from services.command.turns import TurnPushes
 
 
 class Frame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -46,6 +52,10 @@ class Answer(msgspec.Struct, frozen=True, omit_defaults=True):
     command_id: str | None = None
     result: Any = None
     error: dict[str, Any] | None = None
+    push: str | None = None  # "turn": sent unasked (?push=turns)
+
+
+PUSH_KINDS = ("turns",)
 
 
 _decoder = msgspec.json.Decoder(Frame)
@@ -84,31 +94,61 @@ async def play_socket(socket: WebSocket[Any, Any, Any], game_id: str) -> None:
     service: CommandService = socket.app.state.service
     limits = socket.app.state.limits
     ip = socket.client.host if socket.client else None
+    pushes: TurnPushes = socket.app.state.turn_pushes
     token = socket.query_params.get("token") or bearer(socket.headers.get("authorization"))
+    push = socket.query_params.get("push")
     await socket.accept()
     try:
+        if push is not None and push not in PUSH_KINDS:
+            raise ApiError(400, "invalid_request", f"push={push!r}: the socket pushes {', '.join(PUSH_KINDS)}")
         claim = await gate.verify(token)
     except Exception as error:  # noqa: BLE001 - every refusal is answered, then the socket closes
         refused = as_api_error(error, "play_socket")
         await socket.send_data(_encoder.encode(_refusal(refused)).decode())
         await socket.close(code=4000 + refused.status, reason=refused.code)
         return
+
+    async def send(text: str) -> None:
+        await socket.send_data(text)
+
+    if push and claim.game_id == game_id:  # a token of another game is refused frame by frame
+        pushes.add(game_id, claim.seat, send)
     with structlog.contextvars.bound_contextvars(actor=claim.player_id, actor_kind="player"):
         try:
             while True:
                 raw = await socket.receive_data("text")
-                answer, close = await _answer(service, gate, limits, ip, token, game_id, raw)
-                await socket.send_data(_encoder.encode(answer).decode())
+                answer, close = await _answer(service, gate, limits, ip, token, game_id, raw, pushes)
+                await send(_encoder.encode(answer).decode())
                 if close:
                     await socket.close(code=4000 + answer.status, reason=(answer.error or {}).get("code", ""))
                     return
         except WebSocketDisconnect:
             return
+        finally:
+            pushes.remove(game_id, claim.seat, send)
+
+
+async def _push_turns(service: CommandService, pushes: TurnPushes, game_id: str, seat: int, version: int) -> None:
+    """Push the new legal commands to the other prompted seats' sockets (from the state the commit produced)."""
+    others = pushes.others(game_id, seat)
+    folded = service.loader.cached(game_id) if others else None
+    if folded is None or folded.version != version:
+        return  # another commit came in between: the clients ask
+    engine = get_engine(await service.game_type(game_id))
+    prompt = engine.prompt(folded.state)
+    if prompt is None:
+        return
+    for other, send in others:
+        if other in prompt.seats:
+            legal = service.legal_in(engine, game_id, other, folded)
+            if legal.commands:
+                with contextlib.suppress(Exception):  # that socket is closing: its client asks again
+                    await send(_encoder.encode(Answer(200, result=legal, push="turn")).decode())
 
 
 async def _answer(
     service: CommandService, gate: SeatGate, limits: Any, ip: str | None, token: str | None, game_id: str,
-    raw: str | bytes,
+    raw: str | bytes, pushes: TurnPushes,
 ) -> tuple[Answer, bool]:
     """One frame's answer, and whether the socket must close (its token no longer holds)."""
     command_id = None
@@ -126,6 +166,8 @@ async def _answer(
         assert frame.command_id is not None and frame.command is not None  # checked by _decode
         request = CommandRequest(frame.command_id, frame.command, frame.expected_version)
         accepted = await service.command(game_id, claim, request, include_legal=frame.include == "legal")
+        if not accepted.duplicate:
+            await _push_turns(service, pushes, game_id, claim.seat, accepted.last_version)
         return Answer(200, command_id, result=accepted), False
     except Exception as error:  # noqa: BLE001 - the POST's error answer, as a frame
         return _refusal(as_api_error(error, "play_socket"), command_id), False

@@ -321,30 +321,34 @@ class CommandService:
 
     # --- commands -----------------------------------------------------------------------------
     async def legal(self, game_id: str, claim: SeatClaim) -> LegalCommands:
-        engine = get_engine(await self._game_type(game_id))
+        engine = get_engine(await self.game_type(game_id))
         SeatGate.authorize(claim, game_id)
         running = await self._is_running(game_id)
         folded = await self.loader.load(game_id, engine)
         if engine.is_over(folded.state):
             await self._refuse_if_archived(game_id)
+        return self.legal_in(engine, game_id, claim.seat, folded, running)
+
+    def legal_in(self, engine: Engine, game_id: str, seat: int, folded: Folded, running: bool = True) -> LegalCommands:
+        """The legal commands of ``seat`` in the state ``folded`` (no I/O)."""
         over = lc.is_finished(engine, folded.state, folded.life)
         prompt = None if over else engine.prompt(folded.state)
-        playing = running and not over and not folded.life.house_plays(claim.seat)
-        commands = engine.legal_commands(folded.state, claim.seat) if playing else []
+        playing = running and not over and not folded.life.house_plays(seat)
+        commands = engine.legal_commands(folded.state, seat) if playing else []
         return LegalCommands(
             game_id,
-            claim.seat,
+            seat,
             folded.version,
             msgspec.to_builtins(prompt) if prompt else None,
             list(commands),  # Structs: encoded in the answer as their JSON forms, with no detour through dicts
-            engine.describe_all(folded.state, commands, claim.seat) if commands else [],
+            engine.describe_all(folded.state, commands, seat) if commands else [],
         )
 
     async def command(
         self, game_id: str, claim: SeatClaim, request: CommandRequest, include_legal: bool = False
     ) -> CommandAccepted:
         _check_id(request.command_id, "command_id")
-        engine = get_engine(await self._game_type(game_id))
+        engine = get_engine(await self.game_type(game_id))
         SeatGate.authorize(claim, game_id)
         actor = Actor(claim.player_id, PLAYER)
         try:
@@ -585,7 +589,7 @@ class CommandService:
             self._running.clear()  # only costs one meta read per game later
         self._running.add(game_id)
 
-    async def _game_type(self, game_id: str) -> str:
+    async def game_type(self, game_id: str) -> str:
         game_type = self._types.get(game_id)
         return game_type if game_type is not None else (await self.meta(game_id)).game_type
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 from typing import Any
 
@@ -75,10 +76,15 @@ async def test_a_whole_game_over_sockets_matches_the_stream_and_bad_frames_chang
             assert legal[seat]["commands"] == result["legal"]
             for other, other_socket in sockets.items():  # the socket's own query answers what GET /legal does
                 asked = await _ask(other_socket, {"query": "legal"})
-                assert (asked["status"], asked["result"]) == (200, legal[other])
+                assert asked["status"] == 200
+                if asked["result"]["version"] != legal[other]["version"]:  # game_scored came in between
+                    legal[other] = await client.legal(game_id, tokens[other])
+                assert asked["result"] == legal[other]
             if moves >= 40:
                 break
-        assert moves > 0 and (await client.operator_state(game_id))[0] == version
+        stored = (await client.operator_state(game_id))[0]
+        over = not any(answer["commands"] for answer in legal.values())
+        assert moves > 0 and (stored == version or over and stored > version), "game_scored may follow the end"
     finally:
         for socket in sockets.values():
             await socket.close()
@@ -101,3 +107,49 @@ async def test_a_socket_without_a_valid_token_of_this_game_is_refused_and_closed
     async with connect(_socket_url(platform, other_id, tokens[0])) as socket:  # a token of another game
         answer = await _ask(socket, {"command_id": "c", "command": {"type": "anything"}})
         assert (answer["status"], answer["error"]["code"]) == (403, "wrong_game")
+
+
+@pytest.mark.parametrize("game_type", GAMES)
+async def test_sockets_that_ask_for_turn_pushes_get_their_legal_commands_when_prompted(
+    platform: LocalPlatform, client: BenthicClient, game_type: str  # noqa: F811
+) -> None:
+    engine = get_engine(game_type)
+    seats = max(engine.min_seats, 2)
+    game_id, tokens = await start_bot_game(client, game_type, seats, name=f"push{random.randrange(10**6)}")
+    rng = random.Random(11)
+    pushing = {seat: await connect(_socket_url(platform, game_id, token) + "&push=turns")
+               for seat, token in tokens.items() if seat != 0}
+    quiet = await connect(_socket_url(platform, game_id, tokens[0]))  # seat 0 asks for no pushes
+    sockets = {0: quiet, **pushing}
+    try:
+        pushes = 0
+        for move in range(30):
+            legal = {seat: await client.legal(game_id, token) for seat, token in tokens.items()}
+            movers = [seat for seat, answer in legal.items() if answer["commands"]]
+            if not movers:
+                break
+            seat = rng.choice(movers)
+            answer = await _ask(sockets[seat], {"command_id": f"p{move}", "command": rng.choice(legal[seat]["commands"]),
+                                                "expected_version": legal[seat]["version"]})
+            assert answer["status"] == 200, answer
+            version = answer["result"]["last_version"]
+            now = {s: await client.legal(game_id, t) for s, t in tokens.items()}
+            for other, socket in pushing.items():
+                if other == seat or not now[other]["commands"] or now[other]["version"] != version:
+                    continue  # not prompted (no push), or a platform event came in between
+                pushed = msgspec.json.decode(await asyncio.wait_for(socket.recv(), 5))
+                assert (pushed["status"], pushed["push"]) == (200, "turn")
+                assert pushed["result"] == now[other], "a push is the legal answer of that moment"
+                pushes += 1
+        assert pushes > 0
+        with pytest.raises(TimeoutError):  # the socket that asked for none got none
+            await asyncio.wait_for(quiet.recv(), 0.3)
+    finally:
+        for socket in sockets.values():
+            await socket.close()
+    async with connect(_socket_url(platform, game_id, tokens[0]) + "&push=everything") as socket:
+        refused = msgspec.json.decode(await socket.recv())
+        assert (refused["status"], refused["error"]["code"]) == (400, "invalid_request")
+        with pytest.raises(ConnectionClosed) as closed:
+            await socket.recv()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4400
