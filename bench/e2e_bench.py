@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import random
 import statistics
 import time
@@ -18,8 +20,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import httpx
 import msgspec
+import uvloop
 from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.clients.client import ApiFailure
 from benthic.local.localplatform import SERVICES, LocalPlatform
@@ -115,23 +119,27 @@ class LoadClient:
         path = f"/games/{game_id}/commands" + ("?include=legal" if include_legal else "")
         return await self._call("POST", path, token, body)
 
-    async def socket(self, game_id: str, token: str) -> PlaySocket:
-        """A WebSocket play channel of one seat (``WS /games/{id}/play``)."""
-        ws = await self.session.ws_connect(f"{self.socket_url}/games/{game_id}/play",
+    async def socket(self, game_id: str, token: str, pushes: bool = False) -> PlaySocket:
+        """A WebSocket play channel of one seat (``WS /games/{id}/play``, with turn pushes if asked)."""
+        ws = await self.session.ws_connect(f"{self.socket_url}/games/{game_id}/play"
+                                           + ("?push=turns" if pushes else ""),
                                            headers={"authorization": f"Bearer {token}"})
-        return PlaySocket(ws)
+        return PlaySocket(ws, pushes)
 
     async def aclose(self) -> None:
         await self.session.close()
 
 
 class SocketPlays:
-    """``LoadClient``'s calls, with every command and legal query sent over the seat's WebSocket (opened on its first use,
-    kept for the game): what a client playing a whole game on one connection does."""
+    """``LoadClient``'s calls, with every command and legal query sent over the seat's WebSocket (opened on its
+    first use, kept for the game), which asks for turn pushes: what a client playing a whole game on one
+    connection does.  A seat's turn comes as a push when the last commit was made over a socket (all of them
+    here); the seat asks ``{query: legal}`` only when none came."""
 
     def __init__(self, client: LoadClient) -> None:
         self.client = client
         self.sockets: dict[tuple[str, str], PlaySocket] = {}
+        self.versions: dict[str, int] = {}  # game -> the newest version an answer named
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.client, name)
@@ -139,27 +147,41 @@ class SocketPlays:
     async def _socket(self, game_id: str, token: str) -> PlaySocket:
         socket = self.sockets.get((game_id, token))
         if socket is None:
-            socket = self.sockets[(game_id, token)] = await self.client.socket(game_id, token)
+            socket = self.sockets[(game_id, token)] = await self.client.socket(game_id, token, pushes=True)
         return socket
 
     async def play(self, game_id: str, token: str, command: Any, command_id: str | None = None,
                    expected_version: int | None = None, include_legal: bool = False) -> Any:
-        return await (await self._socket(game_id, token)).play(command, command_id, expected_version, include_legal)
+        socket = await self._socket(game_id, token)
+        answer = await socket.play(command, command_id, expected_version, include_legal)
+        self.versions[game_id] = max(self.versions.get(game_id, 0), answer["last_version"])
+        return answer
 
     async def legal(self, game_id: str, token: str) -> Any:
-        return await (await self._socket(game_id, token)).legal()
+        opened = (game_id, token) in self.sockets  # a socket opened now has had no push yet: ask at once
+        socket = await self._socket(game_id, token)
+        return await socket.legal(self.versions.get(game_id) if opened else None)
 
     async def close_game(self, game_id: str) -> None:
+        self.versions.pop(game_id, None)
         for key in [key for key in self.sockets if key[0] == game_id]:
             await self.sockets.pop(key).aclose()
 
 
-class PlaySocket:
-    """One seat's commands over the command service's WebSocket: the same answers as ``LoadClient.play``."""
+PUSH_WAIT_S = 0.02  # how long a seat whose turn it is waits for its push before asking
 
-    def __init__(self, ws: Any) -> None:
+
+class PlaySocket:
+    """One seat's commands over the command service's WebSocket: the same answers as ``LoadClient.play``.  With
+    ``pushes``, a reader task tells the pushed turns (kept: the newest) from the answers."""
+
+    def __init__(self, ws: Any, pushes: bool = False) -> None:
         self.ws = ws
         self._json = msgspec.json.Encoder()
+        self.turn: dict[str, Any] | None = None  # the newest pushed legal answer not used yet
+        self._turned = asyncio.Event()
+        self._pending: asyncio.Future[Any] | None = None
+        self._reader = asyncio.create_task(self._read()) if pushes else None
 
     async def play(self, command: Any, command_id: str | None = None, expected_version: int | None = None,
                    include_legal: bool = False) -> Any:
@@ -167,18 +189,50 @@ class PlaySocket:
                  "expected_version": expected_version, "include": "legal" if include_legal else None}
         return await self._ask(frame)
 
-    async def legal(self) -> Any:
+    async def legal(self, at_least: int | None = None) -> Any:
+        """The seat's legal commands: its pushed turn when one at ``at_least`` or later came (waiting a little
+        for it), else asked for."""
+        if self._reader is not None and at_least is not None:
+            if self.turn is None or self.turn["version"] < at_least:
+                self._turned.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._turned.wait(), PUSH_WAIT_S)
+            turn, self.turn = self.turn, None
+            if turn is not None and turn["version"] >= at_least:
+                return turn
         return await self._ask({"query": "legal"})
 
     async def _ask(self, frame: dict[str, Any]) -> Any:
-        await self.ws.send_str(self._json.encode(frame).decode())
-        answer = msgspec.json.decode(await self.ws.receive_str())
+        if self._reader is None:
+            await self.ws.send_str(self._json.encode(frame).decode())
+            answer = msgspec.json.decode(await self.ws.receive_str())
+        else:
+            self._pending = asyncio.get_running_loop().create_future()  # before sending: the reader may answer
+            await self.ws.send_str(self._json.encode(frame).decode())
+            answer = await self._pending
         if answer["status"] >= 400:
             error = answer["error"]
             raise ApiFailure(answer["status"], error["code"], error["message"])
         return answer["result"]
 
+    async def _read(self) -> None:
+        try:
+            async for message in self.ws:
+                if message.type is not aiohttp.WSMsgType.TEXT:
+                    break
+                frame = msgspec.json.decode(message.data)
+                if frame.get("push"):
+                    self.turn = frame["result"]
+                    self._turned.set()
+                elif self._pending is not None and not self._pending.done():
+                    self._pending.set_result(frame)
+        finally:
+            if self._pending is not None and not self._pending.done():
+                self._pending.set_exception(ConnectionError("the play socket closed"))
+
     async def aclose(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
         await self.ws.close()
 
 
@@ -241,15 +295,27 @@ async def _load(
             latencies.extend(game.latencies)
             game.latencies.clear()
 
+    from bench.peer_bench import CpuWindow  # here: peer_bench imports this module
+
+    cpu = CpuWindow({**platform.pids(), "load_client": os.getpid()}, alone=frozenset({"load_client"}))
+
+    async def cpu_in_window() -> dict[str, float]:
+        await asyncio.sleep(max(0.0, window_start - time.monotonic()))
+        cpu.start()
+        await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+        return cpu.stop()
+
     async def snapshot_at(moment: float) -> dict[float, float]:
         await asyncio.sleep(max(0.0, moment - time.monotonic()))
         async with httpx.AsyncClient() as http:
             return _histogram((await http.get(f"{platform.read_url}/metrics")).text, "benthic_projection_lag_seconds")
 
+    cpu_spent = asyncio.create_task(cpu_in_window())
     lag_before = asyncio.create_task(snapshot_at(window_start))
     lanes = asyncio.gather(*(lane(i) for i in range(concurrent)))
     lag_after = await snapshot_at(deadline)
     await lanes
+    spent = await cpu_spent
     window = {b: lag_after.get(b, 0.0) - (await lag_before).get(b, 0.0) for b in lag_after}
     await client.aclose()
     measured = [seconds_taken for at, seconds_taken in latencies if window_start <= at <= deadline]
@@ -269,6 +335,8 @@ async def _load(
             "p99": round(p99 * 1000, 1) if p99 is not None else None,
             "events": window.get(float("inf"), 0),
         },
+        "cpu_ms_per_command": {name: round(seconds * 1000 / len(measured), 3) if measured else None
+                               for name, seconds in spent.items()},
         "games_finished": finished,
         "errors": errors[:10],
         "error_count": len(errors),
@@ -277,8 +345,6 @@ async def _load(
 
 def _env_overrides() -> dict[str, str]:
     """BENTHIC_* settings of this process (e.g. BENTHIC_PROJECTION_PAUSE_MS) passed on to the services."""
-    import os
-
     return {k: v for k, v in os.environ.items() if k.startswith("BENTHIC_") and k != "BENTHIC_BENCH_QUICK"}
 
 
@@ -300,7 +366,8 @@ def run(concurrent: int, seconds: float, types: list[str], rate: float, nice: bo
     niceness = {"projection": 5, "scoring": 10} if nice else {}
     env = {"BENTHIC_LOG_LEVEL": "warning", **BENCH_LIMITS, **_env_overrides()}
     with LocalPlatform(env=env, niceness=niceness) as platform:
-        load = asyncio.run(_load(platform, concurrent, seconds, types, rate, transport=transport))
+        # The load generator runs on uvloop, as the services do: less of the shared 2 cores goes to it.
+        load = uvloop.run(_load(platform, concurrent, seconds, types, rate, transport=transport))
         rss = {s: _peak_rss_mb(platform.processes[s].pid) for s in SERVICES}
     return {
         "concurrent_games": concurrent,

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import uvloop
 from benthic.clients.bots_http import start_bot_game
 from benthic.local.devredis import free_port
 from benthic.local.localplatform import LocalPlatform
@@ -381,7 +382,7 @@ def run_benthic(
         if "counter" not in {t["game_type"] for t in types}:
             raise RuntimeError("the command service did not register the counter engine (BENTHIC_EXTRA_ENGINES)")
         idle_cpu = idle_cpu_ms_per_s(platform.pids(), idle)
-        result = asyncio.run(_benthic_load(platform, games, moves, warmup, seconds, transport))
+        result = uvloop.run(_benthic_load(platform, games, moves, warmup, seconds, transport))
     return {**result, "idle_server_cpu_ms_per_s": idle_cpu}
 
 
