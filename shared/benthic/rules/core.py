@@ -234,6 +234,8 @@ class Engine(ABC, Generic[S, C, E]):
         """With content packs: every public method taking a state runs with that state's pack in use, and
         ``start`` with the pack ``options.content`` asks for (see ``benthic.rules.packs``)."""
         super().__init_subclass__(**kwargs)
+        if inspect.isfunction(vars(cls).get("prompt")):
+            cls.prompt = _last_state_memo(vars(cls)["prompt"])  # type: ignore[method-assign]
         packs = cls.content_packs
         if packs is None:
             return
@@ -421,6 +423,23 @@ class Engine(ABC, Generic[S, C, E]):
 
 
 AnyEngine = Engine[Any, Any, Any]  # an engine of any game, as the services, bots and tests hold one
+
+
+def _last_state_memo(method: Callable[..., R]) -> Callable[..., R]:
+    """``prompt`` of the state it was last asked about, kept: a service asks it of one new state several times
+    (the answer, each seat's turn, the lobby card).  States are immutable by convention, and the memo holds the
+    state, so its identity cannot be reused by another."""
+
+    @functools.wraps(method)
+    def memoized(self: AnyEngine, state: Any) -> R:
+        last = self.__dict__.get("_last_prompt")
+        if last is not None and last[0] is state:
+            return last[1]  # type: ignore[no-any-return]
+        result = method(self, state)
+        self.__dict__["_last_prompt"] = (state, result)
+        return result
+
+    return memoized
 
 
 def _in_pack(method: Callable[..., R], packs: ContentPacks, event_param: bool) -> Callable[..., R]:
