@@ -79,7 +79,8 @@ def test_the_hiredis_packer_writes_what_redis_py_writes() -> None:
 
     ours, theirs = HiredisPackedConnection(), Connection()
     for command in [("EVALSHA", "ab12", 2, "{p1}:k", b"\x00\xffbin", 7, -3, 2.5, "é"), ("CLIENT SETNAME", "x"),
-                    (b"XACK", b"{p0}:feed", "g", b"1-0", b"2-0")]:
+                    (b"XACK", b"{p0}:feed", "g", b"1-0", b"2-0"), ("SET", "k", memoryview(b"mv")),
+                    ("SET", "k", bytearray(b"ba"))]:
         assert b"".join(ours.pack_command(*command)) == b"".join(theirs.pack_command(*command))
     big = ("SET", "k", b"v" * 100_000)
     assert b"".join(ours.pack_command(*big)) == b"".join(theirs.pack_command(*big))

@@ -43,6 +43,8 @@ def connection_options() -> dict[str, Any]:
 
 
 if HIREDIS_AVAILABLE:
+    import hiredis
+
     _PACKER: Any = HiredisRespSerializer()
 
     class HiredisPackedConnection(Connection):
@@ -52,6 +54,12 @@ if HIREDIS_AVAILABLE:
         connection classes.)"""
 
         def pack_command(self, *args: Any) -> list[bytes]:
+            first = args[0]
+            if isinstance(first, str) and " " not in first:  # most commands: straight to hiredis
+                try:
+                    return [hiredis.pack_command(args)]
+                except TypeError:
+                    pass  # a memoryview or bytearray argument: redis-py's serializer converts it
             return _PACKER.pack(*args)  # type: ignore[no-any-return]
 
     _CONNECTION: dict[str, Any] = {"connection_class": HiredisPackedConnection}
