@@ -215,3 +215,32 @@ async def test_feed_keeps_only_what_some_group_has_not_consumed(redis) -> None:
     assert await trim_consumed(redis, stream) >= 200  # whole stream nodes below the oldest pending entry
     kept = [entry_id for entry_id, _ in await redis.xrange(stream)]
     assert kept[-250:] == ids[250:]  # the pending and the undelivered entries all stay
+
+
+async def test_an_unreadable_feed_entry_is_dead_lettered_and_the_batch_goes_on(redis, redis_url) -> None:
+    settings = settings_for_tests(redis_url, consumer_name="unreadable")
+    store = EventStore(redis, settings.partitions)
+    game = await StoreGame(store, GAMES[0]).create()
+    feed = GameKeys(game.game_id, settings.partitions).feed
+    group = f"g-{time.monotonic_ns()}"
+    handled: list[str] = []
+
+    async def handler(notes) -> None:  # type: ignore[no-untyped-def]
+        handled.extend(n.game_id for n in notes)
+
+    consumer = FeedConsumer(settings, group, handler)
+    await consumer.start()
+    try:
+        await redis.xadd(feed, {"__data__": b"\x89BIN\r\n\x1a\n garbage"})
+        await game.play(2)
+        await _until(lambda: _true(game.game_id in handled), what="the readable entries handled")
+        dead = await redis.xrange(f"{feed}:dead")
+        assert [entry[1][b"group"] for entry in dead][-1:] == [group.encode()]
+        await _until(lambda: _nothing_pending(redis, settings, group), what="every entry acknowledged")
+        assert consumer.healthy
+    finally:
+        await consumer.stop()
+
+
+async def _true(value: bool) -> bool:
+    return value

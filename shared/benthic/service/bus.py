@@ -171,9 +171,12 @@ class FeedConsumer:
                 )
                 failures = 0
             except ResponseError as error:
-                if "NOGROUP" not in str(error):
-                    raise
-                await self._recreate_groups(partitions)  # data loss in Redis: the group went away
+                if "NOGROUP" in str(error):
+                    await self._recreate_groups(partitions)  # data loss in Redis: the group went away
+                    continue
+                failures += 1
+                log().error("feed_read_failed", group=self.group, error=repr(error), failures=failures)
+                await asyncio.sleep(min(2.0, 0.1 * failures))
                 continue
             except UNAVAILABLE as error:
                 failures += 1
@@ -181,7 +184,11 @@ class FeedConsumer:
                 await asyncio.sleep(min(2.0, 0.1 * failures))
                 continue
             if reply:
-                await self._handle(_entries_by_stream(reply))
+                try:
+                    await self._handle(_entries_by_stream(reply))
+                except Exception as error:  # noqa: BLE001 - the reader never dies; what is not acked is claimed
+                    log().error("feed_batch_failed", group=self.group, error=repr(error))
+                    await asyncio.sleep(0.5)
 
     async def _recreate_groups(self, partitions: list[int]) -> None:
         for partition in partitions:
@@ -196,8 +203,21 @@ class FeedConsumer:
                 log().warning("consumer_group_recreated", group=self.group, partition=partition)
 
     async def _handle(self, batch: list[tuple[str, list[tuple[bytes, dict[bytes, bytes]]]]]) -> None:
-        notes = [_notification(fields) for _stream, entries in batch for _id, fields in entries if fields]
+        notes: list[Notification] = []
+        unreadable: list[tuple[str, bytes, dict[bytes, bytes]]] = []
+        for stream, entries in batch:
+            for entry_id, fields in entries:
+                if not fields:
+                    continue
+                try:
+                    notes.append(_notification(fields))
+                except Exception as error:  # noqa: BLE001 - truncated envelope, bad JSON, wrong shape
+                    log().error("entry_unreadable", group=self.group, stream=stream, entry=entry_id, error=repr(error))
+                    unreadable.append((stream, entry_id, fields))
         try:
+            for stream, _entry_id, fields in unreadable:  # no retry can read it: set aside at once
+                await self.redis.xadd(dead_letter_key(stream), {**fields, b"group": self.group.encode()})
+                DEAD_LETTERED.labels(self.group).inc()
             if notes:
                 await self.handler(notes)
         except Exception as error:  # noqa: BLE001 - left pending: the claimer retries it after claim_idle_ms
@@ -252,10 +272,9 @@ class FeedConsumer:
     async def _process_claimed(self, partition: int, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
         stream = self.feed(partition)
         ids = [entry_id for entry_id, _ in entries]
-        notes = [_notification(fields) for _, fields in entries]
         try:
-            await self.handler(notes)
-        except Exception as error:
+            await self.handler([_notification(fields) for _, fields in entries])
+        except Exception as error:  # noqa: BLE001 - a bad entry or a failing handler: dead-lettered in the end
             HANDLER_FAILURES.labels(self.group).inc()
             await self._dead_letter_exhausted(partition, entries)
             log().error("claimed_batch_failed", group=self.group, partition=partition, error=repr(error))
