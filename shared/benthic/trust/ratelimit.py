@@ -8,8 +8,8 @@ request gets ``429 rate_limited`` with ``Retry-After``.
 
 On one Redis server, the checks (a request's player and IP limits, and those of every request in flight at
 the same moment) run the library's own script and keys in one pipeline (``ScriptBatcher``), instead of a
-round trip per limit.  On a Cluster their keys live in
-different slots, and each check is the library's own call.
+round trip per limit.  On a Cluster their keys live in different slots, and each check is the library's own
+call.
 """
 
 from __future__ import annotations
