@@ -427,7 +427,8 @@ async def test_an_unrated_game_leaves_the_leaderboards_unchanged(
     await games[0][2].play()
     board = await _until(lambda: _on_leaderboard(client, game_type, games[0][1]), what="ratings applied")
     for (game_id, players, _), rated in zip(games, (True, False, False), strict=True):
-        summary = await client.summary(game_id)
+        # The projection may show the end a moment after the scorer applied the ratings.
+        summary = await _until(lambda g=game_id: _scored(client, g), what="the end projected")
         assert summary["rated"] is rated and summary["status"] == "finished"
         assert all((p in board) is rated for p in players), (game_id, rated)
         _, envelopes, _ = await _raw_game(platform, game_id)
