@@ -22,7 +22,7 @@ URLs can end up in proxy logs: prefer the header where the client can set it.
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 from typing import Any, Literal
 
 import msgspec
@@ -30,6 +30,7 @@ import structlog
 from benthic.trust.auth import SeatGate, bearer
 from benthic.rules import get_engine
 from benthic.service.http import ApiError, as_api_error
+from benthic.service.telemetry import log
 from litestar import WebSocket, websocket
 from litestar.exceptions import WebSocketDisconnect
 
@@ -128,22 +129,37 @@ async def play_socket(socket: WebSocket[Any, Any, Any], game_id: str) -> None:
             pushes.remove(game_id, claim.seat, send)
 
 
+PUSH_SEND_TIMEOUT_S = 0.5  # a socket that cannot take a push this fast (its client does not read) gets no more
+
+
 async def _push_turns(service: CommandService, pushes: TurnPushes, game_id: str, seat: int, version: int) -> None:
-    """Push the new legal commands to the other prompted seats' sockets (from the state the commit produced)."""
+    """Push the new legal commands to the other prompted seats' sockets (from the state the commit produced),
+    before the mover's answer goes out.  Never fails the mover's command: a push is a shortcut."""
     others = pushes.others(game_id, seat)
-    folded = service.loader.cached(game_id) if others else None
-    if folded is None or folded.version != version:
-        return  # another commit came in between: the clients ask
-    engine = get_engine(await service.game_type(game_id))
-    prompt = engine.prompt(folded.state)
-    if prompt is None:
+    if not others:
         return
-    for other, send in others:
-        if other in prompt.seats:
+    try:
+        folded = service.loader.cached(game_id)
+        if folded is None or folded.version != version:
+            return  # another commit came in between: the clients ask
+        engine = get_engine(await service.game_type(game_id))
+        prompt = engine.prompt(folded.state)
+        if prompt is None:
+            return
+        for other, send in others:
+            if other not in prompt.seats:
+                continue
             legal = service.legal_in(engine, game_id, other, folded)
-            if legal.commands:
-                with contextlib.suppress(Exception):  # that socket is closing: its client asks again
+            if not legal.commands:
+                continue
+            try:
+                async with asyncio.timeout(PUSH_SEND_TIMEOUT_S):
                     await send(_encoder.encode(Answer(200, result=legal, push="turn")).decode())
+            except TimeoutError:  # its client does not read: it gets no more pushes, and asks
+                pushes.remove(game_id, other, send)
+                log().warning("turn_push_dropped", game_id=game_id, seat=other)
+    except Exception as error:  # noqa: BLE001 - a closing socket, or a bug: the clients ask when none comes
+        log().warning("turn_push_failed", game_id=game_id, version=version, error=repr(error))
 
 
 async def _answer(
