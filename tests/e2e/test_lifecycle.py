@@ -213,8 +213,12 @@ async def test_takeover_by_the_house_bot_then_reclaim(client: BenthicClient) -> 
     with pytest.raises(ApiFailure) as again:
         await client.reclaim(game_id, tokens[player])
     assert again.value.code in ("seat_not_taken_over", "game_finished")
-    history = await client.history(game_id, limit=100_000)
-    types = [e["event"]["type"] for e in history["events"]]
+    async def reclaimed_in_history() -> list[str] | None:  # once the reclaim is projected
+        history = await client.history(game_id, limit=100_000)
+        types = [e["event"]["type"] for e in history["events"]]
+        return types if "seat_reclaimed" in types else None
+
+    types = await until(reclaimed_in_history, "the reclaim in the history")
     assert types.index("seat_taken_over") < types.index("seat_reclaimed")
     await client.abort(game_id, "test over")
 
@@ -228,7 +232,11 @@ async def test_resign_ranks_the_player_last_and_counts_as_a_loss(client: Benthic
     scores = await client.scores(game_id)
     ranks = {r["seat"]: r["rank"] for r in scores["results"]}
     assert ranks == {0: 2, 1: 1}
-    board = {p["player_id"]: p for p in (await client.leaderboard("aquatica", 100))["players"]}
+    async def both_rated() -> dict[str, Any] | None:  # the ratings apply just after game_scored is appended
+        board = {p["player_id"]: p for p in (await client.leaderboard("aquatica", 100))["players"]}
+        return board if {"stayer-1", "resigner-1"} <= board.keys() else None
+
+    board = await until(both_rated, "the ratings applied")
     assert board["stayer-1"]["wins"] == 1 and board["resigner-1"]["wins"] == 0
     assert board["stayer-1"]["rating"] > board["resigner-1"]["rating"]
     with pytest.raises(ApiFailure) as finished:
