@@ -250,7 +250,8 @@ async def test_resign_in_a_game_with_bots_lets_the_house_bot_finish_the_seat(cli
     summary = await scored(client, game_id)
     assert summary["lifecycle"]["seats"][0]["status"] == "resigned"
     scores = await client.scores(game_id)
-    assert {r["seat"]: r["rank"] for r in scores["results"]}[0] == 3
+    ranks = {r["seat"]: r["rank"] for r in scores["results"]}
+    assert ranks[0] > max(ranks[1], ranks[2])  # last (the bots may share rank 1: ranks are dense)
     audit = await client.audit(game_id)
     house = [e for e in audit["entries"] if e["kind"] == "e" and e["seat"] == 0 and e["actor_kind"] == "bot"]
     assert house, "the house bot played the resigned seat"
