@@ -5,6 +5,10 @@ Idempotent by version: a game's read model carries the stream version it was fol
 refused by the script unless it moves that version forward; a notification for events already projected is
 a no-op, and a gap (a lost or reordered notification) is repaired by reading the game stream from the
 projected version on.
+
+A game this projector wrote last, whose folded state it still holds at that version, needs only its new
+events: the read is one ``XRANGE``.  Anything else (a first sight, a join, a write refused or failed, a state
+evicted from the cache) reads the read model's version and the game's meta first.
 """
 
 from __future__ import annotations
@@ -25,11 +29,15 @@ from redis.asyncio import Redis
 from services.projection import readmodel, writes
 
 
+_SEATS_AS_META = b"<as the cached meta>"  # the read model's seats, known to be those this projector wrote
+
+
 class _Write(NamedTuple):
     game_id: str
     game_type: str
     version: int
     tail: list[Any]  # the envelopes projected by this write
+    scored: bool
     call: tuple[list[str], list[Any]]  # the write script's keys and arguments
 
 
@@ -40,6 +48,7 @@ class Projector:
         self.loader = loader
         self.meta_cache_size = meta_cache_size
         self._metas: OrderedDict[str, GameMeta] = OrderedDict()  # status and seats change only with a join
+        self._written: dict[str, tuple[int, bool]] = {}  # game id -> (version, scored) this projector wrote last
         self._write = ScriptBatcher(redis, writes.SOURCE)
 
     async def handle(self, notes: list[Notification]) -> None:
@@ -65,25 +74,33 @@ class Projector:
         """Project several games (game id -> (game type, seats changed)) with one read round trip for all of
         them; each game's outcome is the version written (0: nothing new) or the error it failed with (the
         others are still projected)."""
-        plans: list[tuple[str, str, GameMeta | None, Folded | None]] = []
+        plans: list[tuple[str, str, GameMeta | None, Folded | None, tuple[int, bool] | None]] = []
         async with self.redis.pipeline(transaction=False) as pipe:
             for game_id, (game_type, seats_changed) in games.items():
                 keys = GameKeys(game_id, self.store.partitions)
                 meta = None if seats_changed else self._metas.get(game_id)
                 cached = self.loader.cached(game_id)
-                pipe.hmget(keys.read_model, [readmodel.VERSION, readmodel.SEATS, readmodel.SCORED])
-                if meta is None:
-                    pipe.hgetall(keys.meta)
-                else:
-                    pipe.exists(keys.meta)
+                written = self._written.pop(game_id, None)  # back in only when this batch writes it again
+                if meta is None or cached is None or written is None or written[0] != cached.version:
+                    written = None
+                    pipe.hmget(keys.read_model, [readmodel.VERSION, readmodel.SEATS, readmodel.SCORED])
+                    if meta is None:
+                        pipe.hgetall(keys.meta)
+                    else:
+                        pipe.exists(keys.meta)
                 if cached is not None:
                     pipe.xrange(keys.events, f"{cached.version + 1}-0", "+")
-                plans.append((game_id, game_type, meta, cached))
+                plans.append((game_id, game_type, meta, cached, written))
             replies = iter(await pipe.execute())
         outcomes: dict[str, int | Exception] = {}
         writes_due: list[_Write] = []
-        for game_id, game_type, meta, cached in plans:
-            read = (next(replies), next(replies), next(replies) if cached is not None else None)
+        for game_id, game_type, meta, cached, written in plans:
+            if written is not None:  # what the read model holds: this projector wrote it
+                assert meta is not None
+                fields = [str(written[0]).encode(), _SEATS_AS_META, b"1" if written[1] else b"0"]
+                read = (fields, True, next(replies))
+            else:
+                read = (next(replies), next(replies), next(replies) if cached is not None else None)
             try:
                 due = await self._model(game_id, game_type, meta, cached, *read)
             except UnknownGameType:
@@ -106,6 +123,9 @@ class Projector:
                 outcomes[due.game_id] = written
             elif written == 1:
                 outcomes[due.game_id] = due.version
+                self._written[due.game_id] = (due.version, due.scored)
+                if len(self._written) > self.meta_cache_size:
+                    del self._written[next(iter(self._written))]
                 for envelope in due.tail:
                     if envelope.ts_ms:
                         PROJECTION_LAG.labels(due.game_type).observe(max(0.0, now - envelope.ts_ms / 1000))
@@ -142,12 +162,13 @@ class Projector:
         else:
             folded = await self.loader.load(game_id, engine)
             tail = await self.store.load(game_id, after=projected, until=folded.version)
-        if folded.version <= projected and readmodel.seats_json(meta) == seats_raw:
+        if folded.version <= projected and (seats_raw is _SEATS_AS_META or readmodel.seats_json(meta) == seats_raw):
             return None
         self.loader.cache.put(game_id, folded)
         scored = scored_raw == b"1" or any(e.type == "game_scored" and not e.is_engine for e in tail)
         model = readmodel.build(engine, meta, folded, tail, scored)
-        return _Write(game_id, game_type, folded.version, tail, writes.write_call(keys, game_id, meta.game_type, model))
+        call = writes.write_call(keys, game_id, meta.game_type, model)
+        return _Write(game_id, game_type, folded.version, tail, scored, call)
 
     def _remember_meta(self, meta: GameMeta) -> GameMeta:
         self._metas[meta.game_id] = meta

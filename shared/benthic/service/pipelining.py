@@ -4,6 +4,13 @@ Under load most of the cost of a script call in redis-py is per command (packing
 read), not in Redis.  Every call made while a pipeline is in flight joins the next one, so a busy process
 sends a few large pipelines instead of many single commands; an idle one sends each call at once.
 Calls stay independent: one failing does not fail the others.
+
+On one Redis server (not a Cluster, where the calls' keys live in different slots), the calls of a pipeline
+are also fused: up to ``max_fused`` of them go as ONE ``EVALSHA`` of a wrapper script that runs the script's own
+source as a function once per call, each under ``pcall``.  Redis then sets up one script call instead of
+dozens, and the client packs and parses one command.  Each call keeps its own keys, arguments, effects and
+reply; an error in one is that call's error alone.  A fused run holds Redis for its calls' time together, which
+``max_fused`` bounds.
 """
 
 from __future__ import annotations
@@ -12,17 +19,46 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from redis.asyncio import Redis
-from redis.exceptions import NoScriptError
+from redis.asyncio import Redis, RedisCluster
+from redis.exceptions import NoScriptError, ResponseError
+
+# ARGV[1] = n calls, then n pairs (key count, argument count), then every call's arguments in order; KEYS are
+# every call's keys in order.  Replies: per call {1, reply} or {0, error text}.
+_FUSED = """local function call(KEYS, ARGV)
+%s
+end
+local n = tonumber(ARGV[1])
+local out = {}
+local k, a = 0, 1 + 2 * n
+for i = 1, n do
+  local nk, na = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
+  local keys, args = {}, {}
+  for j = 1, nk do keys[j] = KEYS[k + j] end
+  for j = 1, na do args[j] = ARGV[a + j] end
+  k, a = k + nk, a + na
+  local ok, reply = pcall(call, keys, args)
+  if ok then
+    out[i] = {1, reply}
+  else
+    if type(reply) == 'table' then reply = reply.err or 'script error' end
+    out[i] = {0, tostring(reply)}
+  end
+end
+return out
+"""
 
 
 class ScriptBatcher:
-    def __init__(self, redis: Redis, source: str, max_batch: int = 256, max_in_flight: int = 2) -> None:
+    def __init__(
+        self, redis: Redis, source: str | bytes, max_batch: int = 256, max_in_flight: int = 2, max_fused: int = 64
+    ) -> None:
         self.redis = redis
-        self.source = source
+        self.source = source.decode() if isinstance(source, bytes) else source
         self.max_batch = max_batch
         self.max_in_flight = max_in_flight
+        self.max_fused = max_fused if not isinstance(redis, RedisCluster) else 1
         self._sha: str | None = None
+        self._fused_sha: str | None = None
         self._pending: list[tuple[Sequence[Any], Sequence[Any], asyncio.Future[Any]]] = []
         self._in_flight = 0
         self._flushers: set[asyncio.Task[None]] = set()  # strong references: the loop keeps only weak ones
@@ -63,10 +99,10 @@ class ScriptBatcher:
     async def _send(self, batch: list[tuple[Sequence[Any], Sequence[Any], asyncio.Future[Any]]]) -> None:
         try:
             if self._sha is None:
-                self._sha = await self.redis.script_load(self.source)
+                await self._load()
             results = await self._execute(batch)
             if any(isinstance(r, NoScriptError) for r in results):  # Redis restarted or failed over
-                self._sha = await self.redis.script_load(self.source)
+                await self._load()
                 results = await self._execute(batch)
         except BaseException as error:  # noqa: BLE001 - hand the failure to every waiting caller
             for _, _, future in batch:
@@ -83,10 +119,47 @@ class ScriptBatcher:
             else:
                 future.set_result(result)
 
+    async def _load(self) -> None:
+        self._sha = await self.redis.script_load(self.source)
+        if self.max_fused > 1:
+            self._fused_sha = await self.redis.script_load(_FUSED % self.source)
+
     async def _execute(self, batch: list[tuple[Sequence[Any], Sequence[Any], asyncio.Future[Any]]]) -> list[Any]:
+        groups = [batch[i : i + self.max_fused] for i in range(0, len(batch), self.max_fused)]
         async with self.redis.pipeline(transaction=False) as pipe:
-            for keys, args, _ in batch:
-                # execute_command, not evalsha: redis-py's cluster pipeline blocks its evalsha helper, but
-                # routes a raw EVALSHA by its keys (which always share one slot here).
-                pipe.execute_command("EVALSHA", self._sha, len(keys), *keys, *args)
-            return await pipe.execute(raise_on_error=False)  # type: ignore[no-any-return]
+            for group in groups:
+                if len(group) == 1:
+                    keys, args, _ = group[0]
+                    # execute_command, not evalsha: redis-py's cluster pipeline blocks its evalsha helper, but
+                    # routes a raw EVALSHA by its keys (which always share one slot here).
+                    pipe.execute_command("EVALSHA", self._sha, len(keys), *keys, *args)
+                else:
+                    pipe.execute_command("EVALSHA", self._fused_sha, *_fused_arguments(group))
+            replies = await pipe.execute(raise_on_error=False)
+        results: list[Any] = []
+        for group, reply in zip(groups, replies, strict=True):
+            if len(group) == 1 or isinstance(reply, Exception):
+                results.extend([reply] * len(group))
+            else:
+                results.extend(_unfused(reply))
+        return results
+
+
+def _fused_arguments(group: Sequence[tuple[Sequence[Any], Sequence[Any], Any]]) -> list[Any]:
+    """numkeys, every key, then the wrapper's ARGV (``_FUSED``)."""
+    keys: list[Any] = []
+    counts: list[int] = []
+    args: list[Any] = []
+    for call_keys, call_args, _ in group:
+        keys.extend(call_keys)
+        args.extend(call_args)
+        counts.extend((len(call_keys), len(call_args)))
+    return [len(keys), *keys, len(group), *counts, *args]
+
+
+def _unfused(reply: list[Any]) -> list[Any]:
+    results: list[Any] = []
+    for entry in reply:
+        ok, value = entry[0], entry[1] if len(entry) > 1 else None  # a nil reply leaves {1}
+        results.append(value if ok == 1 else ResponseError(value.decode() if isinstance(value, bytes) else value))
+    return results
