@@ -15,8 +15,8 @@ move: the client sends one JSON text frame per command and gets one JSON frame b
   a client keeps reading frames and tells pushes from answers by ``push``.
 
 The seat token (query ``token`` or ``Authorization: Bearer``, since browsers cannot set headers on a WebSocket)
-is checked when the socket opens and again with every frame, so an expired or revoked token stops play at
-the next frame: the socket is then closed with code 4000 + status (4401) after the error frame.  Tokens in
+is verified when the socket opens, and its expiry and revocation are checked again with every frame, so an
+expired or revoked token stops play at the next frame: the socket is then closed with code 4000 + status (4401) after the error frame.  Tokens in
 URLs can end up in proxy logs: prefer the header where the client can set it.
 """
 
@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 import msgspec
 import structlog
-from benthic.trust.auth import SeatGate, bearer
+from benthic.trust.auth import SeatClaim, SeatGate, bearer
 from benthic.rules import get_engine
 from benthic.service.http import ApiError, as_api_error
 from benthic.service.telemetry import log
@@ -118,7 +118,7 @@ async def play_socket(socket: WebSocket[Any, Any, Any], game_id: str) -> None:
         try:
             while True:
                 raw = await socket.receive_data("text")
-                answer, close = await _answer(service, gate, limits, ip, token, game_id, raw, pushes)
+                answer, close = await _answer(service, gate, limits, ip, claim, game_id, raw, pushes)
                 await send(_encoder.encode(answer).decode())
                 if close:
                     await socket.close(code=4000 + answer.status, reason=(answer.error or {}).get("code", ""))
@@ -163,13 +163,13 @@ async def _push_turns(service: CommandService, pushes: TurnPushes, game_id: str,
 
 
 async def _answer(
-    service: CommandService, gate: SeatGate, limits: Any, ip: str | None, token: str | None, game_id: str,
+    service: CommandService, gate: SeatGate, limits: Any, ip: str | None, claim: SeatClaim, game_id: str,
     raw: str | bytes, pushes: TurnPushes,
 ) -> tuple[Answer, bool]:
     """One frame's answer, and whether the socket must close (its token no longer holds)."""
     command_id = None
     try:
-        claim = await gate.verify(token)
+        await gate.still_valid(claim)
     except Exception as error:  # noqa: BLE001
         refused = as_api_error(error, "play_socket")
         return _refusal(refused), refused.status == 401

@@ -3,7 +3,8 @@
 -- ARGV: 1 version, 2 status, 3 game id, 4 lobby score, 5 updates channel, then (field, value) pairs
 -- Returns 1 when written, 0 when the read model is already newer, -1 when the game is gone (archived).
 if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
-local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
+local stored = redis.call('HMGET', KEYS[1], 'version', 'status')
+local current = tonumber(stored[1] or '0')
 local version = tonumber(ARGV[1])
 if version < current then return 0 end
 local fields = {'version', ARGV[1], 'status', ARGV[2]}
@@ -16,11 +17,13 @@ local statuses = {'open', 'running', 'finished'}
 for s = 1, 3 do
   if statuses[s] == ARGV[2] then
     redis.call('ZADD', KEYS[2 + s], ARGV[4], ARGV[3])
-  else
+  elseif stored[2] ~= ARGV[2] then  -- the status changed: leave the other lists (most writes keep it)
     redis.call('ZREM', KEYS[2 + s], ARGV[3])
   end
 end
--- the lobby lists the newest finished games only; their read models stay until archived
-redis.call('ZREMRANGEBYRANK', KEYS[5], 0, -10001)
+if stored[2] ~= ARGV[2] and ARGV[2] == 'finished' then
+  -- the lobby lists the newest finished games only; their read models stay until archived
+  redis.call('ZREMRANGEBYRANK', KEYS[5], 0, -10001)
+end
 redis.call('PUBLISH', ARGV[5], ARGV[3] .. ':' .. ARGV[1])
 return 1

@@ -95,12 +95,18 @@ async def test_read_model_script_moves_forward_only_and_lists_the_game_in_one_lo
     assert await write(2, "open") == 0
     assert await redis.hmget(keys.read_model, ["version", "status", "summary"]) == [b"3", b"running", b"s3"]
     assert [await redis.zcard(keys.lobby("t", s)) for s in ("open", "running", "finished")] == [0, 1, 0]
+    await redis.zadd(keys.lobby("t", "open"), {"g4": 1})  # a stray entry: only a status change clears it
+    assert await write(4, "running") == 1
+    assert await redis.zscore(keys.lobby("t", "running"), "g4") == 104  # listed by its last update
+    assert await redis.zcard(keys.lobby("t", "open")) == 1
+    assert await write(5, "finished") == 1
+    assert [await redis.zcard(keys.lobby("t", s)) for s in ("open", "running", "finished")] == [0, 0, 1]
     messages = []
     for _ in range(20):
         message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.2)
         if message is not None:
             messages.append(message["data"])
-    assert messages == [b"g4:2", b"g4:3"]
+    assert messages == [b"g4:2", b"g4:3", b"g4:4", b"g4:5"]
     await pubsub.aclose()
 
 

@@ -192,6 +192,9 @@ def metrics_payload() -> tuple[bytes, str]:
     return generate_latest(), CONTENT_TYPE_LATEST
 
 
+_logger: Any = None  # log()'s proxy
+
+
 def configure_logging(settings: Settings, service: str) -> None:
     level = getattr(logging, settings.log_level.upper(), logging.INFO)
     shared: list[Any] = [
@@ -204,6 +207,8 @@ def configure_logging(settings: Settings, service: str) -> None:
         if settings.json_logs
         else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
     )
+    global _logger
+    _logger = None  # the next log() binds under this configuration
     structlog.configure(
         processors=[*shared, structlog.processors.format_exc_info, renderer]
         if settings.json_logs
@@ -228,7 +233,12 @@ def configure_logging(settings: Settings, service: str) -> None:
 
 
 def log() -> Any:
-    return structlog.get_logger("benthic")
+    """The process's logger: one proxy, so that after ``configure_logging`` (which caches the bound logger on
+    first use) a log call costs no logger construction."""
+    global _logger
+    if _logger is None:
+        _logger = structlog.get_logger("benthic")
+    return _logger
 
 
 class Timer:

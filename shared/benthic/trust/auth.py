@@ -129,6 +129,13 @@ class SeatGate:
             claim = self.tokens.verify(token)
         except TokenError as error:
             raise unauthorized(error.code, error.message) from None
+        return await self.still_valid(claim)
+
+    async def still_valid(self, claim: SeatClaim) -> SeatClaim:
+        """A claim :meth:`verify` accepted before, checked again for what can change since: its expiry and the
+        operator's revocations (a socket checks its token's signature once, these with every frame)."""
+        if claim.expires_ms <= now_ms():
+            raise unauthorized("token_expired", "the seat token has expired: get a new one with your JWT")
         if await self.revocations.revoked(claim):
             raise unauthorized("token_revoked", "an operator revoked this seat token: get a new one with your JWT")
         return claim
