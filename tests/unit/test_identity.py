@@ -104,6 +104,30 @@ async def test_jwks_file_rotation_is_read_without_restart(tmp_path: Path) -> Non
     assert (await verifier.verify(new.sign(claims("carol")))).subject == "carol"
 
 
+async def test_a_verified_jwt_is_remembered_only_while_its_exp_and_its_key_hold(tmp_path: Path) -> None:
+    key = SigningKey("EdDSA")
+    path = tmp_path / "jwks.json"
+    path.write_text(json.dumps({"keys": [key.jwk]}))
+    verifier = JwtVerifier(JwksFile(path, check_every_s=0), ISSUER, AUDIENCE, leeway_s=0, remembered=2)
+    short = key.sign(claims("alice", exp=int(time.time()) + 2))
+    first = await verifier.verify(short)
+    assert await verifier.verify(short) is first  # remembered: not decoded again
+    others = [key.sign(claims(name)) for name in ("bob", "carol")]
+    for token in others:
+        await verifier.verify(token)
+    assert list(verifier._verified) == others  # bounded: the least recently used went first
+    remembered = await verifier.verify(others[0])
+    assert await verifier.verify(others[0]) is remembered
+    await verifier.verify(short)
+    while time.time() < first.expires_at:  # type: ignore[operator]
+        time.sleep(0.1)
+    await _refused(short, "token_expired", verifier)  # remembered, but past its exp
+    path.write_text(json.dumps({"keys": [SigningKey("EdDSA", kid=key.kid).jwk]}))  # the key id now names another key
+    assert "signature" in await _refused(others[0], verifier=verifier)
+    path.write_text(json.dumps({"keys": []}))
+    await _refused(others[1], verifier=verifier)
+
+
 async def test_dev_issuer_keeps_its_key_and_its_tokens_verify(tmp_path: Path) -> None:
     first = DevIssuer.load_or_create(tmp_path / "dev")
     again = DevIssuer.load_or_create(tmp_path / "dev")

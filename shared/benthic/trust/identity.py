@@ -15,6 +15,7 @@ import asyncio
 import os
 import re
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -155,13 +156,21 @@ def _find(keys: PyJWKSet | None, kid: str) -> PyJWK:
 
 
 class JwtVerifier:
-    def __init__(self, keys: KeySource, issuer: str, audience: str, leeway_s: float = 30.0) -> None:
+    """Verifies bearer JWTs.  A player sends the same JWT with many requests, so a token that verified is kept
+    (bounded, least recently used first out) and accepted again without the signature check while its key is
+    still the one the JWKS names for its ``kid`` and its ``exp`` (with the leeway) has not passed."""
+
+    def __init__(
+        self, keys: KeySource, issuer: str, audience: str, leeway_s: float = 30.0, remembered: int = 4096
+    ) -> None:
         if not issuer or not audience:
             raise ValueError("a JWT verifier needs an issuer and an audience")
         self.keys = keys
         self.issuer = issuer
         self.audience = audience
         self.leeway_s = leeway_s
+        self.remembered = remembered
+        self._verified: OrderedDict[str, tuple[PyJWK, Credential]] = OrderedDict()
 
     async def verify(self, token: str) -> Credential:
         """The credential a bearer JWT proves; raises IdentityError (401 ``invalid_token``/``token_expired``,
@@ -178,6 +187,12 @@ class JwtVerifier:
         if not isinstance(kid, str) or not kid:
             raise IdentityError("invalid_token", "the JWT names no signing key (kid)")
         key = await self.keys.key(kid)
+        known = self._verified.get(token)
+        if known is not None:
+            if known[0] is key and time.time() < (known[1].expires_at or 0) + self.leeway_s:
+                self._verified.move_to_end(token)
+                return known[1]
+            del self._verified[token]  # expired, or its key was rotated: verified again below
         try:
             claims = jwt.decode(
                 token,
@@ -204,7 +219,11 @@ class JwtVerifier:
             raise IdentityError("invalid_token", "the JWT's signature does not verify") from None
         except PyJWTError as error:
             raise IdentityError("invalid_token", f"the JWT is not acceptable: {error}") from None
-        return credential_from_claims(claims)
+        credential = credential_from_claims(claims)
+        self._verified[token] = (key, credential)
+        if len(self._verified) > self.remembered:
+            self._verified.popitem(last=False)
+        return credential
 
 
 def scopes_of(claims: dict[str, Any]) -> frozenset[str]:
