@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 from benthic.service.pipelining import ScriptBatcher
-from redis.exceptions import ResponseError
+from redis.exceptions import OutOfMemoryError, ResponseError
 
 pytestmark = pytest.mark.asyncio
 
@@ -44,6 +44,18 @@ async def test_concurrent_calls_run_as_one_fused_script_with_their_own_replies_a
     assert await redis.lrange("list:1", 0, -1) == [b"a", b"d"]
     assert await redis.lrange("list:2", 0, -1) == [b"b", b"c", b"e"]
     assert await _commands_processed(redis, "evalsha") == 1  # seven calls, one script run
+
+
+async def test_an_error_in_a_fused_call_is_the_one_redis_py_raises_for_it(redis) -> None:
+    batcher = ScriptBatcher(redis, "return redis.call('SET', KEYS[1], ARGV[1])")
+    limit = (await redis.config_get("maxmemory"))["maxmemory"]
+    await redis.config_set("maxmemory", "1")  # noeviction: every write is refused
+    try:
+        results = await batcher.many([(["k1"], ["a"]), (["k2"], ["b"])])
+    finally:
+        await redis.config_set("maxmemory", limit)
+    assert all(isinstance(r, OutOfMemoryError) for r in results), results
+    assert await batcher.many([(["k1"], ["a"]), (["k2"], ["b"])]) == [b"OK", b"OK"]
 
 
 async def test_fused_groups_are_bounded_and_a_lone_call_is_a_plain_evalsha(redis) -> None:

@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from redis.asyncio import Redis, RedisCluster
-from redis.exceptions import NoScriptError, ResponseError
+from redis._parsers.base import BaseParser
+from redis.exceptions import NoScriptError
 
 # ARGV[1] = n calls, then n pairs (key count, argument count), then every call's arguments in order; KEYS are
 # every call's keys in order.  Replies: per call {1, reply} or {0, error text}.
@@ -161,5 +162,6 @@ def _unfused(reply: list[Any]) -> list[Any]:
     results: list[Any] = []
     for entry in reply:
         ok, value = entry[0], entry[1] if len(entry) > 1 else None  # a nil reply leaves {1}
-        results.append(value if ok == 1 else ResponseError(value.decode() if isinstance(value, bytes) else value))
+        # an error as redis-py would have raised it for the call alone (OOM -> OutOfMemoryError, ...)
+        results.append(value if ok == 1 else BaseParser.parse_error(value.decode() if isinstance(value, bytes) else value))
     return results
