@@ -77,6 +77,13 @@ async def test_calls_made_while_a_pipeline_is_in_flight_join_the_next(redis) -> 
     assert await _commands_processed(redis, "evalsha") < 100
 
 
+async def test_a_script_with_flags_is_never_fused(redis) -> None:
+    batcher = ScriptBatcher(redis, "#!lua flags=no-writes\nreturn redis.call('GET', KEYS[1])")
+    assert batcher.max_fused == 1
+    await redis.set("k", "v")
+    assert await batcher.many([(["k"], []), (["k"], [])]) == [b"v", b"v"]
+
+
 async def test_the_scripts_are_loaded_again_after_redis_forgets_them(redis) -> None:
     batcher = ScriptBatcher(redis, SCRIPT)
     assert await batcher.many([(["list:1"], ["a"]), (["list:2"], ["b"])]) == [[1, b"list:1", 1], [1, b"list:2", 1]]

@@ -57,7 +57,9 @@ class ScriptBatcher:
         self.source = source.decode() if isinstance(source, bytes) else source
         self.max_batch = max_batch
         self.max_in_flight = max_in_flight
-        self.max_fused = max_fused if not isinstance(redis, RedisCluster) else 1
+        # a script with a shebang (Redis 7 flags) cannot be wrapped in a function
+        fusable = not isinstance(redis, RedisCluster) and not self.source.startswith("#!")
+        self.max_fused = max_fused if fusable else 1
         self._sha: str | None = None
         self._fused_sha: str | None = None
         self._pending: list[tuple[Sequence[Any], Sequence[Any], asyncio.Future[Any]]] = []
