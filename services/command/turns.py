@@ -32,6 +32,3 @@ class TurnPushes:
         """The pushing sockets of the game's other seats."""
         seats = self._games.get(game_id)
         return [(s, send) for s, send in seats.items() if s != seat] if seats else []
-
-    def __len__(self) -> int:
-        return sum(len(seats) for seats in self._games.values())
