@@ -16,8 +16,9 @@ move: the client sends one JSON text frame per command and gets one JSON frame b
 
 The seat token (query ``token`` or ``Authorization: Bearer``, since browsers cannot set headers on a WebSocket)
 is verified when the socket opens, and its expiry and revocation are checked again with every frame, so an
-expired or revoked token stops play at the next frame: the socket is then closed with code 4000 + status (4401) after the error frame.  Tokens in
-URLs can end up in proxy logs: prefer the header where the client can set it.
+expired or revoked token stops play at the next frame: the socket is then closed with code 4000 + status
+(4401) after the error frame.  Tokens in URLs can end up in proxy logs: prefer the header where the client can
+set it.
 """
 
 from __future__ import annotations

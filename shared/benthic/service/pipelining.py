@@ -164,6 +164,7 @@ def _unfused(reply: list[Any]) -> list[Any]:
     results: list[Any] = []
     for entry in reply:
         ok, value = entry[0], entry[1] if len(entry) > 1 else None  # a nil reply leaves {1}
-        # an error as redis-py would have raised it for the call alone (OOM -> OutOfMemoryError, ...)
-        results.append(value if ok == 1 else BaseParser.parse_error(value.decode() if isinstance(value, bytes) else value))
+        if ok != 1:  # the error redis-py would have raised for the call alone (OOM -> OutOfMemoryError, ...)
+            value = BaseParser.parse_error(value.decode() if isinstance(value, bytes) else value)
+        results.append(value)
     return results
