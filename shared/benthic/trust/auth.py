@@ -57,6 +57,13 @@ _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(SeatClaim)
 
 
+def unexpired(claim: SeatClaim, at_ms: int | None = None) -> SeatClaim:
+    """The claim, unless it has expired (TokenError ``token_expired``)."""
+    if claim.expires_ms <= (now_ms() if at_ms is None else at_ms):
+        raise TokenError("the seat token has expired: get a new one with your JWT", "token_expired")
+    return claim
+
+
 class SeatTokens:
     def __init__(self, keys: tuple[tuple[str, bytes], ...], ttl_s: int = 3600) -> None:
         if not keys:
@@ -97,9 +104,7 @@ class SeatTokens:
             raise TokenError(
                 "malformed seat token payload (tokens issued before expiry existed: get a new one)"
             ) from None
-        if claim.expires_ms <= (now_ms() if at_ms is None else at_ms):
-            raise TokenError("the seat token has expired: get a new one with your JWT", "token_expired")
-        return claim
+        return unexpired(claim, at_ms)
 
 
 class RevocationCheck(Protocol):
@@ -126,16 +131,21 @@ class SeatGate:
         if token is None:
             raise unauthorized("missing_token", "send the seat token as `Authorization: Bearer <token>`")
         try:
-            claim = self.tokens.verify(token)
+            claim = self.tokens.verify(token)  # signature and expiry
         except TokenError as error:
             raise unauthorized(error.code, error.message) from None
-        return await self.still_valid(claim)
+        return await self._not_revoked(claim)
 
     async def still_valid(self, claim: SeatClaim) -> SeatClaim:
         """A claim :meth:`verify` accepted before, checked again for what can change since: its expiry and the
         operator's revocations (a socket checks its token's signature once, these with every frame)."""
-        if claim.expires_ms <= now_ms():
-            raise unauthorized("token_expired", "the seat token has expired: get a new one with your JWT")
+        try:
+            unexpired(claim)
+        except TokenError as error:
+            raise unauthorized(error.code, error.message) from None
+        return await self._not_revoked(claim)
+
+    async def _not_revoked(self, claim: SeatClaim) -> SeatClaim:
         if await self.revocations.revoked(claim):
             raise unauthorized("token_revoked", "an operator revoked this seat token: get a new one with your JWT")
         return claim
