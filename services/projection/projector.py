@@ -29,7 +29,12 @@ from redis.asyncio import Redis
 from services.projection import readmodel, writes
 
 
-_SEATS_AS_META = b"<as the cached meta>"  # the read model's seats, known to be those this projector wrote
+class _Projected(NamedTuple):
+    """What a game's read model holds."""
+
+    version: int
+    seats: bytes | None  # its seats JSON; None: those of the cached meta (this projector wrote them)
+    scored: bool
 
 
 class _Write(NamedTuple):
@@ -48,7 +53,7 @@ class Projector:
         self.loader = loader
         self.meta_cache_size = meta_cache_size
         self._metas: OrderedDict[str, GameMeta] = OrderedDict()  # status and seats change only with a join
-        self._written: dict[str, tuple[int, bool]] = {}  # game id -> (version, scored) this projector wrote last
+        self._written: dict[str, _Projected] = {}  # what this projector wrote last, by game id
         self._write = ScriptBatcher(redis, writes.SOURCE)
 
     async def handle(self, notes: list[Notification]) -> None:
@@ -74,14 +79,14 @@ class Projector:
         """Project several games (game id -> (game type, seats changed)) with one read round trip for all of
         them; each game's outcome is the version written (0: nothing new) or the error it failed with (the
         others are still projected)."""
-        plans: list[tuple[str, str, GameMeta | None, Folded | None, tuple[int, bool] | None]] = []
+        plans: list[tuple[str, str, GameMeta | None, Folded | None, _Projected | None]] = []
         async with self.redis.pipeline(transaction=False) as pipe:
             for game_id, (game_type, seats_changed) in games.items():
                 keys = GameKeys(game_id, self.store.partitions)
                 meta = None if seats_changed else self._metas.get(game_id)
                 cached = self.loader.cached(game_id)
                 written = self._written.pop(game_id, None)  # back in only when this batch writes it again
-                if meta is None or cached is None or written is None or written[0] != cached.version:
+                if meta is None or cached is None or written is None or written.version != cached.version:
                     written = None
                     pipe.hmget(keys.read_model, [readmodel.VERSION, readmodel.SEATS, readmodel.SCORED])
                     if meta is None:
@@ -96,11 +101,11 @@ class Projector:
         writes_due: list[_Write] = []
         for game_id, game_type, meta, cached, written in plans:
             if written is not None:  # what the read model holds: this projector wrote it
-                assert meta is not None
-                fields = [str(written[0]).encode(), _SEATS_AS_META, b"1" if written[1] else b"0"]
-                read = (fields, True, next(replies))
+                read = (written, True, next(replies))
             else:
-                read = (next(replies), next(replies), next(replies) if cached is not None else None)
+                version, seats, scored = next(replies)
+                projected = _Projected(int(version or 0), seats or b"", scored == b"1")  # b"": none stored
+                read = (projected, next(replies), next(replies) if cached is not None else None)
             try:
                 due = await self._model(game_id, game_type, meta, cached, *read)
             except UnknownGameType:
@@ -123,7 +128,7 @@ class Projector:
                 outcomes[due.game_id] = written
             elif written == 1:
                 outcomes[due.game_id] = due.version
-                self._written[due.game_id] = (due.version, due.scored)
+                self._written[due.game_id] = _Projected(due.version, None, due.scored)
                 if len(self._written) > self.meta_cache_size:
                     del self._written[next(iter(self._written))]
                 for envelope in due.tail:
@@ -141,31 +146,30 @@ class Projector:
         game_type: str,
         meta: GameMeta | None,
         cached: Folded | None,
-        model_fields: list[bytes | None],
+        projected: _Projected,
         meta_reply: Any,
         tail_reply: Any,
     ) -> _Write | None:
         """The read-model write a game needs (None: it is up to date, or gone)."""
         engine = get_engine(game_type)
         keys = GameKeys(game_id, self.store.partitions)
-        projected_raw, seats_raw, scored_raw = model_fields
         if not meta_reply:  # the game is gone (archived), or was never created
             self._metas.pop(game_id, None)
             self.loader.cache.drop(game_id)
             return None
         if meta is None:
             meta = self._remember_meta(parse_meta(game_id, meta_reply))
-        projected = int(projected_raw or 0)
-        if cached is not None and cached.version == projected:
+        if cached is not None and cached.version == projected.version:
             tail = await self.store.envelopes(keys.events, tail_reply)
             folded = fold_envelopes(engine, cached, tail) if tail else cached
         else:
             folded = await self.loader.load(game_id, engine)
-            tail = await self.store.load(game_id, after=projected, until=folded.version)
-        if folded.version <= projected and (seats_raw is _SEATS_AS_META or readmodel.seats_json(meta) == seats_raw):
+            tail = await self.store.load(game_id, after=projected.version, until=folded.version)
+        seats_same = projected.seats is None or readmodel.seats_json(meta) == projected.seats
+        if folded.version <= projected.version and seats_same:
             return None
         self.loader.cache.put(game_id, folded)
-        scored = scored_raw == b"1" or any(e.type == "game_scored" and not e.is_engine for e in tail)
+        scored = projected.scored or any(e.type == "game_scored" and not e.is_engine for e in tail)
         model = readmodel.build(engine, meta, folded, tail, scored)
         call = writes.write_call(keys, game_id, meta.game_type, model)
         return _Write(game_id, game_type, folded.version, tail, scored, call)
