@@ -9,6 +9,7 @@ import uuid
 import pytest
 from benthic.trust.auth import SeatTokens
 from benthic.local.devredis import free_port
+from benthic.game.keys import RATE_LIMIT_PREFIX
 from benthic.service.http import ApiError
 from benthic.trust.ratelimit import RateLimits
 from benthic.service.redisconn import redis_client
@@ -110,6 +111,33 @@ async def test_rate_limits_hold_across_two_replicas(redis, redis_url, second) ->
         assert by_ip.value.details and by_ip.value.details["scope"] == "ip"
         for _ in range(10):
             await replicas[0].hit("command", player, ip)  # empty settings: no limit
+    finally:
+        for replica in replicas:
+            await replica.aclose()
+
+
+@pytest.mark.parametrize("second", ["pipelined", "library"])
+async def test_commands_count_in_one_fixed_window_across_two_replicas(redis, redis_url, second) -> None:
+    """Commands count in the library's fixed window (one counter per key and window): the same key whether
+    the check is pipelined or the library's own call, refused hits counted too, as ``FixedWindowRateLimiter``
+    does."""
+    settings = settings_for_tests(redis_url, limit_command_per_player="4/hour", limit_command_per_ip="")
+    replicas = [RateLimits(settings), RateLimits(settings)]
+    replicas[1]._pipelined = second == "pipelined"
+    player = f"p-{uuid.uuid4().hex[:8]}"
+    try:
+        for i in range(4):
+            await replicas[i % 2].hit("command", player, "10.1.2.3")
+        for replica in replicas:
+            with pytest.raises(ApiError) as refused:
+                await replica.hit("command", player, "10.1.2.3")
+            error = refused.value
+            assert error.details and error.details["limit"] == "4 per 1 hour" and error.details["scope"] == "player"
+            assert error.headers and 3500 <= int(error.headers["Retry-After"]) <= 3600
+        item = replicas[0].limits[("command", "player")][0]
+        counted = await redis.get(f"{RATE_LIMIT_PREFIX}:{item.key_for('command', 'player', player)}")
+        assert int(counted) == 6, "one counter for the window, refused hits included"
+        await replicas[1].hit("command", f"{player}-2", "10.1.2.3")  # another player: its own window
     finally:
         for replica in replicas:
             await replica.aclose()
