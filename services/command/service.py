@@ -48,6 +48,7 @@ from benthic.service.telemetry import (
     Timer,
     count_platform_events,
     log,
+    series,
 )
 
 from services.command.lifecycle import PlatformCommit
@@ -378,7 +379,7 @@ class CommandService:
             COMMANDS.labels(engine.game_type, name, "error", "internal_error").inc()
             raise
         finally:
-            COMMAND_DURATION.labels(engine.game_type).observe(timer.elapsed())
+            series(COMMAND_DURATION, engine.game_type).observe(timer.elapsed())
         return result
 
     async def _decide_and_append(
@@ -462,8 +463,8 @@ class CommandService:
             self.loader.remember(game_id, engine, folded.version, Folded(commit.last_version, after, life))
             if engine.is_over(after):
                 await self._game_over(game_id)
-            COMMANDS.labels(engine.game_type, name, "accepted", "").inc()
-            EVENTS_APPENDED.labels(engine.game_type).inc(len(events))
+            series(COMMANDS, engine.game_type, name, "accepted", "").inc()
+            series(EVENTS_APPENDED, engine.game_type).inc(len(events))
             log().debug("command_accepted", game_id=game_id, command_id=request.command_id,
                         version=commit.last_version, events=len(events))
             prompt = engine.prompt(after) if include_legal else None

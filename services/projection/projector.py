@@ -23,7 +23,7 @@ from benthic.game.keys import GameKeys
 from benthic.service.pipelining import ScriptBatcher
 from benthic.rules import UnknownGameType, get_engine
 from benthic.store import EventStore, GameMeta, parse_meta
-from benthic.service.telemetry import PROJECTED_EVENTS, PROJECTION_LAG, log
+from benthic.service.telemetry import PROJECTED_EVENTS, PROJECTION_LAG, log, series
 from redis.asyncio import Redis
 
 from services.projection import readmodel, writes
@@ -133,8 +133,8 @@ class Projector:
                     del self._written[next(iter(self._written))]
                 for envelope in due.tail:
                     if envelope.ts_ms:
-                        PROJECTION_LAG.labels(due.game_type).observe(max(0.0, now - envelope.ts_ms / 1000))
-                PROJECTED_EVENTS.labels(due.game_type).inc(len(due.tail))
+                        series(PROJECTION_LAG, due.game_type).observe(max(0.0, now - envelope.ts_ms / 1000))
+                series(PROJECTED_EVENTS, due.game_type).inc(len(due.tail))
             elif written == -1:  # refused: the game has left Redis (archived)
                 self.loader.cache.drop(due.game_id)
             # else refused: a newer version is there (another replica wrote it)

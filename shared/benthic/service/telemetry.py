@@ -147,6 +147,19 @@ GAMES_ABORTED = Counter("benthic_games_aborted_total", "Games aborted (operator,
 EXPIRY_POLICIES = ("takeover", "forfeit", "abort")
 
 
+_series: dict[tuple[Any, tuple[str, ...]], Any] = {}
+
+
+def series(metric: Any, *labels: str) -> Any:
+    """``metric.labels(*labels)``, remembered: the per-move paths skip the library's checks and its lock on
+    every call.  Bounded, as every label set is (never a game or a player id)."""
+    key = (metric, labels)
+    child = _series.get(key)
+    if child is None:
+        child = _series[key] = metric.labels(*labels)
+    return child
+
+
 def count_platform_events(game_type: str, types: list[str]) -> None:
     """The lifecycle counters of one platform commit (benthic.game.lifecycle's event types)."""
     counters = {"seat_taken_over": TAKEOVERS, "seat_reclaimed": SEAT_RECLAIMS, "player_resigned": RESIGNATIONS,
