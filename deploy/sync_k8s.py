@@ -2,7 +2,7 @@
 
     k8s/base/app/prometheusrule.yaml        <- deploy/prometheus/rules/*.yml (the alert rules)
     k8s/base/app/grafana-dashboards.yaml    <- deploy/grafana/dashboards/*.json
-    k8s/base/autoscaling/keda.yaml          <- one redis-streams trigger per partition feed {pK}:feed or {pK}:lifecycle
+    k8s/base/autoscaling/keda.yaml          <- one redis-streams trigger per partition feed {pK}:feed, {pK}:lifecycle or {pK}:managed
     k8s/overlays/prod-cluster/keda-cluster.yaml   the same triggers for the redis-cluster-streams scaler
 
 The number of partitions is BENTHIC_PARTITIONS of k8s/base/app/configmap.yaml.
@@ -31,10 +31,12 @@ LABELS = {"app.kubernetes.io/part-of": "benthic"}
 # any trigger asks for.  lagCount is the target of undelivered entries per replica and per feed.
 # The bots' entries cost more (a search per bot prompt), hence a lower lag target and a CPU trigger.  The
 # archiver is not autoscaled: its work is light and a fixed replica count covers it.
-CONSUMERS = {  # feed: every commit ("feed") or only the commits that end games and platform events ("lifecycle")
+# feed: every commit ("feed"), only the commits that end games and platform events ("lifecycle"), or the commits of
+# the games the bots look after ("managed")
+CONSUMERS = {
     "projection": {"min": 2, "max": 8, "lag": "200", "cpu": "70", "feed": "feed"},
     "scoring": {"min": 1, "max": 4, "lag": "200", "cpu": None, "feed": "lifecycle"},
-    "bots": {"min": 2, "max": 8, "lag": "100", "cpu": "70", "feed": "feed"},
+    "bots": {"min": 2, "max": 8, "lag": "100", "cpu": "70", "feed": "managed"},
 }
 # KEDA reads the Redis password from the Secret through this TriggerAuthentication (k8s/base/autoscaling).
 TRIGGER_AUTHENTICATION = "benthic-redis"

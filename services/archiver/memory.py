@@ -8,12 +8,20 @@ from collections.abc import Iterable
 from typing import Any
 
 from benthic.service.bus import dead_letter_key
-from benthic.game.keys import RatingKeys, archive_due_key, archive_since_key, feed_key, lifecycle_key, lobby_key
+from benthic.game.keys import (
+    RatingKeys,
+    archive_due_key,
+    archive_since_key,
+    feed_key,
+    lifecycle_key,
+    lobby_key,
+    managed_key,
+)
 
 KINDS = ("events", "meta", "commands", "snapshot", "read_model", "lobby", "feed", "ratings", "other")
 _BY_TAG = {
     "g": "events", "m": "meta", "c": "commands", "s": "snapshot", "rm": "read_model", "lobby": "lobby",
-    "feed": "feed", "lifecycle": "feed",
+    "feed": "feed", "lifecycle": "feed", "managed": "feed",
 }
 
 
@@ -34,8 +42,9 @@ def shared_keys(partitions: int, game_types: Iterable[str]) -> list[str]:
     types = list(game_types)
     keys: list[str] = []
     for p in range(partitions):
-        keys += [feed_key(p), dead_letter_key(feed_key(p)), lifecycle_key(p), dead_letter_key(lifecycle_key(p)),
-                 archive_due_key(p), archive_since_key(p)]
+        for feed in (feed_key(p), lifecycle_key(p), managed_key(p)):
+            keys += [feed, dead_letter_key(feed)]
+        keys += [archive_due_key(p), archive_since_key(p)]
         keys += [lobby_key(p, t, s) for t in types for s in ("open", "running", "finished")]
     keys += [RatingKeys(t).leaderboard for t in types]
     return keys

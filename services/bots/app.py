@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from benthic.trust.auth import SeatTokens
+from benthic.game.keys import managed_key
 from benthic.service.bus import FeedConsumer
 from benthic.service.config import Settings
 from benthic.game.content import install as install_content
@@ -46,7 +47,8 @@ def create_app(settings: Settings) -> Litestar:
         service = CommandService(store, loader, SeatTokens(settings.token_keys, settings.seat_token_ttl_s),
                                  settings.conflict_retries, players)
         runner = BotRunner(service, DueSets(redis, settings.partitions), settings)
-        consumer = FeedConsumer(settings, GROUP, runner.handle, pause_s=settings.bots_pause_ms / 1000)
+        consumer = FeedConsumer(settings, GROUP, runner.handle, pause_s=settings.bots_pause_ms / 1000,
+                                feed=managed_key)
         app.state.update(redis=redis, consumer=consumer, runner=runner, probe=probe)
         zero_series(SERVICE, game_types(), (GROUP,))
         for game_type in game_types():

@@ -1,7 +1,7 @@
 """Bot seats and turn clocks.
 
-``handle`` (the feed handler) looks at every commit of a game the bots service looks after (a bot seat, a
-clock, a seat the house bot plays): it starts the clocks once every seat is taken, and schedules in Redis
+``handle`` (the handler of the managed feed: the commits of the games flagged ``bots`` in their meta, those
+with a bot seat, a clock or a seat the house bot plays) looks at every commit of such a game: it starts the clocks once every seat is taken, and schedules in Redis
 (``duesets``) the game's next bot move (the newest commit's time plus ``BENTHIC_BOT_MOVE_DELAY_MS``) and its
 earliest clock deadline.
 
@@ -23,7 +23,6 @@ import asyncio
 import contextlib
 import random
 import time
-from collections import OrderedDict
 from typing import Any
 
 from benthic.game import lifecycle as lc
@@ -66,11 +65,8 @@ def bot_for(meta: GameMeta, life: lc.Lifecycle, seat: int) -> tuple[str, int | N
     return None
 
 
-UNMANAGED_CACHE = 50_000  # game ids
-
-
 def managed(meta: GameMeta) -> bool:
-    return meta.managed or "clock" in meta.options or any(s is not None and s.kind == "bot" for s in meta.seats)
+    return meta.managed or lc.bots_look_after(meta.seats, meta.options)
 
 
 class BotRunner:
@@ -86,15 +82,10 @@ class BotRunner:
         self._wake = asyncio.Event()
         self._stopping = False
         self._bots: dict[tuple[str, int | None], Any] = {}
-        # Games seen not to need the bots service: an engine commit of one is skipped without reading its
-        # meta.  A game becomes managed only when created so, or by a platform commit (a resignation makes the
-        # house bot play a seat), whose notification names its event types: those are always looked at.
-        self._unmanaged: OrderedDict[str, None] = OrderedDict()
 
     # --- the feed handler --------------------------------------------------------------------------------------
     async def handle(self, notes: list[Notification]) -> None:
-        games = {n.game_id: n.game_type for n in notes
-                 if n.types or n.kind != "events" or n.game_id not in self._unmanaged}
+        games = {n.game_id: n.game_type for n in notes}
         outcomes = await asyncio.gather(*(self._schedule_logged(g, t) for g, t in games.items()))
         failures = [o for o in outcomes if o is not None]
         if failures:
@@ -114,12 +105,7 @@ class BotRunner:
         partition = partition_of(game_id, self.partitions)
         meta = await self.store.meta(game_id)
         if meta is None or not managed(meta):
-            self._unmanaged[game_id] = None
-            self._unmanaged.move_to_end(game_id)
-            while len(self._unmanaged) > UNMANAGED_CACHE:
-                self._unmanaged.popitem(last=False)
             return
-        self._unmanaged.pop(game_id, None)
         if meta.status == "open":
             return
         engine = get_engine(meta.game_type)

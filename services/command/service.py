@@ -232,6 +232,7 @@ class CommandService:
                 now_ms=created_ms,
                 rated=rated,
                 actor=Actor(creator.subject, creator.kind),
+                managed=lc.bots_look_after(seats, request.options),
             )
         except BaseException:
             for reservation in reservations:
@@ -560,6 +561,9 @@ class CommandService:
         if meta is None:
             await self._refuse_if_archived(game_id)
             raise ApiError(404, "game_not_found", f"no game {game_id!r}")
+        if not meta.managed and lc.bots_look_after(meta.seats, meta.options):
+            await self.store.flag_managed(game_id)  # created by an earlier release, which set no flag
+            meta = msgspec.structs.replace(meta, managed=True)
         self._types[game_id] = meta.game_type
         if len(self._types) > 100_000:
             self._types.clear()

@@ -258,6 +258,22 @@ async def test_resign_in_a_game_with_bots_lets_the_house_bot_finish_the_seat(cli
     assert_one_move_per_prompt(audit, game_id, {0, 1, 2})
 
 
+async def test_a_resignation_hands_a_game_of_players_only_to_the_bots(client: BenthicClient) -> None:
+    """No bot and no clock at creation: the game's moves do not reach the bots' managed feed until the
+    resignation's platform commit flags it; then the house bot answers the resigned seat's prompt."""
+    players = ["quits-3", "stays-3", "stays-4"]
+    game_id, tokens = await _players_game(client, "nautilus", players, {})
+    prompted = (await client.legal(game_id, tokens[players[0]]))["prompt"]["seats"][0]
+    await client.resign(game_id, tokens[players[prompted]])
+
+    async def house_move() -> list[dict[str, Any]]:
+        entries = (await client.audit(game_id))["entries"]
+        return [e for e in entries if e["kind"] == "e" and e["seat"] == prompted and e["actor_kind"] == "bot"]
+
+    moved = await until(house_move, "the house bot's move for the resigned seat")
+    assert moved[0]["command_id"] == f"bot:{game_id}:{moved[0]['version'] - 1}:{prompted}"
+
+
 async def test_abort_is_unrated_and_records_its_reason(client: BenthicClient) -> None:
     game_id, tokens = await _players_game(client, "underwater_cities", ["aborted-1", "aborted-2"], {})
     before = {p["player_id"] for p in (await client.leaderboard("underwater_cities", 1000))["players"]}

@@ -63,6 +63,27 @@ async def test_join_script_takes_a_seat_once_and_starts_the_game_when_full(redis
     assert await take(1, "a") == join.JoinReply("already_seated", seat=0)
     assert await take(1, "b") == join.JoinReply("ok", status="running")
     assert await redis.hget(keys.meta, "status") == b"running" and await redis.xlen(keys.feed) == 1
+    assert await redis.xlen(keys.managed) == 0
+
+
+async def test_only_the_games_flagged_for_the_bots_reach_the_managed_feed(redis) -> None:
+    keys, flagged = GameKeys("g4", 16), GameKeys("g5", 16)
+    await _append(redis, keys, 0, "c1", [b"{}"], meta={"game_type": "t"})
+    await _append(redis, keys, 1, "c2", [b"{}"])
+    assert await redis.xlen(keys.managed) == 0
+    # a platform commit flags the game (the house bot takes a seat over): that commit and the next ones go there
+    await _append(redis, keys, 2, "c3", [b"{}"], meta={"bots": "1"}, lifecycle=True)
+    await _append(redis, keys, 3, "c4", [b"{}"])
+    assert [f[b"__data__"] for _, f in await redis.xrange(keys.managed)] == [b"note", b"note"]
+    assert await redis.xlen(keys.feed) == 4  # the projection's feed still has every commit
+    # a game flagged at creation, and a join of it
+    await _append(redis, flagged, 0, "c1", [b"{}"], meta={"game_type": "t", "bots": "1", "seats": "2",
+                                                            "status": "open", "player:0": "a"})
+    script_keys, args = join.join_call(flagged, seat=1, player_id="b", record=b"{}", now_ms=3, notification=b"j",
+                                       feed_maxlen=100)
+    assert join.parse_join_reply(await redis.eval(join.SOURCE, len(script_keys), *script_keys, *args)).outcome == "ok"
+    entries = await redis.xrange(flagged.managed)
+    assert [f[b"__data__"] for _, f in entries][-2:] == [b"note", b"j"]
 
 
 async def test_snapshot_script_keeps_the_newest_of_a_live_game(redis) -> None:

@@ -45,6 +45,10 @@ class GameKeys:
         return lifecycle_key(self.partition)
 
     @property
+    def managed(self) -> str:
+        return managed_key(self.partition)
+
+    @property
     def read_model(self) -> str:  # hash: version, status, summary, views per viewer, scores
         return f"{self.tag}:rm:{self.game_id}"
 
@@ -62,7 +66,7 @@ class GameKeys:
 
 
 def feed_key(partition: int) -> str:
-    """Every commit and join of the partition's games (projection, bots)."""
+    """Every commit and join of the partition's games (the projection)."""
     return f"{{p{partition}}}:feed"
 
 
@@ -70,6 +74,12 @@ def lifecycle_key(partition: int) -> str:
     """Only the commits that end a game or carry platform events (game_scored, ...): scoring and archiving
     read this small feed instead of every move."""
     return f"{{p{partition}}}:lifecycle"
+
+
+def managed_key(partition: int) -> str:
+    """The commits and joins of the games the bots service looks after (meta flag ``bots``: a bot or the house
+    bot plays a seat, or a clock runs): the bots read this feed, not every move of every game."""
+    return f"{{p{partition}}}:managed"
 
 
 def lobby_key(partition: int, game_type: str, status: str) -> str:

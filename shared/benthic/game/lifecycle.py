@@ -21,7 +21,7 @@ scratch when the player reclaims it; the clock of a seat the house bot plays is 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib.resources import files
 from typing import Any
 
@@ -43,6 +43,12 @@ EVENT_TYPES = frozenset({CLOCKS_STARTED, CLOCK_EXPIRED, SEAT_TAKEN_OVER, SEAT_RE
 HOUSE_BOT = "greedy"  # the bot that plays a seat after a takeover, a resignation or a forfeit
 POLICIES = ("takeover", "forfeit", "abort")
 MIN_SEATS_IN_PLAY = 2  # a resignation or forfeit leaving fewer seats in play ends the game (every game type)
+
+
+def bots_look_after(seats: Sequence[Any], options: Mapping[str, Any]) -> bool:
+    """The bots service looks after a game from its creation when a bot plays a seat or its seats have clocks
+    (later, when the house bot takes a seat over: the platform commit flags it)."""
+    return "clock" in options or any(s is not None and s.kind == "bot" for s in seats)
 
 
 # --- options ----------------------------------------------------------------------------------------------------

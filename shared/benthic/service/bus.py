@@ -111,7 +111,7 @@ class FeedConsumer:
         feed: Callable[[int], str] = feed_key,
     ) -> None:
         self.settings = settings
-        self.feed = feed  # which feed of each partition: every commit (feed_key) or the lifecycle feed
+        self.feed = feed  # which feed of each partition: every commit (feed_key), the lifecycle or managed feed
         self.pause_s = pause_s  # a rest after each batch lets the next one grow (fewer, larger reads)
         self.redis = redis_client(settings.redis_url, 32, settings.redis_cluster)
         self.group = group

@@ -1,6 +1,6 @@
 -- Append one commit to a game stream, atomically.
 -- KEYS: 1 events (stream), 2 meta (hash), 3 commands (hash: command id -> "first:last"), 4 partition feed,
---       5 partition lifecycle feed
+--       5 partition lifecycle feed, 6 partition managed feed (the games whose meta has bots = 1, after this commit)
 -- ARGV: 1 expected version, 2 command id ('' for none), 3 now (ms), 4 commit head (the first entry's `m`),
 --       5 feed message ('' for none), 6 feed maxlen, 7 ended ('1' sets status finished),
 --       8 event count n, 9 meta pair count m, 10 lifecycle ('1': the feed message also goes to the lifecycle
@@ -40,6 +40,9 @@ if ARGV[5] ~= '' then
   redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[6], '*', '__data__', ARGV[5])
   if ARGV[10] == '1' then
     redis.call('XADD', KEYS[5], 'MAXLEN', '~', ARGV[6], '*', '__data__', ARGV[5])
+  end
+  if redis.call('HGET', KEYS[2], 'bots') == '1' then
+    redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[6], '*', '__data__', ARGV[5])
   end
 end
 return {'ok', range, tostring(last)}

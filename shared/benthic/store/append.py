@@ -51,7 +51,7 @@ def append_call(
     ]
     for field, value in meta.items():
         args.extend((field, value))
-    return [keys.events, keys.meta, keys.commands, keys.feed, keys.lifecycle], args
+    return [keys.events, keys.meta, keys.commands, keys.feed, keys.lifecycle, keys.managed], args
 
 
 def parse_append_reply(reply: Sequence[Any]) -> AppendReply:

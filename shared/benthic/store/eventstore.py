@@ -116,7 +116,10 @@ class EventStore:
         now_ms: int,
         rated: bool = False,
         actor: Actor | None = None,
+        managed: bool = False,
     ) -> Commit:
+        """``managed``: the bots service looks after the game (meta flag ``bots``): its commits also go to the
+        partition's managed feed."""
         meta: dict[str, str] = {
             "game_type": game_type,
             "seats": str(len(seats)),
@@ -127,6 +130,8 @@ class EventStore:
             "status": "running" if all(seats) else "open",
             "rated": "1" if rated else "0",
         }
+        if managed:
+            meta["bots"] = "1"
         for i, info in enumerate(seats):
             if info is not None:
                 meta[f"player:{i}"] = info.player_id
@@ -159,6 +164,11 @@ class EventStore:
         if reply.outcome != "ok":
             raise JoinRefused(reply.outcome, reply.seat)
         return reply.status
+
+    async def flag_managed(self, game_id: str) -> None:
+        """Flag a game the bots service looks after (meta ``bots``), for a game created before the flag was set
+        at creation: its next commits go to the managed feed."""
+        await self.redis.hset(self.keys(game_id).meta, "bots", "1")
 
     async def meta(self, game_id: str) -> GameMeta | None:
         raw = await self.redis.hgetall(self.keys(game_id).meta)

@@ -1,5 +1,5 @@
 -- Take an open seat.
--- KEYS: 1 meta, 2 partition feed.  ARGV: 1 seat, 2 player id, 3 seat record (JSON), 4 now, 5 feed message,
+-- KEYS: 1 meta, 2 partition feed, 3 partition managed feed (when the meta has bots = 1).  ARGV: 1 seat, 2 player id, 3 seat record (JSON), 4 now, 5 feed message,
 --       6 feed maxlen, 7 '1' when the seat's holder keeps the game rated (an authenticated player), '0' otherwise
 -- Returns {'ok', status} or {'missing'|'no_such_seat'|'seat_taken'} or {'already_seated', seat}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing'} end
@@ -22,4 +22,7 @@ if filled == seats and status == 'open' then
   status = 'running'
 end
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], '*', '__data__', ARGV[5])
+if redis.call('HGET', KEYS[1], 'bots') == '1' then
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[6], '*', '__data__', ARGV[5])
+end
 return {'ok', status}

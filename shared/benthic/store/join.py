@@ -24,7 +24,7 @@ def join_call(
     keeps_rated: bool = True,
 ) -> tuple[list[str], list[Any]]:
     """``keeps_rated`` False: the seat's holder makes the game unrated (not an authenticated player)."""
-    return [keys.meta, keys.feed], [seat, player_id, record, now_ms, notification, feed_maxlen,
+    return [keys.meta, keys.feed, keys.managed], [seat, player_id, record, now_ms, notification, feed_maxlen,
                                     "1" if keeps_rated else "0"]
 
 
