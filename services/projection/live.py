@@ -5,12 +5,17 @@ keeps the latest view of every (game, viewer) somebody watches; on a publish it 
 game once (one HMGET for all its watched viewers) and hands the same bytes to every client.  A client has a
 bounded buffer: one that falls that far behind is closed, so a slow client never delays the others and never
 holds memory.  A client never touches Redis.
+
+The hub subscribes only while it has live clients (and ``linger_s`` after the last one leaves, as long-polls
+come and go): a process nobody watches through does not receive a message for every move of every game.  Once
+the subscription is confirmed it refreshes every watched game, so a version written before is not missed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections import defaultdict
 from collections.abc import AsyncIterator
 
@@ -64,14 +69,19 @@ class LiveClient:
 
 
 class LiveHub:
-    def __init__(self, redis: Redis, reads: ReadModels, partitions: int, max_clients: int, buffer: int) -> None:
+    def __init__(
+        self, redis: Redis, reads: ReadModels, partitions: int, max_clients: int, buffer: int, linger_s: float = 30.0
+    ) -> None:
         self.redis = redis
         self.reads = reads
         self.partitions = partitions
         self.max_clients = max_clients
         self.buffer = buffer
+        self.linger_s = linger_s
         self.clients = 0  # SSE streams and long-poll waiters
         self.streams = 0  # SSE streams
+        self._wanted = asyncio.Event()  # set while a client is registered: the listener subscribes
+        self._idle_since: float | None = None  # when the last client left (monotonic)
         self._watchers: dict[str, dict[int | None, set[LiveClient]]] = defaultdict(lambda: defaultdict(set))
         self._latest: dict[tuple[str, int | None], Latest] = {}
         self._fetching: dict[tuple[str, int | None], asyncio.Future[Latest | None]] = {}
@@ -138,6 +148,11 @@ class LiveHub:
     def _count(self, change: int, stream: bool) -> None:
         self.clients += change
         LIVE_CLIENTS.set(self.clients)
+        if self.clients > 0:
+            self._idle_since = None
+            self._wanted.set()
+        elif self._idle_since is None:
+            self._idle_since = time.monotonic()
         if stream:
             self.streams += change
             LIVE_STREAMS.set(self.streams)
@@ -219,22 +234,36 @@ class LiveHub:
         for game_id in list(self._watchers):
             self.updated(game_id)
 
+    def _unwatched(self) -> bool:
+        """Nobody has watched for ``linger_s``: time to stop receiving every publish."""
+        return self._idle_since is not None and time.monotonic() - self._idle_since >= self.linger_s
+
     async def _listen(self) -> None:
         channels = [updates_channel(p) for p in range(self.partitions)]
         while not self._stopping:
+            self._wanted.clear()
+            if self.clients > 0:
+                self._wanted.set()
+            await self._wanted.wait()
             pubsub = None
             try:
                 if isinstance(self.redis, RedisCluster):
                     await self.redis.initialize()  # its pubsub needs the slot map a first command would load
                 pubsub = self.redis.pubsub()
                 await pubsub.subscribe(*channels)
+                unconfirmed = set(channels)
+                while unconfirmed and not self._stopping:
+                    message = await pubsub.get_message(timeout=1.0)
+                    if message is not None and message.get("type") == "subscribe":
+                        unconfirmed.discard(message["channel"].decode())
                 self.subscribed.set()
-                self._wake_all()  # versions published while we were not subscribed
-                while not self._stopping:
+                self._wake_all()  # versions published before the subscription held
+                while not self._stopping and not self._unwatched():
                     message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
                     if message is None or message.get("type") != "message":
                         continue
                     self.updated(message["data"].decode().rpartition(":")[0])
+                self.subscribed.clear()
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # noqa: BLE001 - resubscribe after a connection loss

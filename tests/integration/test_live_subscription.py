@@ -1,0 +1,74 @@
+"""The live hub's one subscription against a real Redis: held only while somebody watches (and a linger after),
+and no version missed around its start."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from benthic.game.gamestate import StateLoader
+from benthic.game.keys import updates_channel
+from benthic.service.redisconn import redis_client
+from benthic.store import EventStore
+
+from services.projection.live import LiveHub
+from services.projection.projector import Projector
+from services.projection.reads import ReadModels
+from tests.platform_helpers import StoreGame
+
+PARTITIONS = 16
+
+
+async def _subscribers(redis: Any) -> int:
+    """How many subscribers every partition's channel has (the same for all: one subscription covers them)."""
+    counts = {count for _, count in await redis.pubsub_numsub(*(updates_channel(p) for p in range(PARTITIONS)))}
+    assert len(counts) == 1, counts
+    return counts.pop()
+
+
+async def _until(probe: Any, what: str) -> None:
+    for _ in range(200):
+        if await probe():
+            return
+        await asyncio.sleep(0.025)
+    raise AssertionError(f"never: {what}")
+
+
+async def test_the_hub_subscribes_while_watched_and_misses_no_version_written_as_it_starts(redis, redis_url) -> None:
+    store = EventStore(redis, PARTITIONS)
+    updates = redis_client(redis_url, 4)
+    hub = LiveHub(updates, ReadModels(redis, store), PARTITIONS, max_clients=10, buffer=8, linger_s=0.3)
+    projector = Projector(redis, store, StateLoader(store, 10, 0))
+    game = await StoreGame(store, "nautilus").create()
+    await projector.project(game.game_id, "nautilus")
+    await hub.start()
+    try:
+        await asyncio.sleep(0.2)
+        assert await _subscribers(redis) == 0, "nobody watches: no subscription"
+        client = hub.open(game.game_id, None)
+        first = await hub.current(game.game_id, None)
+        assert first is not None
+        await game.play(1)  # written and published while the subscription may not hold yet
+        await projector.project(game.game_id, "nautilus")
+        latest = await client.next(5)
+        assert latest is not None and latest[0] == game.version > first[0]
+        assert await _subscribers(redis) == 1
+        await game.play(1)
+        await projector.project(game.game_id, "nautilus")
+        assert (await client.next(5))[0] == game.version  # type: ignore[index]
+        hub.release(client)
+        await _until(lambda: _nothing(redis), "unsubscribed once nobody watched for the linger")
+        again = hub.open(game.game_id, None)
+        await _until(lambda: _some(redis), "subscribed again for a new client")
+        hub.release(again)
+    finally:
+        await hub.stop()
+        await updates.aclose()
+
+
+async def _nothing(redis: Any) -> bool:
+    return await _subscribers(redis) == 0
+
+
+async def _some(redis: Any) -> bool:
+    return await _subscribers(redis) == 1
