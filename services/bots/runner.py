@@ -1,9 +1,9 @@
 """Bot seats and turn clocks.
 
 ``handle`` (the handler of the managed feed: the commits of the games flagged ``bots`` in their meta, those
-with a bot seat, a clock or a seat the house bot plays) looks at every commit of such a game: it starts the clocks once every seat is taken, and schedules in Redis
-(``duesets``) the game's next bot move (the newest commit's time plus ``BENTHIC_BOT_MOVE_DELAY_MS``) and its
-earliest clock deadline.
+with a bot seat, a clock or a seat the house bot plays) looks at every commit of such a game: it starts the
+clocks once every seat is taken, and schedules in Redis (``duesets``) the game's next bot move (the newest
+commit's time plus ``BENTHIC_BOT_MOVE_DELAY_MS``) and its earliest clock deadline.
 
 ``run`` takes due games (leased) and acts through the command service's own decide/append path:
 

@@ -1,6 +1,7 @@
 -- Take an open seat.
--- KEYS: 1 meta, 2 partition feed, 3 partition managed feed (when the meta has bots = 1).  ARGV: 1 seat, 2 player id, 3 seat record (JSON), 4 now, 5 feed message,
---       6 feed maxlen, 7 '1' when the seat's holder keeps the game rated (an authenticated player), '0' otherwise
+-- KEYS: 1 meta, 2 partition feed, 3 partition managed feed (written when the meta has bots = 1)
+-- ARGV: 1 seat, 2 player id, 3 seat record (JSON), 4 now, 5 feed message, 6 feed maxlen,
+--       7 '1' when the seat's holder keeps the game rated (an authenticated player), '0' otherwise
 -- Returns {'ok', status} or {'missing'|'no_such_seat'|'seat_taken'} or {'already_seated', seat}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing'} end
 local seats = tonumber(redis.call('HGET', KEYS[1], 'seats'))
