@@ -630,7 +630,8 @@ def test_autoscaling_hpa_for_command_and_keda_lag_scaling_for_the_consumers(over
             assert "passwordFromEnv" not in metadata and "password" not in metadata
             assert trigger["authenticationRef"] == {"name": authentication["metadata"]["name"]}
             streams.add(metadata["stream"])
-        feed = "lifecycle" if group == "scoring" else "feed"  # scoring reads only the lifecycle feeds
+        # scoring reads only the lifecycle feeds, the bots only the managed feeds (the games they look after)
+        feed = {"scoring": "lifecycle", "bots": "managed"}.get(group, "feed")
         assert streams == {f"{{p{p}}}:{feed}" for p in range(partitions)}, (
             f"{name}: one trigger per partition feed"
         )
