@@ -13,6 +13,7 @@ import shutil
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +123,30 @@ WAIT_FOR_TURN = """([after]) => {
 }"""
 
 
+PAGE_STATE = """() => ({
+  version: document.querySelector('.game')?.dataset.version,
+  prompt: document.querySelector('[data-testid=prompt]')?.innerText,
+  moves: document.querySelectorAll('#moves button.move').length,
+  enabled: document.querySelectorAll('#moves button.move:not([disabled])').length,
+  toast: document.getElementById('toast')?.innerText,
+})"""
+
+
+def _wait_for_turn(player: Page, after: int, failures: list[str], timeout_s: float = 120.0) -> str:
+    """'move' once a view newer than ``after`` offers this seat a move, 'over' once the final scores show.  Fails
+    at once on the other seat's failure or an error in the page, and tells what the page showed on a timeout."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        assert not failures, failures
+        assert not player.errors, f"errors in the page: {player.errors}"
+        try:
+            return str(player.page.wait_for_function(WAIT_FOR_TURN, arg=[after], timeout=5_000).json_value())
+        except playwright_api.TimeoutError:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no turn after version {after} in {timeout_s:.0f}s; the page showed "
+                                     f"{player.page.evaluate(PAGE_STATE)}") from None
+
+
 @pytest.mark.timeout(600)  # ~40 s each on an idle 2-core machine; far longer when the machine is shared
 @pytest.mark.parametrize("game_type", GAMES)
 def test_play_a_complete_game_in_the_browser(platform: LocalPlatform, browser: Any, game_type: str) -> None:
@@ -165,8 +190,7 @@ def test_play_a_complete_game_in_the_browser(platform: LocalPlatform, browser: A
     after = 0
     try:
         while True:
-            state = player.page.wait_for_function(WAIT_FOR_TURN, arg=[after], timeout=120_000).json_value()
-            assert not failures, failures
+            state = _wait_for_turn(player, after, failures)
             if state == "over":
                 break
             assert clicks < MAX_CLICKS, f"{game_type}: no end after {clicks} clicks"
@@ -221,6 +245,71 @@ def test_play_a_complete_game_in_the_browser(platform: LocalPlatform, browser: A
     assert by_board >= 1
     print(f"\n{game_type}: {clicks} moves clicked ({by_board} on the board or a card) in "
           f"{time.monotonic() - started:.1f}s")
+
+
+def _beside_the_browser(work: Any) -> Any:
+    """Run a coroutine to its end in a thread of its own (Playwright's sync API holds this thread's loop)."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, work).result(timeout=120)
+
+
+async def _other_seat_until_first_seats_turn(platform: LocalPlatform, game_id: str, player: str) -> int:
+    """The second seat (``player``, through the HTTP API) moves until the first seat must decide; the version."""
+    async with BenthicClient(platform.command_url, platform.read_url, mint=platform.mint) as client:
+        token = (await client.seat_token(game_id, player))["token"]
+        rng = random.Random(game_id)
+        while True:
+            legal = await client.legal(game_id, token)
+            if 0 in legal["prompt"]["seats"]:
+                return int(legal["version"])
+            await client.play(game_id, token, rng.choice(legal["commands"]), expected_version=legal["version"])
+
+
+def test_the_next_moves_stay_when_the_view_comes_before_the_answer(platform: LocalPlatform, browser: Any) -> None:
+    """A move's view (over SSE) and the view after it can reach the page before the answer to the move's POST
+    does: the moves those views brought stay offered once the answer comes (they used to be cleared, and the
+    page waited for a view that would never come)."""
+    game_type = GAMES[0]
+    player = Page(browser, platform.read_url)
+    player.sign_in("erin")
+    player.goto(f"#/create/{game_type}")
+    player.page.wait_for_selector("form.create #seat-1")
+    player.page.click("form.create button[type=submit]")
+    player.page.wait_for_selector(".game[data-version]")
+    game_id = player.page.url.split("#/game/")[1]
+
+    async def join() -> None:
+        async with BenthicClient(platform.command_url, platform.read_url, mint=platform.mint) as client:
+            await client.join(game_id, "fred", name="Fred")
+
+    _beside_the_browser(join())
+    version = _beside_the_browser(_other_seat_until_first_seats_turn(platform, game_id, "fred"))
+    assert _wait_for_turn(player, version - 1, []) == "move"
+
+    held: list[tuple[Any, Any]] = []
+
+    def hold(route: Any) -> None:
+        if route.request.method != "POST":
+            route.continue_()
+            return
+        held.append((route, route.fetch()))  # the move is made; its answer waits
+
+    player.page.route("**/commands", hold)
+    after = player.version()
+    player.page.locator("#moves button.move:not([disabled])").first.click()
+    for _ in range(400):
+        if held:
+            break
+        player.page.wait_for_timeout(25)
+    assert held, "the move was not sent"
+    route, answer = held[0]
+    assert answer.status == 200, answer.text()
+    version = _beside_the_browser(_other_seat_until_first_seats_turn(platform, game_id, "fred"))
+    player.page.wait_for_function("([v]) => +document.querySelector('.game').dataset.version >= v", arg=[version])
+    route.fulfill(response=answer)
+    player.page.unroute("**/commands")
+    assert _wait_for_turn(player, after, [], timeout_s=20) == "move"
+    player.close()
 
 
 def test_phone_layout_and_keyboard(platform: LocalPlatform, browser: Any) -> None:

@@ -186,10 +186,12 @@ export async function gamePage(main, gameId, watchOnly) {
     g.busy = true;
     choices.replaceChildren();
     renderMoves();
+    const playedAt = g.movesVersion;
     try {
       await command("POST", `/games/${gameId}/commands`, { bearer: mySeat.token,
-        body: { command_id: newId(), command: move.command, expected_version: g.movesVersion } });
-      g.movesVersion = -1;  // the next view brings the next moves
+        body: { command_id: newId(), command: move.command, expected_version: playedAt } });
+      // The next view brings the next moves; it may have come (and brought them) before this answer did.
+      if (g.movesVersion === playedAt) g.movesVersion = -1;
     } catch (error) {
       if (error.code === "version_conflict") await loadMoves();
       else if (["token_expired", "token_revoked", "invalid_token"].includes(error.code)) {
