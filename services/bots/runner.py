@@ -34,6 +34,7 @@ from benthic.game.keys import partition_of
 from benthic.rules import UnknownGameType, get_engine
 from benthic.rules.bots import make_bot
 from benthic.store import Actor, GameMeta
+from benthic.trust.identity import BOT_PLAYER_PREFIX
 from benthic.service.telemetry import (
     BOT_FAILURES,
     BOT_MOVE_LAG,
@@ -59,7 +60,7 @@ def bot_for(meta: GameMeta, life: lc.Lifecycle, seat: int) -> tuple[str, int | N
     """(bot name, level, player id) of the bot playing ``seat`` now, or None when its player plays it."""
     holder = meta.seats[seat] if seat < len(meta.seats) else None
     if life.house_plays(seat):
-        return lc.HOUSE_BOT, None, f"bot:{lc.HOUSE_BOT}"
+        return lc.HOUSE_BOT, None, f"{BOT_PLAYER_PREFIX}{lc.HOUSE_BOT}"
     if holder is not None and holder.kind == "bot":
         return holder.bot, holder.level, holder.player_id
     return None

@@ -149,7 +149,8 @@ def _refine(document: dict[str, Any]) -> dict[str, Any]:
 @post("/games", status_code=201, summary="Create a game", tags=["lobby"],
       security=[{PLAYER_JWT: []}, {OPERATOR: []}],
       opt=doc(*JWT_AUTH, "rate_limited", "422:unknown_game_type", "seed_requires_operator", "player_mismatch",
-              "duplicate_player", "creator_not_seated", "too_many_open_games", "unknown_bot", "invalid_bot_level", "invalid_option", RULE,
+              "duplicate_player", "creator_not_seated", "too_many_open_games", "unknown_bot", "invalid_bot_level",
+              "reserved_player_id", "invalid_option", RULE,
               body=_create_game_body))
 async def create_game(request: Request[Any, Any, Any], data: CreateGame) -> Response[GameCreated]:
     """A **player** creates a game for themselves: their own seat (`{}` or `{"player_id": <their sub>}`) and
@@ -360,7 +361,7 @@ async def revoke_game(request: Request[Any, Any, Any], game_id: GameId) -> Revok
 
 @post("/players/{player_id:str}/ops/revoke", status_code=200,
       summary="Operator: revoke every seat token of a player", tags=["operator"], security=[{OPERATOR: []}],
-      opt=doc(*OPERATOR_AUTH, "invalid_request"))
+      opt=doc(*OPERATOR_AUTH, "invalid_request", "reserved_player_id"))
 async def revoke_player(request: Request[Any, Any, Any], player_id: Annotated[str, Parameter(
         pattern=PLAYER_ID.pattern, description="1-128 of [A-Za-z0-9_.:@|+-]")]) -> Revoked:
     """Every seat token of the player, in every game, issued until now is refused from now on (to lock a

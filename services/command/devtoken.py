@@ -33,7 +33,7 @@ class DevToken(msgspec.Struct, frozen=True):
 
 
 @post("/dev/token", status_code=200, summary="Dev mode only: a player's JWT from the development issuer",
-      tags=["identity"], opt=doc("not_found", "rate_limited"))
+      tags=["identity"], opt=doc("not_found", "rate_limited", "reserved_player_id"))
 async def dev_token(request: Request[Any, Any, Any], data: DevTokenRequest) -> Response[DevToken]:
     """`{player, name?}` → a JWT for that player id (subject), signed by the insecure development issuer.
     Served only without an identity provider (dev mode); the web client's sign-in uses it."""

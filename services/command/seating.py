@@ -21,7 +21,7 @@ from typing import Annotated
 
 import msgspec
 from benthic.service.http import ApiError
-from benthic.trust.identity import PLAYER, PLAYER_ID, Credential
+from benthic.trust.identity import BOT_PLAYER_PREFIX, PLAYER, PLAYER_ID, Credential, is_bot_player_id
 from benthic.rules.bots import BOT_NAMES, make_bot
 from benthic.store import SeatInfo
 
@@ -56,6 +56,9 @@ def check_name(value: str, what: str) -> None:
 def check_player_id(value: str, what: str) -> None:
     if not PLAYER_ID.match(value):
         raise ApiError(400, "invalid_request", f"{what} must be 1-128 characters of [A-Za-z0-9_.:@|+-]")
+    if is_bot_player_id(value):
+        raise ApiError(400, "reserved_player_id", f"{what}: ids starting with {BOT_PLAYER_PREFIX!r} are the "
+                                                  "platform's bots; a bot seat is asked for with {\"bot\": name}")
 
 
 def display_name(requested: str, credential: Credential | None, player_id: str) -> str:
@@ -98,7 +101,7 @@ def bot_holder(what: str, seat: SeatRequest) -> SeatInfo:
         make_bot(seat.bot, seat.level)
     except ValueError as error:  # a known bot: its levels are fewer (the search bot has 1..3)
         raise ApiError(400, "invalid_bot_level", f"{what}.level: {error}") from None
-    player_id = f"bot:{seat.bot}" if seat.level is None else f"bot:{seat.bot}@{seat.level}"
+    player_id = f"{BOT_PLAYER_PREFIX}{seat.bot}" + ("" if seat.level is None else f"@{seat.level}")
     name = seat.name or (f"{seat.bot} bot" if seat.level is None else f"{seat.bot} bot (level {seat.level})")
     return SeatInfo(player_id, name, BOT, bot=seat.bot, level=seat.level)
 

@@ -356,7 +356,8 @@ def test_dev_token_cors_and_client_config(platform: LocalPlatform) -> None:
         assert created.headers["access-control-allow-origin"] == origin
         assert created.json()["seats"][0]["player_id"] == "dora"
         for body, code in (({"player": "no spaces"}, "invalid_request"), ({}, None), ({"player": "x", "name": "n" * 65},
-                           "invalid_request"), ({"player": "x", "admin": True}, None)):
+                           "invalid_request"), ({"player": "x", "admin": True}, None),
+                           ({"player": "bot:random"}, "reserved_player_id")):
             refused = http.post(f"{platform.command_url}/dev/token", json=body)
             assert refused.status_code == 400, (body, refused.text)
             assert "token" not in refused.json() and (code is None or refused.json()["code"] == code)

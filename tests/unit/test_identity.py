@@ -85,6 +85,9 @@ async def test_every_bad_jwt_is_refused_with_its_reason() -> None:
     for missing in ("sub", "exp", "iss", "aud"):
         assert missing in await _refused(rs.sign(claims("alice", **{missing: None})))
     assert "sub" in await _refused(rs.sign(claims("alice bob")))
+    assert "bot:" in await _refused(rs.sign(claims("bot:random")))  # a person may not be one of the bots
+    backend = await _verifier().verify(rs.sign(claims("bot:matchmaker", scope="benthic:matchmaker")))
+    assert backend.kind == MATCHMAKER  # a backend's client id is no player id
     for junk in ("", "abc", "a.b.c", "x.y", rs.sign(claims("alice")) + "x"):
         await _refused(junk)
 
@@ -207,6 +210,8 @@ def test_who_may_sit_where() -> None:
     assert [s.player_id for s in named if s] == ["alice", "bob"]
     assert _refusal([SeatRequest(), SeatRequest("bob")], BACKEND) == (400, "invalid_request")
     assert _refusal([SeatRequest("bad id!"), None], BACKEND) == (400, "invalid_request")
+    assert _refusal([SeatRequest("alice"), SeatRequest("bot:random")], BACKEND) == (400, "reserved_player_id")
+    assert _refusal([SeatRequest("bot:greedy@2"), None], BACKEND) == (400, "reserved_player_id")
 
 
 def test_what_is_rated() -> None:

@@ -30,6 +30,7 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode(400, "unknown_command_type", "the command's `type` is not a command of this game type"),
     ErrorCode(400, "unknown_bot", "a bot seat names no registered bot"),
     ErrorCode(400, "invalid_bot_level", "a bot seat's level is outside 1..10"),
+    ErrorCode(400, "reserved_player_id", "a player id starting with `bot:`: those are the platform's bots"),
     # 401: no credential, or one that cannot be trusted (with WWW-Authenticate)
     ErrorCode(401, "missing_token", "no bearer credential"),
     ErrorCode(401, "invalid_token", "a credential that is malformed or not signed by a trusted key"),

@@ -40,6 +40,13 @@ ALGORITHMS = ("RS256", "ES256", "EdDSA")
 
 # Player ids (the JWT's `sub`): what identity providers use (UUIDs, `auth0|123`, e-mail addresses).
 PLAYER_ID = re.compile(r"^[A-Za-z0-9_.:@|+\-]{1,128}$")
+# The platform's bots play as `bot:<name>` (and `bot:<name>@<level>`): no person can be one, or they would share
+# a bot's leaderboard entry and its seats' history.
+BOT_PLAYER_PREFIX = "bot:"
+
+
+def is_bot_player_id(player_id: str) -> bool:
+    return player_id.startswith(BOT_PLAYER_PREFIX)
 
 
 class Credential(msgspec.Struct, frozen=True):
@@ -244,6 +251,9 @@ def credential_from_claims(claims: dict[str, Any]) -> Credential:
         raise IdentityError("invalid_token", "the JWT's sub must be 1-128 characters of [A-Za-z0-9_.:@|+-]")
     scopes = scopes_of(claims)
     kind = OPERATOR if OPERATOR_SCOPE in scopes else MATCHMAKER if MATCHMAKER_SCOPE in scopes else PLAYER
+    if kind == PLAYER and is_bot_player_id(subject):
+        raise IdentityError("invalid_token", f"the JWT's sub may not start with {BOT_PLAYER_PREFIX!r}: the "
+                                             "platform's bots play under those ids")
     exp = claims.get("exp")
     return Credential(kind, subject, scopes, int(exp) if isinstance(exp, int | float) else None, _name(claims))
 
