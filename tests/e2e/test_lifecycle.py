@@ -306,3 +306,28 @@ async def test_forfeits_rank_last_and_end_the_game_when_one_seat_remains(client:
     ranks = {r["seat"]: r["rank"] for r in (await client.scores(game_id))["results"]}
     assert ranks == {2: 1, forfeits[1]: 2, forfeits[0]: 3}  # the earlier a seat left, the lower its rank
     assert summary["rated"] is True
+
+
+async def test_a_fischer_clock_charges_the_time_used_and_adds_the_increment(client: BenthicClient) -> None:
+    game_id, tokens = await _players_game(client, "aquatica", ["fay", "gus"],
+                                          {"clock": {"mode": "fischer", "initial_s": 600, "increment_s": 7}})
+    started = await first_event(client, game_id, "clocks_started")
+    legal = await client.legal(game_id, tokens["fay"])
+    mover = legal["prompt"]["seats"][0]
+    token = tokens["fay" if mover == 0 else "gus"]
+    legal = await client.legal(game_id, token)
+    await asyncio.sleep(0.3)  # some time used
+    played = await client.play(game_id, token, legal["commands"][0], expected_version=legal["version"])
+    view = await client.view(game_id, after_version=played["last_version"] - 1, wait=30)
+    while view["version"] < played["last_version"]:
+        view = await client.view(game_id, after_version=view["version"], wait=30)
+    history = (await client.history(game_id, limit=100_000))["events"]  # read once the move is projected
+    moved_at = next(e["ts_ms"] for e in history if e["version"] == played["last_version"])
+    clock = view["lifecycle"]["clock"]
+    assert clock["mode"] == "fischer" and clock["as_of_ms"] == moved_at
+    used = moved_at - started["ts_ms"]
+    assert used >= 300
+    assert clock["seats"][mover]["remaining_ms"] == 600_000 - used + 7_000
+    others = [s for i, s in enumerate(clock["seats"]) if i != mover]
+    assert all(s["remaining_ms"] == 600_000 for s in others)  # nobody else has moved yet
+    await client.abort(game_id, "test over")
