@@ -265,14 +265,12 @@ async def _other_seat_until_first_seats_turn(platform: LocalPlatform, game_id: s
             await client.play(game_id, token, rng.choice(legal["commands"]), expected_version=legal["version"])
 
 
-def test_the_next_moves_stay_when_the_view_comes_before_the_answer(platform: LocalPlatform, browser: Any) -> None:
-    """A move's view (over SSE) and the view after it can reach the page before the answer to the move's POST
-    does: the moves those views brought stay offered once the answer comes (they used to be cleared, and the
-    page waited for a view that would never come)."""
-    game_type = GAMES[0]
+def _my_turn_against_the_api(platform: LocalPlatform, browser: Any, player_id: str, other_id: str) -> tuple[Page, str]:
+    """A player in the browser creates a game of the first type, ``other_id`` joins and plays through the HTTP
+    API until it is the browser's turn."""
     player = Page(browser, platform.read_url)
-    player.sign_in("erin")
-    player.goto(f"#/create/{game_type}")
+    player.sign_in(player_id)
+    player.goto(f"#/create/{GAMES[0]}")
     player.page.wait_for_selector("form.create #seat-1")
     player.page.click("form.create button[type=submit]")
     player.page.wait_for_selector(".game[data-version]")
@@ -280,12 +278,19 @@ def test_the_next_moves_stay_when_the_view_comes_before_the_answer(platform: Loc
 
     async def join() -> None:
         async with BenthicClient(platform.command_url, platform.read_url, mint=platform.mint) as client:
-            await client.join(game_id, "fred", name="Fred")
+            await client.join(game_id, other_id)
 
     _beside_the_browser(join())
-    version = _beside_the_browser(_other_seat_until_first_seats_turn(platform, game_id, "fred"))
+    version = _beside_the_browser(_other_seat_until_first_seats_turn(platform, game_id, other_id))
     assert _wait_for_turn(player, version - 1, []) == "move"
+    return player, game_id
 
+
+def test_the_next_moves_stay_when_the_view_comes_before_the_answer(platform: LocalPlatform, browser: Any) -> None:
+    """A move's view (over SSE) and the view after it can reach the page before the answer to the move's POST
+    does: the moves those views brought stay offered once the answer comes (they used to be cleared, and the
+    page waited for a view that would never come)."""
+    player, game_id = _my_turn_against_the_api(platform, browser, "erin", "fred")
     held: list[tuple[Any, Any]] = []
 
     def hold(route: Any) -> None:
@@ -309,6 +314,60 @@ def test_the_next_moves_stay_when_the_view_comes_before_the_answer(platform: Loc
     route.fulfill(response=answer)
     player.page.unroute("**/commands")
     assert _wait_for_turn(player, after, [], timeout_s=20) == "move"
+    player.close()
+
+
+def _mishandle_the_first_post(mishap: str, sent: list[str], answers: list[dict[str, Any]]) -> Any:
+    def handle(route: Any) -> None:
+        if route.request.method != "POST":
+            route.continue_()
+            return
+        sent.append(route.request.post_data_json["command_id"])
+        if len(sent) > 1:
+            answer = route.fetch()
+            route.fulfill(response=answer)
+            answers.append(answer.json())  # last: the test unroutes once the handler is done
+        elif mishap == "503":
+            route.fulfill(status=503, json={"code": "store_unavailable", "message": "the store cannot answer now"},
+                          headers={"Retry-After": "1"})
+        else:
+            route.fetch()  # the server applies the move; its answer never reaches the page
+            route.abort("connectionreset")
+
+    return handle
+
+
+def test_a_move_is_sent_again_once_after_a_503_or_a_lost_answer(platform: LocalPlatform, browser: Any) -> None:
+    """The page sends a move again, with the same command id, after a 503 and after losing the answer of a move
+    the server did apply; either way the game takes the move exactly once and the page goes on."""
+    player, game_id = _my_turn_against_the_api(platform, browser, "gina", "hal")
+    for mishap in ("503", "lost answer"):
+        sent: list[str] = []
+        answers: list[dict[str, Any]] = []
+        player.page.route("**/commands", _mishandle_the_first_post(mishap, sent, answers))
+        after = player.version()
+        player.page.locator("#moves button.move:not([disabled])").first.click()
+        for _ in range(800):
+            if answers:
+                break
+            player.page.wait_for_timeout(25)
+        player.page.wait_for_function("([v]) => +document.querySelector('.game').dataset.version > v", arg=[after],
+                                      timeout=20_000)
+        player.page.unroute("**/commands")
+        assert len(sent) == 2 and sent[0] == sent[1], (mishap, sent)
+        answer = answers[0]
+        assert answer["duplicate"] is (mishap == "lost answer"), (mishap, answer)
+
+        async def versions_of(command_id: str) -> list[int]:
+            async with BenthicClient(platform.command_url, platform.read_url,
+                                     operator_token=platform.operator_token) as client:
+                return [e["version"] for e in (await client.audit(game_id))["entries"] if e["command_id"] == command_id]
+
+        once = list(range(answer["first_version"], answer["last_version"] + 1))
+        assert _beside_the_browser(versions_of(sent[0])) == once, mishap  # one commit, not two
+        player.errors = [e for e in player.errors if not e.startswith("503 POST")]  # the one the test made
+        version = _beside_the_browser(_other_seat_until_first_seats_turn(platform, game_id, "hal"))
+        assert _wait_for_turn(player, version - 1, []) == "move"
     player.close()
 
 

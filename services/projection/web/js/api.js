@@ -3,7 +3,9 @@ let config = null;
 const catalogues = new Map();
 
 export class ApiError extends Error {
-  constructor(status, code, message) { super(message); this.status = status; this.code = code; }
+  constructor(status, code, message, retryAfterS = null) {
+    super(message); this.status = status; this.code = code; this.retryAfterS = retryAfterS;
+  }
 }
 
 export async function loadConfig() {
@@ -26,7 +28,9 @@ async function call(base, method, path, { body, bearer, signal } = {}) {
   const text = await response.text();
   const data = text ? JSON.parse(text) : null;
   if (!response.ok) {
-    throw new ApiError(response.status, data?.code || "http_error", data?.message || `HTTP ${response.status}`);
+    const retryAfter = Number.parseFloat(response.headers.get("Retry-After"));
+    throw new ApiError(response.status, data?.code || "http_error", data?.message || `HTTP ${response.status}`,
+      Number.isFinite(retryAfter) ? retryAfter : null);
   }
   return data;
 }

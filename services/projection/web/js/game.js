@@ -8,6 +8,8 @@ import * as nautilus from "./games/nautilus.js";
 import * as aquatica from "./games/aquatica.js";
 
 const LAYOUTS = { underwater_cities: underwaterCities, nautilus, aquatica };
+const MOVE_ATTEMPTS = 5;
+const TOKEN_REFUSED = ["token_expired", "token_revoked", "invalid_token"];
 
 const newId = () => (crypto.randomUUID ? crypto.randomUUID()
   : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}-${Math.random().toString(36).slice(2)}`);
@@ -188,19 +190,38 @@ export async function gamePage(main, gameId, watchOnly) {
     renderMoves();
     const playedAt = g.movesVersion;
     try {
-      await command("POST", `/games/${gameId}/commands`, { bearer: mySeat.token,
-        body: { command_id: newId(), command: move.command, expected_version: playedAt } });
+      await send({ command_id: newId(), command: move.command, expected_version: playedAt });
       // The next view brings the next moves; it may have come (and brought them) before this answer did.
       if (g.movesVersion === playedAt) g.movesVersion = -1;
     } catch (error) {
       if (error.code === "version_conflict") await loadMoves();
-      else if (["token_expired", "token_revoked", "invalid_token"].includes(error.code)) {
-        mySeat = await seatFor(gameId, { refresh: true });
-        toast("Your seat token was renewed: try again.");
-      } else toast(`${error.code}: ${error.message}`);
+      else toast(`${error.code}: ${error.message}`);
     } finally {
       g.busy = false;
       renderMoves();
+    }
+  }
+
+  // A move is sent again, with the same command id (the server applies a command id once and answers a repeat
+  // with the first answer), when its answer was lost, the store was briefly unavailable, a rate limit asked
+  // to wait, or the seat token had to be renewed.
+  async function send(body) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await command("POST", `/games/${gameId}/commands`, { bearer: mySeat.token, body });
+      } catch (error) {
+        if (attempt >= MOVE_ATTEMPTS) throw error;
+        if (TOKEN_REFUSED.includes(error.code)) {
+          const renewed = await seatFor(gameId, { refresh: true });
+          if (!renewed) throw error;
+          mySeat = renewed;
+          continue;
+        }
+        const transient = !(error instanceof ApiError) || error.status === 429 || error.status >= 500;
+        if (!transient) throw error;
+        const waitS = Math.min(error.retryAfterS ?? 0.25 * 2 ** attempt, 5);
+        await new Promise((resolve) => setTimeout(resolve, 1000 * waitS));
+      }
     }
   }
 
