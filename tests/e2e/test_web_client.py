@@ -286,6 +286,18 @@ def _my_turn_against_the_api(platform: LocalPlatform, browser: Any, player_id: s
     return player, game_id
 
 
+def _click_a_move_until(player: Page, caught: list[Any], timeout_s: float = 20) -> int:
+    """Click the first move offered, then let the page's events run until a route handler has put something in
+    ``caught``.  The version the move was played at."""
+    after = player.version()
+    player.page.locator("#moves button.move:not([disabled])").first.click()
+    deadline = time.monotonic() + timeout_s
+    while not caught and time.monotonic() < deadline:
+        player.page.wait_for_timeout(25)
+    assert caught, "the route handler caught nothing"
+    return after
+
+
 def test_the_next_moves_stay_when_the_view_comes_before_the_answer(platform: LocalPlatform, browser: Any) -> None:
     """A move's view (over SSE) and the view after it can reach the page before the answer to the move's POST
     does: the moves those views brought stay offered once the answer comes (they used to be cleared, and the
@@ -300,13 +312,7 @@ def test_the_next_moves_stay_when_the_view_comes_before_the_answer(platform: Loc
         held.append((route, route.fetch()))  # the move is made; its answer waits
 
     player.page.route("**/commands", hold)
-    after = player.version()
-    player.page.locator("#moves button.move:not([disabled])").first.click()
-    for _ in range(400):
-        if held:
-            break
-        player.page.wait_for_timeout(25)
-    assert held, "the move was not sent"
+    after = _click_a_move_until(player, held)
     route, answer = held[0]
     assert answer.status == 200, answer.text()
     version = _beside_the_browser(_other_seat_until_first_seats_turn(platform, game_id, "fred"))
@@ -345,12 +351,7 @@ def test_a_move_is_sent_again_once_after_a_503_or_a_lost_answer(platform: LocalP
         sent: list[str] = []
         answers: list[dict[str, Any]] = []
         player.page.route("**/commands", _mishandle_the_first_post(mishap, sent, answers))
-        after = player.version()
-        player.page.locator("#moves button.move:not([disabled])").first.click()
-        for _ in range(800):
-            if answers:
-                break
-            player.page.wait_for_timeout(25)
+        after = _click_a_move_until(player, answers)
         player.page.wait_for_function("([v]) => +document.querySelector('.game').dataset.version > v", arg=[after],
                                       timeout=20_000)
         player.page.unroute("**/commands")
