@@ -171,10 +171,10 @@ class LiveHub:
             try:
                 found = await self.reads.views(game_id, [viewer])
                 result = None if found is None or viewer not in found[1] else (found[0], found[1][viewer])
-                if result is not None and game_id in self._watchers and viewer in self._watchers[game_id]:
-                    known = self._latest.get(key)
-                    if known is None or known[0] < result[0]:
-                        self._latest[key] = result
+                if result is not None:
+                    # Watched: every client of the view gets this version too.  Remembered without being offered,
+                    # it would make the refresh of its publish skip them (they would miss it until the next one).
+                    self._deliver(game_id, result[0], {viewer: result[1]})
                 pending.set_result(result)
             except BaseException as error:
                 pending.set_exception(error)
