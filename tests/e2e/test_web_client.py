@@ -372,6 +372,30 @@ def test_a_move_is_sent_again_once_after_a_503_or_a_lost_answer(platform: LocalP
     player.close()
 
 
+def test_the_legal_moves_are_read_again_after_a_503(platform: LocalPlatform, browser: Any) -> None:
+    """Reading the legal moves fails once (503) when the player's turn comes: the page reads them again (it used
+    to show no move at all, and no view would come while it was this player's turn)."""
+    player, game_id = _my_turn_against_the_api(platform, browser, "ivy", "jon")
+    asked: list[str] = []
+
+    def fail_once(route: Any) -> None:
+        asked.append(route.request.url)
+        if len(asked) == 1:
+            route.fulfill(status=503, json={"code": "store_unavailable", "message": "the store cannot answer now"})
+        else:
+            route.continue_()
+
+    player.page.route("**/legal", fail_once)
+    after = player.version()
+    player.page.locator("#moves button.move:not([disabled])").first.click()
+    _beside_the_browser(_other_seat_until_first_seats_turn(platform, game_id, "jon"))
+    state = player.page.wait_for_function(WAIT_FOR_TURN, arg=[after], timeout=20_000).json_value()
+    player.page.unroute("**/legal")
+    assert state == "move" and len(asked) >= 2, asked
+    player.errors = [e for e in player.errors if not e.startswith("503 GET")]  # the one the test made
+    player.close()
+
+
 def test_phone_layout_and_keyboard(platform: LocalPlatform, browser: Any) -> None:
     """On a phone-sized screen the lobby, the create form and a game page fit the width; every control is
     reachable with Tab and shows its focus."""

@@ -8,7 +8,7 @@ import * as nautilus from "./games/nautilus.js";
 import * as aquatica from "./games/aquatica.js";
 
 const LAYOUTS = { underwater_cities: underwaterCities, nautilus, aquatica };
-const MOVE_ATTEMPTS = 5;
+const ATTEMPTS = 5;  // of a move, or of reading the legal moves
 const TOKEN_REFUSED = ["token_expired", "token_revoked", "invalid_token"];
 
 const newId = () => (crypto.randomUUID ? crypto.randomUUID()
@@ -203,14 +203,14 @@ export async function gamePage(main, gameId, watchOnly) {
   }
 
   // A move is sent again, with the same command id (the server applies a command id once and answers a repeat
-  // with the first answer), when its answer was lost, the store was briefly unavailable, a rate limit asked
-  // to wait, or the seat token had to be renewed.
-  async function send(body) {
+  // with the first answer), and the legal moves are read again, when an answer was lost, the store was briefly
+  // unavailable, a rate limit asked to wait, or the seat token had to be renewed.
+  async function retried(request) {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await command("POST", `/games/${gameId}/commands`, { bearer: mySeat.token, body });
+        return await request();
       } catch (error) {
-        if (attempt >= MOVE_ATTEMPTS) throw error;
+        if (attempt >= ATTEMPTS) throw error;
         if (TOKEN_REFUSED.includes(error.code)) {
           const renewed = await seatFor(gameId, { refresh: true });
           if (!renewed) throw error;
@@ -225,11 +225,13 @@ export async function gamePage(main, gameId, watchOnly) {
     }
   }
 
+  const send = (body) => retried(() => command("POST", `/games/${gameId}/commands`, { bearer: mySeat.token, body }));
+
   async function loadMoves() {
     if (!myTurn()) { g.moves = []; g.movesVersion = -1; return; }
     const asked = g.version;
     try {
-      const legal = await command("GET", `/games/${gameId}/legal`, { bearer: mySeat.token });
+      const legal = await retried(() => command("GET", `/games/${gameId}/legal`, { bearer: mySeat.token }));
       if (asked !== g.version && legal.version < g.version) return;  // a newer view asks again
       g.moves = legal.commands.map((c, i) => ({ command: c, label: legal.labels?.[i]?.label || JSON.stringify(c),
         highlights: legal.labels?.[i]?.highlights || [] }));
