@@ -46,6 +46,19 @@ async def test_concurrent_calls_run_as_one_fused_script_with_their_own_replies_a
     assert await _commands_processed(redis, "evalsha") == 1  # seven calls, one script run
 
 
+async def test_calls_fused_while_the_first_call_still_loads_the_scripts(redis) -> None:
+    """The first call of a new batcher loads its scripts; a second flusher that starts meanwhile, with calls to
+    fuse, must not see the plain script loaded and the fused one not yet (it sent a nil SHA: a command answered
+    500 in a CI run, when the first concurrent commands met a fresh rate-limit batcher)."""
+    batcher = ScriptBatcher(redis, SCRIPT, max_fused=64)
+    first = asyncio.create_task(batcher(["first"], ["a"]))
+    while batcher._sha is None and not first.done():  # the first flusher is loading
+        await asyncio.sleep(0)
+    results = await batcher.many([(["fused:1"], ["b"]), (["fused:2"], ["c"]), (["fused:1"], ["d"])])
+    assert results == [[1, b"fused:1", 1], [1, b"fused:2", 1], [2, b"fused:1", 1]], results
+    assert await first == [1, b"first", 1]
+
+
 async def test_an_error_in_a_fused_call_is_the_one_redis_py_raises_for_it(redis) -> None:
     batcher = ScriptBatcher(redis, "return redis.call('SET', KEYS[1], ARGV[1])")
     limit = (await redis.config_get("maxmemory"))["maxmemory"]

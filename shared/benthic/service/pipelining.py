@@ -123,9 +123,9 @@ class ScriptBatcher:
                 future.set_result(result)
 
     async def _load(self) -> None:
-        self._sha = await self.redis.script_load(self.source)
-        if self.max_fused > 1:
-            self._fused_sha = await self.redis.script_load(_FUSED % self.source)
+        # Both known before either is used: another flusher that finds ``_sha`` set may fuse its calls at once.
+        fused_sha = await self.redis.script_load(_FUSED % self.source) if self.max_fused > 1 else None
+        self._sha, self._fused_sha = await self.redis.script_load(self.source), fused_sha
 
     async def _execute(self, batch: list[tuple[Sequence[Any], Sequence[Any], asyncio.Future[Any]]]) -> list[Any]:
         groups = [batch[i : i + self.max_fused] for i in range(0, len(batch), self.max_fused)]
