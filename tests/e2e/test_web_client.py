@@ -323,6 +323,9 @@ def test_the_next_moves_stay_when_the_view_comes_before_the_answer(platform: Loc
     player.close()
 
 
+STORE_UNAVAILABLE = {"code": "store_unavailable", "message": "the store cannot answer now"}
+
+
 def _mishandle_the_first_post(mishap: str, sent: list[str], answers: list[dict[str, Any]]) -> Any:
     def handle(route: Any) -> None:
         if route.request.method != "POST":
@@ -334,8 +337,7 @@ def _mishandle_the_first_post(mishap: str, sent: list[str], answers: list[dict[s
             route.fulfill(response=answer)
             answers.append(answer.json())  # last: the test unroutes once the handler is done
         elif mishap == "503":
-            route.fulfill(status=503, json={"code": "store_unavailable", "message": "the store cannot answer now"},
-                          headers={"Retry-After": "1"})
+            route.fulfill(status=503, json=STORE_UNAVAILABLE, headers={"Retry-After": "1"})
         else:
             route.fetch()  # the server applies the move; its answer never reaches the page
             route.abort("connectionreset")
@@ -381,7 +383,7 @@ def test_the_legal_moves_are_read_again_after_a_503(platform: LocalPlatform, bro
     def fail_once(route: Any) -> None:
         asked.append(route.request.url)
         if len(asked) == 1:
-            route.fulfill(status=503, json={"code": "store_unavailable", "message": "the store cannot answer now"})
+            route.fulfill(status=503, json=STORE_UNAVAILABLE)
         else:
             route.continue_()
 

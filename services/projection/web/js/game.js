@@ -238,8 +238,7 @@ export async function gamePage(main, gameId, watchOnly) {
       g.movesVersion = legal.version;
     } catch (error) {
       if (error.code === "seats_open") waitForSeats();
-      else if (error instanceof ApiError && error.status === 401) mySeat = await seatFor(gameId, { refresh: true });
-      else toast(`Could not read your moves: ${error.message}`);
+      else toast(`Could not read your moves: ${error.message}`);  // a refused token was renewed by `retried`
     }
   }
 
