@@ -9,22 +9,21 @@ import os
 from collections.abc import AsyncIterator
 from typing import Any
 
+from litestar import Litestar
+
 from benthic.archive import Archive
+from benthic.game.keys import lifecycle_key
+from benthic.rules import game_types
+from benthic.service.bootstrap import consumer_lifespan, readiness, redis_lifespan, service_app, tasks_lifespan
 from benthic.service.bus import FeedConsumer
 from benthic.service.config import Settings
-from benthic.service.http import EXCEPTION_HANDLERS, health_routes
-from benthic.game.keys import lifecycle_key
-from benthic.service.redisconn import redis_client
-from benthic.rules import game_types
-from benthic.service.telemetry import log, red_middleware, zero_series
-from litestar import Litestar
-from litestar.datastructures import State
-
+from benthic.service.telemetry import log, zero_series
 from services.archiver.archiver import Archiver
 
 SERVICE = "archiver"
 GROUP = "archiver"
 CRASH_HOOK = "BENTHIC_ARCHIVER_CRASH_AT"  # test-only: SIGKILL this process right after the named step
+ARCHIVE_PROBE_S = 1.0
 
 
 async def _migrate_until_done(archive: Archive, state: dict[str, Any]) -> None:
@@ -45,63 +44,59 @@ async def _migrate_until_done(archive: Archive, state: dict[str, Any]) -> None:
         return
 
 
+async def _probe_archive(archive: Archive, state: dict[str, Any]) -> None:
+    """Keep ``state["archive"]`` (PostgreSQL answers) current, so readiness needs no query of its own."""
+    while True:
+        try:
+            await archive.ping(timeout=ARCHIVE_PROBE_S)
+        except Exception as error:  # noqa: BLE001 - any failure means PostgreSQL cannot be used now
+            state["archive"], state["archive_error"] = False, f"archive: {error!r}"
+        else:
+            state["archive"], state["archive_error"] = True, ""
+        await asyncio.sleep(ARCHIVE_PROBE_S)
+
+
 def create_app(settings: Settings) -> Litestar:
     if not settings.archive_url:
         raise SystemExit("the archiver needs BENTHIC_ARCHIVE_URL (a PostgreSQL DSN)")
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        redis = redis_client(settings.redis_url, 32, settings.redis_cluster)
+    async def archiver(app: Litestar) -> AsyncIterator[None]:
         archive = Archive(settings.archive_url, settings.archive_pool, name="benthic-archiver")
         await archive.open(wait=False)
-        archiver = Archiver(redis, archive, settings, crash_at=os.environ.get(CRASH_HOOK, ""))
-        consumer = FeedConsumer(settings, GROUP, archiver.schedule, feed=lifecycle_key)  # game_scored only
-        status: dict[str, Any] = {"migrated": False}
-        app.state.update(redis=redis, archive=archive, archiver=archiver, consumer=consumer, status=status)
+        status: dict[str, Any] = {"migrated": False, "archive": False, "archive_error": "archive: not probed yet"}
+        app.state.update(archive=archive, status=status, archiver=Archiver(
+            app.state.redis, archive, settings, crash_at=os.environ.get(CRASH_HOOK, ""), ack=app.state.store.ack))
+        ready = readiness(app)
+        ready.require("migrated", lambda: (status["migrated"], status.get("migration_error", "not migrated yet")))
+        ready.require("archive", lambda: (status["archive"], status["archive_error"]))
         zero_series(SERVICE, game_types(), (GROUP,))
-        await consumer.start()
-        migration = asyncio.create_task(_migrate_until_done(archive, status))
-
-        async def archive_after_migration() -> None:
-            await migration
-            await archiver.run()
-
-        archiving = asyncio.create_task(archive_after_migration())
-        tasks = [archiving, asyncio.create_task(archiver.metrics_loop()), asyncio.create_task(archiver.retention_loop())]
-        app.state.archiving = archiving
-        log().info("service_started", port=settings.archiver_port, after_s=settings.archive_after_s,
-                   retention_days=settings.archive_retention_days)
+        probe = asyncio.create_task(_probe_archive(archive, status))
         try:
             yield
         finally:
-            archiver.stop()
-            migration.cancel()
-            await consumer.stop()
-            _done, stuck = await asyncio.wait(tasks, timeout=settings.drain_timeout_s)
-            for task in stuck:
-                task.cancel()
+            probe.cancel()
             await archive.close()
-            await redis.aclose()
 
-    async def ready() -> dict[str, Any]:
-        await app.state.redis.ping()
-        await app.state.archive.ping()
-        status = app.state.status
-        running = not app.state.archiving.done()
-        consumer = app.state.consumer.healthy
-        ok = consumer and running and status["migrated"]
-        report: dict[str, Any] = {"ok": ok, "consumer": consumer, "archiving": running, "migrated": status["migrated"]}
-        if "migration_error" in status:
-            report["migration_error"] = status["migration_error"]
-        return report
+    def consumer(app: Litestar) -> FeedConsumer:
+        return FeedConsumer(settings, GROUP, app.state.archiver.schedule, feed=lifecycle_key)  # game_scored only
 
-    app = Litestar(
-        route_handlers=[*health_routes(lambda: ready())],
-        lifespan=[lifespan],
-        exception_handlers=EXCEPTION_HANDLERS,
-        middleware=[red_middleware(SERVICE)],
-        state=State({"settings": settings}),
-        logging_config=None,
-        debug=False,
-    )
-    return app
+    def loops(app: Litestar) -> list[Any]:
+        archiver: Archiver = app.state.archiver
+
+        async def archive_after_migration() -> None:
+            await _migrate_until_done(app.state.archive, app.state.status)
+            await archiver.run()
+
+        return [archive_after_migration(), archiver.metrics_loop(), archiver.retention_loop()]
+
+    @contextlib.asynccontextmanager
+    async def started(app: Litestar) -> AsyncIterator[None]:
+        log().info("service_started", port=settings.archiver_port, after_s=settings.archive_after_s,
+                   retention_days=settings.archive_retention_days)
+        yield
+
+    return service_app(SERVICE, settings, [
+        redis_lifespan(settings, pool=32), archiver, consumer_lifespan("consumer", consumer),
+        tasks_lifespan("archiving", loops, settings, stop=lambda app: app.state.archiver.stop()), started,
+    ])

@@ -37,6 +37,7 @@ from benthic.archive.records import read_models_digest
 from benthic.service.config import Settings
 from benthic.game.events import Notification
 from benthic.rules import game_types
+from benthic.store.durability import NO_ACK, Ack
 from benthic.service.telemetry import (
     ARCHIVE_DUE,
     ARCHIVE_FAILURES,
@@ -61,14 +62,14 @@ def now_ms() -> int:
 
 
 class Archiver:
-    def __init__(self, redis: Any, archive: Archive, settings: Settings, crash_at: str = "") -> None:
+    def __init__(self, redis: Any, archive: Archive, settings: Settings, crash_at: str = "", ack: Ack = NO_ACK) -> None:
         if crash_at and crash_at not in STEPS:
             raise ValueError(f"unknown archiver step {crash_at!r}; steps: {', '.join(STEPS)}")
         self.redis = redis
         self.archive = archive
         self.settings = settings
         self.due = DueGames(redis, settings.partitions)
-        self.deleter = GameDeleter(redis, settings.partitions)
+        self.deleter = GameDeleter(redis, settings.partitions, ack)
         self.after_ms = int(settings.archive_after_s * 1000)
         self.lease_ms = max(1, int(settings.archive_lease_s * 1000))
         self.batch = max(1, settings.archive_batch)

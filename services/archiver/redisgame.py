@@ -16,6 +16,7 @@ from benthic.game.keys import GameKeys, RatingKeys, archive_due_key, archive_sin
 from benthic.store import parse_meta
 from benthic.service.pipelining import ScriptBatcher
 from benthic.store.entries import envelopes as parse_entries
+from benthic.store.durability import NO_ACK, Ack
 
 STATUSES = ("open", "running", "finished")  # the lobby sets a game may be in
 
@@ -134,10 +135,12 @@ async def read_game(redis: Any, game_id: str, partitions: int) -> FinishedGame |
 class GameDeleter:
     """The one atomic delete of an archived game's keys (delete_game.lua), and its ratings marker."""
 
-    def __init__(self, redis: Any, partitions: int) -> None:
+    def __init__(self, redis: Any, partitions: int, ack: Ack = NO_ACK) -> None:
         self.redis = redis
         self.partitions = partitions
-        self._delete = redis.register_script(_script("delete_game.lua"))
+        # With an ack that waits, a deletion counts once replicated: an unconfirmed one raises, and the game comes
+        # due again (a deletion lost in a failover brings the game back; archiving it again is a no-op copy).
+        self._delete = ScriptBatcher(redis, _script("delete_game.lua"), max_fused=1, ack=ack, operation="delete")
 
     def keys_and_args(self, game_id: str, game_type: str, seats: int, version: int, back_ms: int) -> tuple[
         list[str], list[Any]
@@ -153,7 +156,7 @@ class GameDeleter:
     async def delete(self, game_id: str, game_type: str, seats: int, version: int, back_ms: int) -> str:
         """'deleted', 'gone' (nothing left to delete) or 'changed' (the game moved since it was copied)."""
         keys, args = self.keys_and_args(game_id, game_type, seats, version, back_ms)
-        outcome = await self._delete(keys=keys, args=args)
+        outcome = await self._delete(keys, args)
         return outcome.decode() if isinstance(outcome, bytes) else str(outcome)
 
     async def delete_marker(self, game_id: str, game_type: str) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import secrets
 from collections.abc import AsyncIterator
@@ -16,20 +15,18 @@ from benthic.trust.devissuer import DEV_AUDIENCE, DEV_ISSUER, INSECURE_WARNING, 
 from benthic.game.content import install as install_content
 from benthic.game.gamestate import StateLoader
 from benthic.service.http import (
-    EXCEPTION_HANDLERS,
     OPERATOR,
     cors_config,
     PLAYER_JWT,
     SEAT_TOKEN,
     ApiError,
     GameId,
-    health_routes,
     refuse_deep_bodies,
     open_archive_reader,
     security_schemes,
 )
 from benthic.service.apidoc import FinishedJson, doc
-from benthic.service.errorcodes import FOLD, GAME_BY_ID, JWT_AUTH, OPERATOR_AUTH, PLAYER_AUTH, RULE, SEAT_AUTH
+from benthic.service.errorcodes import FOLD, GAME_BY_ID, JWT_AUTH, OPERATOR_AUTH, PLAYER_AUTH, RULE, SEAT_AUTH, WRITE
 from benthic.game.gameschemas import commands_schema, create_game_schema, game_schemas, redacted_events_schema
 from benthic.trust.identity import (
     MATCHMAKER,
@@ -44,14 +41,13 @@ from benthic.trust.identity import (
 from benthic.trust.identity import OPERATOR as OPERATOR_KIND
 from benthic.trust.identity import PLAYER_ID
 from benthic.trust.ratelimit import RateLimits
-from benthic.service.redisconn import RedisProbe, redis_client, sample_memory
+from benthic.service.bootstrap import readiness, redis_lifespan, service_app
 from benthic.trust.revocation import GAME, Revocation, Revocations
 from benthic.trust.revocation import PLAYER as PLAYER_SCOPE
 from benthic.rules import game_types, get_engine
-from benthic.store import Actor, EventStore
-from benthic.service.telemetry import TOKENS_REVOKED, log, red_middleware, zero_series
+from benthic.store import Actor
+from benthic.service.telemetry import TOKENS_REVOKED, log, zero_series
 from litestar import Litestar, Request, Response, get, post
-from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.params import Parameter
@@ -150,7 +146,7 @@ def _refine(document: dict[str, Any]) -> dict[str, Any]:
       security=[{PLAYER_JWT: []}, {OPERATOR: []}],
       opt=doc(*JWT_AUTH, "rate_limited", "422:unknown_game_type", "seed_requires_operator", "player_mismatch",
               "duplicate_player", "creator_not_seated", "too_many_open_games", "unknown_bot", "invalid_bot_level",
-              "reserved_player_id", "invalid_option", RULE,
+              "reserved_player_id", "invalid_option", RULE, *WRITE,
               body=_create_game_body))
 async def create_game(request: Request[Any, Any, Any], data: CreateGame) -> Response[GameCreated]:
     """A **player** creates a game for themselves: their own seat (`{}` or `{"player_id": <their sub>}`) and
@@ -169,7 +165,7 @@ async def create_game(request: Request[Any, Any, Any], data: CreateGame) -> Resp
 @post("/games/{game_id:str}/join", status_code=200, summary="Take an open seat", tags=["lobby"],
       security=[{PLAYER_JWT: []}],
       opt=doc(*PLAYER_AUTH, "rate_limited", "player_mismatch", *GAME_BY_ID, "game_finished", "no_open_seat", "seat_taken",
-              "already_seated", "no_such_seat", "too_many_open_games"))
+              "already_seated", "no_such_seat", "too_many_open_games", *WRITE))
 async def join_game(request: Request[Any, Any, Any], game_id: GameId, data: JoinGame) -> Response[Joined]:
     """The caller (a player's JWT) takes an open seat (`seat`, or the first open one) as themselves."""
     credential = await _credential(request, PLAYER)
@@ -207,7 +203,8 @@ async def _seat_claim(request: Request[Any, Any, Any]) -> SeatClaim:
 @post("/games/{game_id:str}/commands", status_code=200, summary="Play a command", tags=["play"],
       security=[{SEAT_TOKEN: []}],
       opt=doc(*SEAT_AUTH, "rate_limited", *GAME_BY_ID, *FOLD, "malformed_command", "unknown_command_type", "seats_open",
-              "game_finished", "version_conflict", "too_many_conflicts", "seat_taken_over", "seat_resigned", RULE))
+              "game_finished", "version_conflict", "too_many_conflicts", "seat_taken_over", "seat_resigned", RULE,
+              *WRITE))
 async def post_command(
     request: Request[Any, Any, Any], game_id: GameId, data: CommandRequest, include: Literal["legal"] | None = None
 ) -> CommandAccepted:
@@ -283,7 +280,7 @@ class AbortGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 LifecycleCommandId = Annotated[str | None, Parameter(
     pattern=r"^[A-Za-z0-9_.:\-]{1,128}$", description="makes a retry safe: a repeat returns the first answer")]
 _LIFECYCLE_ERRORS = (*SEAT_AUTH, "rate_limited", *GAME_BY_ID, *FOLD, "game_finished", "seat_resigned",
-                     "too_many_conflicts")
+                     "too_many_conflicts", *WRITE)
 
 
 async def _lifecycle(request: Request[Any, Any, Any], game_id: str, command_id: str | None, action: Any) -> LifecycleDone:
@@ -322,7 +319,7 @@ async def reclaim_seat(
 
 @post("/games/{game_id:str}/ops/abort", status_code=200, summary="Operator: abort a game (unrated)",
       tags=["operator"], security=[{OPERATOR: []}],
-      opt=doc(*OPERATOR_AUTH, *GAME_BY_ID, *FOLD, "game_finished", "too_many_conflicts"))
+      opt=doc(*OPERATOR_AUTH, *GAME_BY_ID, *FOLD, "game_finished", "too_many_conflicts", *WRITE))
 async def abort_game(request: Request[Any, Any, Any], game_id: GameId, data: AbortGame) -> LifecycleDone:
     """The game ends now, unrated, with `reason` recorded (`game_aborted` in its history)."""
     operator = await _credential(request, OPERATOR_KIND)
@@ -416,17 +413,12 @@ def build_identity(settings: Settings) -> tuple[JwtVerifier, DevIssuer | None]:
 def create_app(settings: Settings) -> Litestar:
     check_identity(settings)
     dev_mode = not (settings.jwks_url or settings.jwks_file)
-
     packs = install_content(settings)
+
     @contextlib.asynccontextmanager
-    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+    async def commands(app: Litestar) -> AsyncIterator[None]:
         identity, dev_issuer = build_identity(settings)
-        redis = redis_client(settings.redis_url, settings.redis_pool, settings.redis_cluster,
-                             settings.redis_pool_timeout_s)
-        probe = RedisProbe(settings.redis_url, settings.redis_cluster)
-        await probe.start()
-        app.state.probe = probe
-        store = EventStore(redis, settings.partitions, settings.feed_maxlen)
+        redis, store = app.state.redis, app.state.store
         loader = StateLoader(store, settings.state_cache_games, settings.snapshot_every)
         tokens = SeatTokens(settings.token_keys, settings.seat_token_ttl_s)
         revocations = Revocations(redis, settings.seat_token_ttl_s)
@@ -435,11 +427,14 @@ def create_app(settings: Settings) -> Litestar:
         archive = await open_archive_reader(settings, SERVICE)
         await revocations.start()
         app.state.update(
-            redis=redis, tokens=tokens, revocations=revocations, limits=limits, identity=identity,
+            tokens=tokens, revocations=revocations, limits=limits, identity=identity,
             dev_issuer=dev_issuer, gate=SeatGate(tokens, revocations), turn_pushes=TurnPushes(),
             service=CommandService(store, loader, tokens, settings.conflict_retries, players, archive),
         )
-        task = asyncio.create_task(sample_memory(redis, settings.metrics_interval_s))
+        ready = readiness(app)
+        ready.require("revocations", lambda: (revocations.synced_within(10.0), "the revocation list is stale"))
+        ready.require("game_types", lambda: (bool(game_types()), "no game type registered"))
+        ready.details["game_types"] = lambda: list(game_types())
         zero_series(SERVICE, game_types())
         for game in game_types():  # built (and their data checked) now, not on the first request
             gametypes.content_document(game)
@@ -452,34 +447,18 @@ def create_app(settings: Settings) -> Litestar:
         try:
             yield
         finally:
-            task.cancel()
             await revocations.stop()
             await limits.aclose()
-            await probe.stop()
-            await redis.aclose()
             if archive is not None:
                 await archive.close()
 
-    async def ready() -> dict[str, Any]:
-        probe: RedisProbe = app.state.probe
-        fresh = app.state.revocations.synced_within(10.0)
-        report: dict[str, Any] = {"ok": probe.ok and bool(game_types()) and fresh, "redis": probe.ok,
-                                  "game_types": list(game_types()), "revocations": fresh}
-        if not probe.ok:
-            report["error"] = probe.error
-        return report
-
     routes: list[Any] = [create_game, join_game, seat_token, my_seats, post_command, play_socket, legal_commands,
                          resign_seat, reclaim_seat, abort_game, operator_state, operator_audit, revoke_game,
-                         revoke_player, list_game_types, game_type, game_type_content, *health_routes(ready)]
+                         revoke_player, list_game_types, game_type, game_type_content]
     if dev_mode:
         routes += [dev_jwks, dev_token]
-    app = Litestar(
-        route_handlers=routes,
-        lifespan=[lifespan],
-        exception_handlers=EXCEPTION_HANDLERS,
-        middleware=[red_middleware(SERVICE)],
-        state=State({"settings": settings}),
+    return service_app(
+        SERVICE, settings, [redis_lifespan(settings), commands], routes,
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings),
         before_request=refuse_deep_bodies,
@@ -487,7 +466,4 @@ def create_app(settings: Settings) -> Litestar:
             title="Benthic command API", version="1", components=Components(security_schemes=security_schemes()),
             render_plugins=[FinishedJson(lambda: game_schemas().components, _refine), ScalarRenderPlugin()],
         ),
-        logging_config=None,
-        debug=False,
     )
-    return app

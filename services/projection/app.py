@@ -19,23 +19,20 @@ from benthic.service.errorcodes import FOLD, GAME_BY_ID, SEAT_AUTH
 from benthic.game.gameschemas import game_schemas, history_schema, view_schema
 from benthic.game.history import history_body
 from benthic.service.http import (
-    EXCEPTION_HANDLERS,
     SEAT_TOKEN,
     cors_config,
     ApiError,
     GameId,
     Seat,
-    health_routes,
     open_archive_reader,
     security_schemes,
 )
-from benthic.service.redisconn import RedisProbe, redis_client, sample_memory
+from benthic.service.bootstrap import consumer_lifespan, readiness, redis_lifespan, service_app
+from benthic.service.redisconn import connect
 from benthic.trust.revocation import Revocations
 from benthic.rules import FinalScores, game_types
-from benthic.store import EventStore
-from benthic.service.telemetry import GAMES, LIVE_STREAMS_REFUSED, log, red_middleware, zero_series
+from benthic.service.telemetry import GAMES, LIVE_STREAMS_REFUSED, log, zero_series
 from litestar import Litestar, Request, Response, get
-from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components
@@ -359,74 +356,59 @@ async def _games_gauge(reads: ReadModels, interval: float) -> None:
 
 def create_app(settings: Settings, consume: bool = True) -> Litestar:
     packs = install_content(settings)
+
     @contextlib.asynccontextmanager
-    async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        redis = redis_client(settings.redis_url, settings.redis_pool, settings.redis_cluster,
-                             settings.redis_pool_timeout_s)
-        updates = redis_client(settings.redis_url, 4, settings.redis_cluster)  # the hub's own subscription
-        probe = RedisProbe(settings.redis_url, settings.redis_cluster)
-        store = EventStore(redis, settings.partitions, settings.feed_maxlen)
+    async def reads(app: Litestar) -> AsyncIterator[None]:
+        redis, store = app.state.redis, app.state.store
+        updates = connect(settings, 4)  # the hub's own subscription
         loader = StateLoader(store, settings.state_cache_games, snapshot_every=0)
         archive = await open_archive_reader(settings, SERVICE)
-        reads = ReadModels(redis, store, ArchivedReads(archive) if archive else None, loader)
-        hub = LiveHub(updates, reads, settings.partitions, settings.live_streams_max, settings.live_buffer)
-        projector = Projector(redis, store, loader, meta_cache_size=settings.state_cache_games)
-        consumer = FeedConsumer(settings, GROUP, projector.handle, pause_s=settings.projection_pause_ms / 1000)
+        models = ReadModels(redis, store, ArchivedReads(archive) if archive else None, loader)
+        hub = LiveHub(updates, models, settings.partitions, settings.live_streams_max, settings.live_buffer)
         revocations = Revocations(redis, settings.seat_token_ttl_s)
         gate = SeatGate(SeatTokens(settings.token_keys, settings.seat_token_ttl_s), revocations)
-        app.state.update(redis=redis, reads=reads, hub=hub, consumer=consumer, projector=projector, probe=probe,
-                         revocations=revocations, gate=gate)
-        await probe.start()
+        app.state.update(reads=models, hub=hub, revocations=revocations, gate=gate,
+                         projector=Projector(redis, store, loader, meta_cache_size=settings.state_cache_games))
+        ready = readiness(app)
+        ready.require("revocations", lambda: (revocations.synced_within(10.0), "the revocation list is stale"))
+        ready.details["live_clients"] = lambda: hub.clients
         await revocations.start()
         await hub.start()
-        if consume:
-            await consumer.start()
-        gauge = asyncio.create_task(_games_gauge(reads, settings.metrics_interval_s))
-        sampler = asyncio.create_task(sample_memory(redis, settings.metrics_interval_s))
+        gauge = asyncio.create_task(_games_gauge(models, settings.metrics_interval_s))
         zero_series(SERVICE, game_types())
-        log().info("service_started", port=settings.projection_port,
-                   content_packs=packs["packs"], rejected_packs=packs["rejected"])
         try:
             yield
         finally:
             gauge.cancel()
-            sampler.cancel()
-            if consume:
-                await consumer.stop()
             await hub.stop()
             await revocations.stop()
-            await probe.stop()
             await updates.aclose()
-            await redis.aclose()
             if archive is not None:
                 await archive.close()
 
-    async def ready() -> dict[str, Any]:
-        probe: RedisProbe = app.state.probe
-        consuming = app.state.consumer.healthy or not consume
-        fresh = app.state.revocations.synced_within(10.0)
-        report: dict[str, Any] = {"ok": probe.ok and consuming and fresh, "redis": probe.ok, "consumer": consuming,
-                                  "revocations": fresh, "live_clients": app.state.hub.clients}
-        if not probe.ok:
-            report["error"] = probe.error
-        return report
+    def consumer(app: Litestar) -> FeedConsumer:
+        return FeedConsumer(settings, GROUP, app.state.projector.handle, pause_s=settings.projection_pause_ms / 1000)
 
-    app = Litestar(
-        route_handlers=[public_view, seat_view, public_history, seat_history, public_live, seat_live, game_summary,
-                        scores, lobby, leaderboard, *health_routes(ready), *web_routes()],
-        lifespan=[lifespan],
-        exception_handlers=EXCEPTION_HANDLERS,
-        middleware=[red_middleware(SERVICE)],
+    @contextlib.asynccontextmanager
+    async def started(app: Litestar) -> AsyncIterator[None]:
+        log().info("service_started", port=settings.projection_port,
+                   content_packs=packs["packs"], rejected_packs=packs["rejected"])
+        yield
+
+    # A read API serves while replicas are missing: it acknowledges no write of its own.
+    lifespans = [redis_lifespan(settings, needs_replicas=False), reads]
+    if consume:
+        lifespans.append(consumer_lifespan("consumer", consumer))
+    return service_app(
+        SERVICE, settings, [*lifespans, started],
+        [public_view, seat_view, public_history, seat_history, public_live, seat_live, game_summary, scores, lobby,
+         leaderboard, *web_routes()],
         cors_config=cors_config(settings),
-        state=State({"settings": settings}),
         openapi_config=OpenAPIConfig(
             title="Benthic read API", version="1", components=Components(security_schemes=security_schemes(SEAT_TOKEN)),
             render_plugins=[FinishedJson(lambda: game_schemas().components), ScalarRenderPlugin()],
         ),
-        logging_config=None,
-        debug=False,
     )
-    return app
 
 
 __all__ = ["create_app"]

@@ -206,11 +206,11 @@ async def _backfill() -> int:
     import time
 
     from benthic.service.config import settings
-    from benthic.service.redisconn import redis_client
+    from benthic.service.redisconn import connect
     from services.archiver.redisgame import DueGames
 
     config = settings()
-    redis = redis_client(config.redis_url, 8, config.redis_cluster)
+    redis = connect(config, 8)
     due = DueGames(redis, config.partitions)
     scheduled = 0
     try:

@@ -153,7 +153,8 @@ async def test_every_read_of_every_game_type_is_the_same_after_archiving(
             assert f'benthic_games_archived_total{{game_type="{game_type}"}} 1.0' in metrics
         assert "benthic_archive_size_bytes" in metrics and 'benthic_redis_memory_by_kind_bytes{kind="events"}' in metrics
         ready = (await http.get(f"{platform.url('archiver')}/readyz")).json()
-        assert ready == {"ok": True, "consumer": True, "archiving": True, "migrated": True}
+        assert ready == {"ok": True, "redis": True, "consumer": True, "archiving": True, "migrated": True,
+                         "archive": True}
     finally:
         await http.aclose()
 

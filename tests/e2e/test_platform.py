@@ -382,9 +382,14 @@ async def test_read_api_etag_long_poll_sse_and_openapi(platform: LocalPlatform, 
         assert schema["openapi"].startswith("3.") and schema["paths"]
     metrics = (await client.http.get(f"{platform.command_url}/metrics")).text
     assert "benthic_commands_total" in metrics and "benthic_http_requests_total" in metrics
-    for service in ("command", "projection", "scoring", "archiver"):
-        assert (await client.http.get(f"{platform.url(service)}/healthz")).status_code == 200
-        assert (await client.http.get(f"{platform.url(service)}/readyz")).json()["ok"] is True
+    for service in ("command", "projection", "scoring", "archiver", "bots"):
+        assert (await client.http.get(f"{platform.url(service)}/healthz")).json() == {"status": "ok"}, service
+        ready = (await client.http.get(f"{platform.url(service)}/readyz")).json()
+        assert ready["ok"] is True and ready["redis"] is True, (service, ready)  # one bootstrap, one readiness
+        metrics = (await client.http.get(f"{platform.url(service)}/metrics")).text
+        for shared in ("process_resident_memory_bytes", "benthic_http_requests_total", "benthic_redis_memory_used_bytes",
+                       "benthic_redis_replicas_required", "benthic_redis_replicas_connected"):
+            assert f"\n{shared}" in metrics, (service, shared)
 
 
 async def test_operator_state_and_house_greedy_bots(platform: LocalPlatform, client: BenthicClient) -> None:

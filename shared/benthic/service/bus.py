@@ -23,7 +23,7 @@ from benthic.service.config import Settings
 from benthic.game.events import Notification, notification_decoder
 from benthic.service.feed import DATA_FIELD, decode_message
 from benthic.game.keys import feed_key
-from benthic.service.redisconn import UNAVAILABLE, redis_client
+from benthic.service.redisconn import UNAVAILABLE, connect
 from benthic.service.telemetry import (
     CONSUMER_CLAIMED,
     CONSUMER_GROUP_RECREATED,
@@ -113,7 +113,7 @@ class FeedConsumer:
         self.settings = settings
         self.feed = feed  # which feed of each partition: every commit (feed_key), the lifecycle or managed feed
         self.pause_s = pause_s  # a rest after each batch lets the next one grow (fewer, larger reads)
-        self.redis = redis_client(settings.redis_url, 32, settings.redis_cluster)
+        self.redis = connect(settings, 32)
         self.group = group
         self.handler = handler
         self.consumer = f"{group}-{settings.consumer_name}"

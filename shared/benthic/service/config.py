@@ -13,6 +13,15 @@ import msgspec
 class Settings(msgspec.Struct, frozen=True):
     redis_url: str = "redis://127.0.0.1:6379/0"
     redis_cluster: bool = False  # REDIS_URL names a node of a Redis Cluster
+    # Sentinel mode: "host:port,host:port" of the Sentinels and the name they monitor; the primary is asked of
+    # them (and asked again after a failover).  REDIS_URL then only gives the database, user and password.
+    redis_sentinels: str = ""
+    redis_sentinel_master: str = "benthic"
+    # Acknowledge a write only once `WAIT redis_ack_replicas redis_ack_timeout_ms` confirms it reached that many
+    # replicas (0: once the primary has it); with redis_ack_fsync, `WAITAOF 1 N` (Redis >= 7.2): also fsynced.
+    redis_ack_replicas: int = 0
+    redis_ack_timeout_ms: int = 1000
+    redis_ack_fsync: bool = False
     partitions: int = 16
     # HMAC keys for seat tokens, "kid:secret,kid:secret": the first signs, all verify (rotation).
     token_keys: tuple[tuple[str, bytes], ...] = ()

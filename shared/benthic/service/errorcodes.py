@@ -78,7 +78,11 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode(500, "internal_error", "a bug (logged with its traceback); nothing was changed; never documented "
                                      "per operation"),
     # 503: try again later; nothing was changed
-    ErrorCode(503, "store_unavailable", "Redis unreachable or its pool busy (with Retry-After)"),
+    ErrorCode(503, "store_unavailable", "Redis unreachable, its pool busy, failing over, or a primary refusing writes "
+                                        "(too few replicas: NOREPLICAS) (with Retry-After)"),
+    ErrorCode(503, "durability_unconfirmed", "the write may or may not have been applied: its replication was not "
+                                             "confirmed in time (BENTHIC_REDIS_ACK_REPLICAS); send it again with the "
+                                             "same command id (with Retry-After)"),
     ErrorCode(503, "archive_unavailable", "the PostgreSQL archive of finished games unreachable (with Retry-After)"),
     ErrorCode(503, "identity_provider_unavailable", "the identity provider's JWKS cannot be fetched"),
     ErrorCode(503, "too_many_live_clients", "this server holds its maximum of live clients (with Retry-After)"),
@@ -92,6 +96,8 @@ JWT_AUTH = ("missing_token", "invalid_token", "token_expired", "identity_provide
 PLAYER_AUTH = (*JWT_AUTH, "player_only")
 OPERATOR_AUTH = ("operator_only", "invalid_token", "token_expired", "identity_provider_unavailable")
 SEAT_AUTH = ("missing_token", "invalid_token", "token_expired", "token_revoked", "wrong_game")
+# A route that writes what it acknowledges (an append, a join): its replication is confirmed, or the answer says not.
+WRITE = ("durability_unconfirmed",)
 # A game the route finds by id (in Redis, else in the archive).
 GAME_BY_ID = ("game_not_found", "archive_unavailable")
 # A route that folds the game's events: a replica without its engine version or content pack refuses.

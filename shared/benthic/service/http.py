@@ -17,9 +17,10 @@ from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from benthic.archive import Archive, ArchiveUnavailable
 from benthic.service.config import Settings
-from benthic.service.redisconn import UNAVAILABLE
+from benthic.service.redisconn import is_unavailable
 from benthic.rules import GameNotSupported
 from benthic.store import GameNotFound
+from benthic.store.durability import DurabilityUnconfirmed
 from benthic.service.telemetry import AUTH_REFUSALS, log, metrics_payload
 
 
@@ -85,6 +86,17 @@ def store_unavailable(what: str = "the store") -> ApiError:
                     headers={"Retry-After": str(RETRY_AFTER_S)})
 
 
+def durability_unconfirmed(exc: DurabilityUnconfirmed) -> ApiError:
+    return ApiError(
+        503, "durability_unconfirmed",
+        f"the write may or may not have been applied: its replication to {exc.ack.replicas} replica(s) was not "
+        f"confirmed within {exc.ack.timeout_ms} ms. Sending it again with the same command_id is safe: it is then "
+        "applied once, or answered as the duplicate it is",
+        {"replicas_required": exc.ack.replicas, "timeout_ms": exc.ack.timeout_ms},
+        headers={"Retry-After": str(RETRY_AFTER_S)},
+    )
+
+
 _last_outage_log = 0.0
 
 
@@ -113,7 +125,10 @@ def as_api_error(exc: Exception, where: str) -> ApiError:
         log().warning("archive_unavailable", error=str(exc))
         return ApiError(503, "archive_unavailable", "the archive of finished games cannot be reached; retry later",
                         headers={"Retry-After": "5"})
-    if isinstance(exc, UNAVAILABLE):
+    if isinstance(exc, DurabilityUnconfirmed):
+        _log_outage(where, exc)
+        return durability_unconfirmed(exc)
+    if is_unavailable(exc):
         _log_outage(where, exc)
         return store_unavailable()
     log().exception("unhandled_error", path=where, error=repr(exc))

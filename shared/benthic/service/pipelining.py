@@ -11,6 +11,10 @@ source as a function once per call, each under ``pcall``.  Redis then sets up on
 dozens, and the client packs and parses one command.  Each call keeps its own keys, arguments, effects and
 reply; an error in one is that call's error alone.  A fused run holds Redis for its calls' time together, which
 ``max_fused`` bounds.
+
+With an ``ack`` that waits (``benthic.store.durability``), every pipeline ends with ``WAIT`` (or ``WAITAOF``) on
+its connection, one per cluster node it wrote to: a call's result is handed back only once its write is
+confirmed on the replicas; otherwise the call raises ``DurabilityUnconfirmed``.
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ from typing import Any
 from redis.asyncio import Redis, RedisCluster
 from redis._parsers.base import BaseParser
 from redis.exceptions import NoScriptError
+
+from benthic.service.telemetry import DURABILITY_UNCONFIRMED
+from benthic.store.durability import NO_ACK, Ack, DurabilityUnconfirmed
 
 # ARGV[1] = n calls, then n pairs (key count, argument count), then every call's arguments in order; KEYS are
 # every call's keys in order.  Replies: per call {1, reply} or {0, error text}.
@@ -51,9 +58,12 @@ return out
 
 class ScriptBatcher:
     def __init__(
-        self, redis: Redis, source: str | bytes, max_batch: int = 256, max_in_flight: int = 2, max_fused: int = 64
+        self, redis: Redis, source: str | bytes, max_batch: int = 256, max_in_flight: int = 2, max_fused: int = 64,
+        ack: Ack = NO_ACK, operation: str = "append",
     ) -> None:
         self.redis = redis
+        self.ack = ack
+        self.operation = operation  # what the writes are, for benthic_durability_unconfirmed_total
         self.source = source.decode() if isinstance(source, bytes) else source
         self.max_batch = max_batch
         self.max_in_flight = max_in_flight
@@ -129,6 +139,7 @@ class ScriptBatcher:
 
     async def _execute(self, batch: list[tuple[Sequence[Any], Sequence[Any], asyncio.Future[Any]]]) -> list[Any]:
         groups = [batch[i : i + self.max_fused] for i in range(0, len(batch), self.max_fused)]
+        waits: list[Any] = []  # the cluster nodes written to (one None on a single server)
         async with self.redis.pipeline(transaction=False) as pipe:
             for group in groups:
                 if len(group) == 1:
@@ -138,13 +149,47 @@ class ScriptBatcher:
                     pipe.execute_command("EVALSHA", self._sha, len(keys), *keys, *args)
                 else:
                     pipe.execute_command("EVALSHA", self._fused_sha, *_fused_arguments(group))
+            if self.ack.waits:
+                waits = self._wait_targets(groups)
+                for node in waits:
+                    pipe.execute_command(*self.ack.command(), **({"target_nodes": node} if node else {}))
             replies = await pipe.execute(raise_on_error=False)
+        if waits:
+            replies, confirmations = replies[: len(groups)], replies[len(groups):]
+            unconfirmed = next((c for c in confirmations if not self.ack.confirmed(c)), None)
+            if unconfirmed is not None or len(confirmations) != len(waits):
+                return self._unconfirmed(groups, replies, unconfirmed)
         results: list[Any] = []
         for group, reply in zip(groups, replies, strict=True):
             if len(group) == 1 or isinstance(reply, Exception):
                 results.extend([reply] * len(group))
             else:
                 results.extend(_unfused(reply))
+        return results
+
+
+    def _wait_targets(self, groups: list[list[tuple[Sequence[Any], Sequence[Any], Any]]]) -> list[Any]:
+        """Where the confirming command goes: after the writes on their connection (one server), or on the
+        connection of each cluster node written to (its pipeline's part for that node)."""
+        if not isinstance(self.redis, RedisCluster):
+            return [None]
+        nodes = {}
+        for group in groups:
+            node = self.redis.get_node_from_key(group[0][0][0])
+            nodes[node.name] = node
+        return list(nodes.values())
+
+    def _unconfirmed(self, groups: list[Any], replies: list[Any], reply: Any) -> list[Any]:
+        """Every call's own error, or DurabilityUnconfirmed carrying its result (which may say it wrote nothing)."""
+        results: list[Any] = []
+        for group, grouped in zip(groups, replies, strict=True):
+            if isinstance(grouped, Exception):
+                results.extend([grouped] * len(group))
+                continue
+            for result in [grouped] if len(group) == 1 else _unfused(grouped):
+                failed = isinstance(result, Exception)
+                results.append(result if failed else DurabilityUnconfirmed(self.ack, reply, result))
+        DURABILITY_UNCONFIRMED.labels(self.operation).inc(sum(isinstance(r, DurabilityUnconfirmed) for r in results))
         return results
 
 

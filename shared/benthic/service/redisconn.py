@@ -1,7 +1,10 @@
-"""Connections to Redis: one server, or a Redis Cluster (``BENTHIC_REDIS_CLUSTER=1``).
+"""Connections to Redis: one server, a primary found through Sentinel (``BENTHIC_REDIS_SENTINELS``), or a Redis
+Cluster (``BENTHIC_REDIS_CLUSTER=1``).  Every service gets its clients from :func:`connect`.
 
 Every multi-key operation of Benthic stays inside one hash slot (``{pK}`` for a game, ``{r:<type>}`` for the
-ratings of a game type), so the same code runs on both; only the client changes.
+ratings of a game type), so the same code runs on all three; only the client changes.  Under Sentinel a
+connection asks the Sentinels for the primary whenever it (re)connects, and a connection that finds its server
+demoted (``READONLY``) or gone drops itself: after a failover every client reaches the new primary by itself.
 
 A process's requests share a bounded pool: a request waits for a free connection (``redis_pool_timeout_s``)
 rather than failing because others are in flight; what cannot get one in time, or finds Redis unreachable,
@@ -14,26 +17,60 @@ import asyncio
 import contextlib
 from typing import Any
 
+from urllib.parse import unquote, urlsplit
+
 from redis.asyncio import BlockingConnectionPool, Connection, Redis, RedisCluster
 from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool, SentinelManagedConnection
 from redis.backoff import ConstantBackoff
 from redis.connection import HiredisRespSerializer
-from redis.exceptions import ClusterDownError, TryAgainError
+from redis.exceptions import (
+    BusyLoadingError,
+    ClusterDownError,
+    MasterDownError,
+    ReadOnlyError,
+    ResponseError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.utils import HIREDIS_AVAILABLE
 
+from benthic.service.config import Settings
+from benthic.service.telemetry import (
+    REDIS_MEMORY_MAX,
+    REDIS_MEMORY_USED,
+    REDIS_PRIMARY_CHANGES,
+    REDIS_REPLICAS_CONNECTED,
+    REDIS_REPLICAS_REQUIRED,
+    REDIS_REPLICATION_LAG,
+    log,
+)
+
 _TIMEOUTS: dict[str, Any] = {"socket_timeout": 10, "socket_connect_timeout": 3}
 
-# What "the store cannot answer now" looks like from redis-py: unreachable, timed out, no free connection,
-# a cluster without a master for a slot.  Anything else is a bug, not an outage.
+# What "the store cannot answer now" looks like from redis-py: unreachable, timed out, no free connection (a
+# failover or a Sentinel that names no primary included), a cluster without a master for a slot, a server still
+# loading its data, or one that is (now) a replica.  Anything else is a bug, not an outage.
 UNAVAILABLE: tuple[type[BaseException], ...] = (
     RedisConnectionError,
     RedisTimeoutError,
     ClusterDownError,
     TryAgainError,
     ConnectionRefusedError,
+    BusyLoadingError,
+    ReadOnlyError,
+    MasterDownError,
 )
+# Error replies redis-py has no class for: a primary refusing writes under min-replicas-to-write (NOREPLICAS).
+_UNAVAILABLE_REPLIES = ("NOREPLICAS", "READONLY", "LOADING", "MASTERDOWN", "TRYAGAIN", "CLUSTERDOWN")
+
+
+def is_unavailable(error: BaseException) -> bool:
+    """Whether ``error`` means "the store cannot take this now, retry shortly" (answered 503, never 500)."""
+    if isinstance(error, UNAVAILABLE):
+        return True
+    return isinstance(error, ResponseError) and str(error).startswith(_UNAVAILABLE_REPLIES)
 
 
 def connection_options() -> dict[str, Any]:
@@ -47,11 +84,11 @@ if HIREDIS_AVAILABLE:
 
     _PACKER: Any = HiredisRespSerializer()
 
-    class HiredisPackedConnection(Connection):
+    class HiredisPacking:
         """redis-py's asyncio connection packs every command in Python (a tenth of a busy service's CPU); its
-        synchronous one uses hiredis's C packer when hiredis is installed.  This is the asyncio connection
-        with that packer: the same bytes on the wire.  (``rediss://`` and unix-socket URLs keep their own
-        connection classes.)"""
+        synchronous one uses hiredis's C packer when hiredis is installed.  Mixed into an asyncio connection
+        class, this packs with that packer: the same bytes on the wire.  (``rediss://`` and unix-socket URLs
+        keep their own connection classes.)"""
 
         def pack_command(self, *args: Any) -> list[bytes]:
             first = args[0]
@@ -62,9 +99,74 @@ if HIREDIS_AVAILABLE:
                     pass  # a memoryview or bytearray argument: redis-py's serializer converts it
             return _PACKER.pack(*args)  # type: ignore[no-any-return]
 
+    class HiredisPackedConnection(HiredisPacking, Connection):
+        pass
+
+    class HiredisSentinelConnection(HiredisPacking, SentinelManagedConnection):
+        pass
+
     _CONNECTION: dict[str, Any] = {"connection_class": HiredisPackedConnection}
+    _SENTINEL_CONNECTION: dict[str, Any] = {"connection_class": HiredisSentinelConnection}
 else:  # pragma: no cover - hiredis is a dependency
     _CONNECTION = {}
+    _SENTINEL_CONNECTION = {}
+
+
+class BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
+    """redis-py's Sentinel pool (connections to whichever server the Sentinels name primary) with the blocking
+    pool's bound: a request waits ``timeout`` seconds for a free connection rather than failing at once."""
+
+
+def sentinel_addresses(setting: str) -> list[tuple[str, int]]:
+    """``BENTHIC_REDIS_SENTINELS`` ("host:port,host:port") as addresses; a malformed one stops the service."""
+    addresses = []
+    for item in filter(None, (part.strip() for part in setting.split(","))):
+        host, _, port = item.rpartition(":")
+        if not host or not port.isdigit():
+            raise SystemExit(f"BENTHIC_REDIS_SENTINELS: {item!r} is not host:port")
+        addresses.append((host.strip("[]"), int(port)))
+    return addresses
+
+
+def check_redis_settings(settings: Settings) -> None:
+    """Stop at start-up, with the reason, on a Redis configuration that cannot work."""
+    if settings.redis_sentinels and settings.redis_cluster:
+        raise SystemExit("set BENTHIC_REDIS_SENTINELS or BENTHIC_REDIS_CLUSTER, not both")
+    if settings.redis_sentinels and not sentinel_addresses(settings.redis_sentinels):
+        raise SystemExit("BENTHIC_REDIS_SENTINELS names no Sentinel")
+    if settings.redis_sentinels and not settings.redis_sentinel_master:
+        raise SystemExit("BENTHIC_REDIS_SENTINEL_MASTER is empty: name the master the Sentinels monitor")
+    if settings.redis_ack_replicas < 0 or settings.redis_ack_timeout_ms <= 0:
+        raise SystemExit("BENTHIC_REDIS_ACK_REPLICAS must be 0 or more and BENTHIC_REDIS_ACK_TIMEOUT_MS positive")
+
+
+def connect(settings: Settings, max_connections: int | None = None, pool_timeout: float | None = None) -> Any:
+    """A client of the configured Redis (one server, the Sentinels' primary or a cluster) with a pool of
+    ``max_connections`` (default ``BENTHIC_REDIS_POOL``) that callers wait on up to ``pool_timeout`` seconds."""
+    size = max_connections or settings.redis_pool
+    wait = settings.redis_pool_timeout_s if pool_timeout is None else pool_timeout
+    if settings.redis_sentinels:
+        return sentinel_client(settings, size, wait)
+    return redis_client(settings.redis_url, size, settings.redis_cluster, wait)
+
+
+def sentinel_client(settings: Settings, max_connections: int, pool_timeout: float) -> Any:
+    """A client of the primary the Sentinels name (database, user and password from ``REDIS_URL``)."""
+    parts = urlsplit(settings.redis_url)
+    database = parts.path.strip("/")
+    server: dict[str, Any] = {"db": int(database) if database.isdigit() else 0}
+    if parts.username:
+        server["username"] = unquote(parts.username)
+    if parts.password:
+        server["password"] = unquote(parts.password)
+    # A Sentinel that does not answer in half a second is skipped: discovery never hangs a request.
+    sentinels = Sentinel(sentinel_addresses(settings.redis_sentinels),
+                         sentinel_kwargs={"socket_timeout": 0.5, "socket_connect_timeout": 0.5})
+    pool = BlockingSentinelPool(
+        settings.redis_sentinel_master, sentinels, max_connections=max_connections, timeout=pool_timeout,
+        health_check_interval=30, **_SENTINEL_CONNECTION, **connection_options(), **server,
+    )
+    return Redis(connection_pool=pool)
 
 
 def redis_client(url: str, max_connections: int = 64, cluster: bool = False, pool_timeout: float = 2.0) -> Any:
@@ -91,8 +193,6 @@ async def memory(redis: Any) -> tuple[int, int]:
 
 async def sample_memory(redis: Any, interval: float) -> None:
     """Keep ``benthic_redis_memory_used_bytes`` / ``_max_bytes`` current (every service runs one; cancel it)."""
-    from benthic.service.telemetry import REDIS_MEMORY_MAX, REDIS_MEMORY_USED
-
     while True:
         with contextlib.suppress(Exception):
             used, limit = await memory(redis)
@@ -102,15 +202,34 @@ async def sample_memory(redis: Any, interval: float) -> None:
 
 
 class RedisProbe:
-    """Pings Redis on its own connection every ``interval`` seconds, so readiness is known at once whatever the
-    load on the request pool, and turns false within one interval of an outage."""
+    """Watches Redis on its own connection every ``interval`` seconds, so readiness is known at once whatever the
+    load on the request pool, and turns false within one interval of an outage.
 
-    def __init__(self, url: str, cluster: bool, interval: float = 0.5) -> None:
-        self.redis = redis_client(url, 2, cluster, pool_timeout=interval)
+    Besides a ``PING``, every ``replication_every`` probes it reads ``INFO`` (replication, server): the role of
+    the server it reaches (a replica, e.g. a demoted primary, is not ready), how many replicas are online
+    (``benthic_redis_replicas_connected``; fewer than ``BENTHIC_REDIS_ACK_REPLICAS`` is not ready when
+    ``needs_replicas``), how far they lag (``benthic_redis_replication_lag_bytes``) and the primary's run id: a
+    new one (a failover, a restart) counts ``benthic_redis_primary_changes_total``.  With
+    ``BENTHIC_REDIS_ACK_FSYNC`` a server older than 7.2 (no ``WAITAOF``) is not ready either.
+    """
+
+    def __init__(
+        self, settings: Settings, interval: float = 0.5, needs_replicas: bool = True, replication_every: int = 4
+    ) -> None:
+        self.redis = connect(settings, 2, pool_timeout=interval)
+        self.cluster = settings.redis_cluster
+        self.required = settings.redis_ack_replicas if needs_replicas else 0
+        self.fsync = settings.redis_ack_fsync
         self.interval = interval
+        self.replication_every = replication_every
         self.ok = False
         self.error = "not probed yet"
+        self.replicas: int | None = None  # online replicas of the primary (the fewest of any cluster master)
+        self._replication_error = ""
+        self._run_ids: frozenset[str] = frozenset()
+        self._probes = 0
         self._task: asyncio.Task[None] | None = None
+        REDIS_REPLICAS_REQUIRED.set(settings.redis_ack_replicas)
 
     async def start(self) -> None:
         await self._probe()
@@ -131,7 +250,43 @@ class RedisProbe:
     async def _probe(self) -> None:
         try:
             await asyncio.wait_for(self.redis.ping(), self.interval * 2)
+            if self._probes % self.replication_every == 0 or self._replication_error:
+                self._replication_error = await asyncio.wait_for(self._replication(), self.interval * 2)
         except Exception as error:  # noqa: BLE001 - any failure means not ready
-            self.ok, self.error = False, repr(error)
+            self.ok, self.error = False, f"redis: {error!r}"
         else:
-            self.ok, self.error = True, ""
+            self.ok, self.error = not self._replication_error, self._replication_error
+        self._probes += 1
+
+    async def _replication(self) -> str:
+        """What keeps the server from taking acknowledged writes now ('' when nothing does); updates the
+        replication metrics."""
+        info = await self.redis.info("replication", "server")
+        nodes = list(info.values()) if self.cluster else [info]
+        primaries = [n for n in nodes if n.get("role") == "master"]
+        if not primaries:
+            return "redis: the server is a replica (read-only), not a primary: waiting for a failover"
+        online, lag = [], 0
+        for node in primaries:
+            offset = int(node.get("master_repl_offset", 0))
+            replicas = [v for k, v in node.items() if k.startswith("slave") and isinstance(v, dict)]
+            online.append(sum(1 for r in replicas if r.get("state") == "online"))
+            lag = max([lag, *(offset - int(r.get("offset", offset)) for r in replicas)])
+        self.replicas = min(online)
+        REDIS_REPLICAS_CONNECTED.set(self.replicas)
+        REDIS_REPLICATION_LAG.set(max(lag, 0))
+        run_ids = frozenset(str(n.get("run_id", "")) for n in primaries)
+        if self._run_ids and run_ids != self._run_ids:
+            REDIS_PRIMARY_CHANGES.inc()
+            log().warning("redis_primary_changed", run_ids=sorted(run_ids))
+        self._run_ids = run_ids
+        if self.fsync and any(_version(n.get("redis_version", "0")) < (7, 2) for n in primaries):
+            return "redis: BENTHIC_REDIS_ACK_FSYNC needs WAITAOF (Redis >= 7.2); this server is older"
+        if self.replicas < self.required:
+            return (f"redis: {self.replicas} replica(s) online, BENTHIC_REDIS_ACK_REPLICAS requires {self.required}:"
+                    " writes cannot be acknowledged")
+        return ""
+
+
+def _version(text: object) -> tuple[int, ...]:
+    return tuple(int(part) for part in str(text).split(".")[:2] if part.isdigit())

@@ -90,6 +90,18 @@ GAMES_NOT_SUPPORTED = Counter(
 )
 REDIS_MEMORY_USED = Gauge("benthic_redis_memory_used_bytes", "Redis used_memory")
 REDIS_MEMORY_MAX = Gauge("benthic_redis_memory_max_bytes", "Redis maxmemory (0: no limit)")
+REDIS_REPLICAS_CONNECTED = Gauge(
+    "benthic_redis_replicas_connected", "Replicas online at the Redis primary, as this process last saw (cluster: "
+    "the fewest of any master)")
+REDIS_REPLICAS_REQUIRED = Gauge(
+    "benthic_redis_replicas_required", "Replicas a write must reach before it is acknowledged (BENTHIC_REDIS_ACK_REPLICAS)")
+REDIS_REPLICATION_LAG = Gauge(
+    "benthic_redis_replication_lag_bytes", "How far the furthest replica lags behind the primary's replication offset")
+REDIS_PRIMARY_CHANGES = Counter(
+    "benthic_redis_primary_changes_total", "The Redis primary this process reaches changed (a failover or a restart)")
+DURABILITY_UNCONFIRMED = Counter(
+    "benthic_durability_unconfirmed_total", "Writes whose replication (or fsync) could not be confirmed in time",
+    ["operation"])
 LIVE_CLIENTS = Gauge("benthic_live_clients", "Clients waiting on long-poll or SSE")
 LIVE_STREAMS = Gauge("benthic_live_streams", "Open server-sent-event streams of this process")
 LIVE_STREAMS_REFUSED = Counter(

@@ -6,6 +6,8 @@
 --       8 event count n, 9 meta pair count m, 10 lifecycle ('1': the feed message also goes to the lifecycle
 --       feed), then n event datas, then m x (field, value)
 -- Returns {'ok'|'duplicate'|'conflict'|'missing', 'first:last' or '', current version}
+-- A duplicate rewrites the meta's version (the same value): a write, so that a WAIT after this script covers the
+-- replication of the first commit too, wherever it was made (store/durability.py).
 local expected = tonumber(ARGV[1])
 if expected ~= 0 and redis.call('EXISTS', KEYS[2]) == 0 then
   return {'missing', '', '0'}
@@ -13,7 +15,10 @@ end
 local current = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
 if ARGV[2] ~= '' then
   local first = redis.call('HGET', KEYS[3], ARGV[2])
-  if first then return {'duplicate', first, tostring(current)} end
+  if first then
+    redis.call('HSET', KEYS[2], 'version', tostring(current))
+    return {'duplicate', first, tostring(current)}
+  end
 end
 if current ~= expected then
   return {'conflict', '', tostring(current)}

@@ -3,8 +3,8 @@
 A game's events live in ``{pK}:g:<game>`` with entry ID ``<version>-0`` (layout in ``entries.py``).  One Lua
 script appends a commit atomically: it checks the expected version and the command id (a repeat returns the
 first commit and adds nothing), adds the events, updates the game's meta hash and adds one notification to
-the partition feed.  Acknowledged means appended: what survives a crash of Redis itself depends on
-``appendfsync`` (README).
+the partition feed.  Acknowledged means appended and, with an ``ack`` that waits, confirmed on that many
+replicas (``durability.py``); what survives a crash of Redis itself depends on ``appendfsync`` (README).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from benthic.service.feed import encode_notification
 from benthic.game.keys import GameKeys
 from benthic.service.pipelining import ScriptBatcher
 from benthic.store import append, join, snapshot
+from benthic.store.durability import NO_ACK, Ack, DurabilityUnconfirmed
 from benthic.store.entries import CommitHead, encode_head, envelopes, last_head, starts_inside_commit
 from benthic.store.records import (
     Actor,
@@ -39,12 +40,13 @@ _LOOKBACK = 64  # entries read backwards to find the head of a commit a range st
 
 
 class EventStore:
-    def __init__(self, redis: Redis, partitions: int, feed_maxlen: int = 200_000) -> None:
+    def __init__(self, redis: Redis, partitions: int, feed_maxlen: int = 200_000, ack: Ack = NO_ACK) -> None:
         self.redis = redis
         self.partitions = partitions
         self.feed_maxlen = feed_maxlen
-        self._append = ScriptBatcher(redis, append.SOURCE)
-        self._join = redis.register_script(join.SOURCE)
+        self.ack = ack
+        self._append = ScriptBatcher(redis, append.SOURCE, ack=ack, operation="append")
+        self._join = ScriptBatcher(redis, join.SOURCE, max_fused=1, ack=ack, operation="join")
         self._snapshot = redis.register_script(snapshot.SOURCE)
 
     def keys(self, game_id: str) -> GameKeys:
@@ -96,7 +98,12 @@ class EventStore:
             meta=meta or {},
             lifecycle=kind != "e",
         )
-        reply = append.parse_append_reply(await self._append(keys, args))
+        try:
+            reply = append.parse_append_reply(await self._append(keys, args))
+        except DurabilityUnconfirmed as unconfirmed:
+            reply = append.parse_append_reply(unconfirmed.result)
+            if reply.status in ("ok", "duplicate"):  # written (or its first commit maybe not yet replicated)
+                raise
         if reply.status == "conflict":
             raise VersionConflict(expected_version, reply.current)
         if reply.status == "missing":
@@ -158,7 +165,12 @@ class EventStore:
             feed_maxlen=self.feed_maxlen,
             keeps_rated=keeps_rated,
         )
-        reply = join.parse_join_reply(await self._join(keys=keys, args=args))
+        try:
+            reply = join.parse_join_reply(await self._join(keys, args))
+        except DurabilityUnconfirmed as unconfirmed:
+            reply = join.parse_join_reply(unconfirmed.result)
+            if reply.outcome in ("ok", "already_seated"):  # a write this answer would acknowledge
+                raise
         if reply.outcome == "missing":
             raise GameNotFound(game_id)
         if reply.outcome != "ok":

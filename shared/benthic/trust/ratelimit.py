@@ -25,14 +25,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from limits import RateLimitItem, parse_many
-from limits.aio.storage import RedisClusterStorage, RedisStorage
+from limits.aio.storage import RedisClusterStorage, RedisSentinelStorage, RedisStorage
 from limits.aio.strategies import FixedWindowRateLimiter, RateLimiter, SlidingWindowCounterRateLimiter
 
 from benthic.service.config import Settings
 from benthic.service.http import ApiError
 from benthic.service.pipelining import ScriptBatcher
 from benthic.game.keys import RATE_LIMIT_PREFIX
-from benthic.service.redisconn import connection_options, redis_client
+from benthic.service.redisconn import connect, connection_options, sentinel_addresses
 from benthic.service.telemetry import RATE_LIMITED
 
 ACTIONS = ("create", "join", "token", "command")
@@ -61,11 +61,19 @@ def configured_limits(settings: Settings) -> dict[tuple[str, str], list[RateLimi
     }
 
 
-def _storage(redis_url: str, cluster: bool) -> Any:
+def _storage(settings: Settings) -> Any:
+    redis_url, cluster = settings.redis_url, settings.redis_cluster
     parts = urlsplit(redis_url)
     if parts.scheme not in ("redis", "rediss"):
         raise SystemExit(f"rate limits need a redis:// or rediss:// REDIS_URL, not {parts.scheme}://")
     options: dict[str, Any] = connection_options()
+    if settings.redis_sentinels:  # the primary the Sentinels name, as every other client of the service
+        credentials = parts.netloc.rpartition("@")[0]
+        hosts = ",".join(f"{host}:{port}" for host, port in sentinel_addresses(settings.redis_sentinels))
+        return RedisSentinelStorage(
+            f"async+redis+sentinel://{credentials + '@' if credentials else ''}{hosts}/{settings.redis_sentinel_master}",
+            implementation="redispy", key_prefix=RATE_LIMIT_PREFIX, use_replicas=False, **options,
+        )
     if cluster:
         return RedisClusterStorage(
             f"async+{parts.scheme}+cluster://{parts.netloc}", implementation="redispy", key_prefix=RATE_LIMIT_PREFIX,
@@ -77,12 +85,12 @@ def _storage(redis_url: str, cluster: bool) -> Any:
 class RateLimits:
     def __init__(self, settings: Settings) -> None:
         self.limits = configured_limits(settings)
-        self._storage = _storage(settings.redis_url, settings.redis_cluster) if any(self.limits.values()) else None
+        self._storage = _storage(settings) if any(self.limits.values()) else None
         self._sliding = SlidingWindowCounterRateLimiter(self._storage) if self._storage is not None else None
         self._fixed = FixedWindowRateLimiter(self._storage) if self._storage is not None else None
         self._pipelined = self._storage is not None and not settings.redis_cluster
         self._batchers: dict[bool, ScriptBatcher] = {}  # by fixed window; made on first use (lazy storage)
-        self._redis_url = settings.redis_url
+        self._settings = settings
         self._redis: Any = None  # the batcher's client (the platform's, with its hiredis packer)
 
     def _limiter(self, action: str) -> RateLimiter | None:
@@ -92,7 +100,7 @@ class RateLimits:
         batcher = self._batchers.get(fixed)
         if batcher is None:
             if self._redis is None:
-                self._redis = redis_client(self._redis_url, 16)
+                self._redis = connect(self._settings, 16)
             bridge = self._storage.bridge
             script = bridge.lua_incr_expire if fixed else bridge.lua_acquire_sliding_window
             batcher = self._batchers[fixed] = ScriptBatcher(self._redis, script.script)
