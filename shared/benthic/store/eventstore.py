@@ -21,6 +21,7 @@ from benthic.game.keys import GameKeys
 from benthic.service.pipelining import ScriptBatcher
 from benthic.store import append, join, snapshot
 from benthic.store.durability import NO_ACK, Ack, DurabilityUnconfirmed
+from benthic.store.scripts import load_lua
 from benthic.store.entries import CommitHead, encode_head, envelopes, last_head, starts_inside_commit
 from benthic.store.records import (
     Actor,
@@ -47,6 +48,7 @@ class EventStore:
         self.ack = ack
         self._append = ScriptBatcher(redis, append.SOURCE, ack=ack, operation="append")
         self._join = ScriptBatcher(redis, join.SOURCE, max_fused=1, ack=ack, operation="join")
+        self._committed = ScriptBatcher(redis, load_lua(__package__, "committed"), ack=ack, operation="append")
         self._snapshot = redis.register_script(snapshot.SOURCE)
 
     def keys(self, game_id: str) -> GameKeys:
@@ -207,7 +209,18 @@ class EventStore:
         return envelopes(entries, head)
 
     async def committed(self, game_id: str, command_id: str) -> Commit | None:
-        value = await self.redis.hget(self.keys(game_id).commands, command_id)
+        """The commit of ``command_id`` (``duplicate=True``), or None.  With an ack that waits, a commit is
+        answered only once it is confirmed on the replicas (as an append's duplicate is)."""
+        keys = self.keys(game_id)
+        if not self.ack.waits:
+            value = await self.redis.hget(keys.commands, command_id)
+        else:
+            try:
+                value = await self._committed([keys.meta, keys.commands], [command_id])
+            except DurabilityUnconfirmed as unconfirmed:
+                if unconfirmed.result is not None:
+                    raise
+                value = None
         if value is None:
             return None
         first, _, last = value.decode().partition(":")
