@@ -57,6 +57,9 @@ class Projector:
         self._write = ScriptBatcher(redis, writes.SOURCE)
 
     async def handle(self, notes: list[Notification]) -> None:
+        if self.loader.forget_if_primary_changed():  # what it wrote last may be gone with the old primary
+            self._written.clear()
+            self._metas.clear()
         games: dict[str, tuple[str, bool]] = {}
         for note in notes:
             seats_changed = note.kind == "seats" or games.get(note.game_id, ("", False))[1]

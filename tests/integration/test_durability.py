@@ -15,13 +15,14 @@ import pytest
 import redis as sync_redis
 from redis.exceptions import ResponseError
 
+from benthic.game.gamestate import StateLoader
 from benthic.game.keys import GameKeys
 from benthic.local.devha import PrivateSentinelSet
 from benthic.rules import GameConfig, get_engine
 from benthic.rules.bots import RandomBot
 from benthic.service.bootstrap import ack_of
 from benthic.service.http import as_api_error
-from benthic.service.redisconn import connect, is_unavailable
+from benthic.service.redisconn import connect, is_unavailable, on_primary_change
 from benthic.store import EventStore, NewEvent, SeatInfo
 from benthic.store.durability import DurabilityUnconfirmed
 from tests.platform_helpers import settings_for_tests
@@ -168,3 +169,37 @@ async def test_a_duplicate_answer_waits_for_the_first_commit_to_be_replicated(se
     finally:
         await quick.redis.aclose()
         await acked.redis.aclose()
+
+
+async def test_after_a_failover_clients_reach_the_new_primary_and_drop_what_they_read(
+    sentinel_set: PrivateSentinelSet,
+) -> None:
+    """Last in this module: it fails the module's primary over.  A client made by ``connect`` follows the
+    Sentinels to the promoted replica, and the store's epoch moves before anything is read from it, so the
+    state caches built on the old primary (which may hold writes the new one never got) are dropped."""
+    settings = _settings(sentinel_set)
+    redis = connect(settings)
+    store = EventStore(redis, 16, ack=ack_of(settings))
+    forget = on_primary_change(store.primary_changed)
+    loader = StateLoader(store, 10, 0)
+    try:
+        game = Game(store)
+        await game.create()
+        await loader.load(game.game_id, game.engine)
+        assert loader.cached(game.game_id) is not None
+        old = await asyncio.to_thread(sentinel_set.kill_primary)
+        new = await asyncio.to_thread(sentinel_set.wait_for_failover, old)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                info = await redis.info("server")
+                break
+            except Exception as error:  # noqa: BLE001 - the old primary is gone: refused until the client follows
+                assert is_unavailable(error), repr(error)
+                assert time.monotonic() < deadline, "the client did not follow the failover"
+                await asyncio.sleep(0.1)
+        assert int(info["tcp_port"]) == new.port
+        assert store.epoch >= 1 and loader.cached(game.game_id) is None
+    finally:
+        forget()
+        await redis.aclose()

@@ -46,6 +46,9 @@ class StateCache:
         while len(self._items) > self.capacity:
             self._items.popitem(last=False)
 
+    def clear(self) -> None:
+        self._items.clear()
+
     def drop(self, game_id: str) -> None:
         self._items.pop(game_id, None)
 
@@ -89,17 +92,34 @@ def _advance(engine: AnyEngine, life: Lifecycle, state: Any, commit: list[Envelo
 
 
 class StateLoader:
+    """Folded states, from this process's cache, else the snapshot, then the stream's tail.
+
+    A cache can hold what a Redis primary had and its successor never got (a write made but not yet replicated
+    when the primary died: never acknowledged, but seen).  So when the store's ``epoch`` moves (the primary
+    changed: a failover, a restart) the whole cache is dropped before anything is read from it again."""
+
     def __init__(self, store: EventStore, cache_size: int, snapshot_every: int) -> None:
         self.store = store
         self.cache = StateCache(cache_size)
         self.snapshot_every = snapshot_every
         self._snapshot_tasks: set[asyncio.Task[None]] = set()
+        self._epoch = store.epoch
+
+    def forget_if_primary_changed(self) -> bool:
+        """Drop the cache if the primary changed since it was filled; whether it did."""
+        if self._epoch == self.store.epoch:
+            return False
+        self._epoch = self.store.epoch
+        self.cache.clear()
+        return True
 
     def cached(self, game_id: str) -> Folded | None:
+        self.forget_if_primary_changed()
         return self.cache.get(game_id)
 
     async def load(self, game_id: str, engine: AnyEngine) -> Folded:
         """The state at the stream's current version."""
+        self.forget_if_primary_changed()
         folded = self.cache.get(game_id)
         if folded is None:
             folded = await self._from_snapshot(game_id, engine)
@@ -112,6 +132,7 @@ class StateLoader:
     async def load_at(self, game_id: str, engine: AnyEngine, version: int) -> Folded:
         """The state at ``version`` exactly (at most the stream's version): from the cache when it is not newer,
         else from the snapshot when that is not newer, else from the start."""
+        self.forget_if_primary_changed()
         folded = self.cache.get(game_id)
         if folded is None or folded.version > version:
             folded = await self._from_snapshot(game_id, engine)
@@ -134,6 +155,8 @@ class StateLoader:
 
     def remember(self, game_id: str, engine: AnyEngine, before: int, folded: Folded) -> None:
         """Cache a state this process just produced, and snapshot it when it crosses a multiple of N."""
+        if self.forget_if_primary_changed():
+            return  # produced from a state read before the primary changed: not to be trusted
         self.cache.put(game_id, folded)
         if self.snapshot_every and folded.version // self.snapshot_every > before // self.snapshot_every:
             snapshot = Snapshot(engine.version, folded.version, engine.encode_state(folded.state),

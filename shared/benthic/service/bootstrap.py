@@ -3,8 +3,9 @@ Litestar's ``lifespan=[...]`` (each is entered in order and left in reverse).
 
 - :func:`redis_lifespan`: the Redis client of the requests (``app.state.redis``, through
   ``benthic.service.redisconn.connect``: one server, Sentinel or a cluster), the event store on it
-  (``app.state.store``, acknowledging writes as ``BENTHIC_REDIS_ACK_*`` say), the probe that watches Redis
-  (``app.state.probe``) and the sampler of Redis' memory;
+  (``app.state.store``, acknowledging writes as ``BENTHIC_REDIS_ACK_*`` say, its epoch moved when the primary
+  changes so that caches of what was read are dropped), the probe that watches Redis (``app.state.probe``) and
+  the sampler of Redis' memory;
 - :func:`consumer_lifespan`: a feed consumer (``benthic.service.bus.FeedConsumer``) started and drained;
 - :func:`tasks_lifespan`: background loops, given the drain timeout to finish on shutdown.
 
@@ -27,7 +28,7 @@ from litestar.datastructures import State
 from benthic.service.bus import FeedConsumer
 from benthic.service.config import Settings
 from benthic.service.http import EXCEPTION_HANDLERS, health_routes
-from benthic.service.redisconn import RedisProbe, check_redis_settings, connect, sample_memory
+from benthic.service.redisconn import RedisProbe, check_redis_settings, connect, on_primary_change, sample_memory
 from benthic.service.telemetry import red_middleware
 from benthic.store import EventStore
 from benthic.store.durability import Ack
@@ -84,6 +85,7 @@ def redis_lifespan(settings: Settings, *, needs_replicas: bool = True, sample_me
         probe = RedisProbe(settings, needs_replicas=needs_replicas)
         await probe.start()
         store = EventStore(redis, settings.partitions, settings.feed_maxlen, ack=ack_of(settings))
+        forget = on_primary_change(store.primary_changed)  # the caches of what was read are dropped
         app.state.update(redis=redis, store=store, probe=probe)
         readiness(app).require("redis", lambda: (probe.ok, probe.error))
         sampler = asyncio.create_task(sample_memory(redis, sample_memory_s or settings.metrics_interval_s))
@@ -91,6 +93,7 @@ def redis_lifespan(settings: Settings, *, needs_replicas: bool = True, sample_me
             yield
         finally:
             sampler.cancel()
+            forget()
             await probe.stop()
             await redis.aclose()
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 from urllib.parse import unquote, urlsplit
@@ -112,9 +113,37 @@ else:  # pragma: no cover - hiredis is a dependency
     _SENTINEL_CONNECTION = {}
 
 
+_primary_listeners: list[Callable[[], None]] = []
+
+
+def on_primary_change(listener: Callable[[], None]) -> Callable[[], None]:
+    """Call ``listener`` whenever this process finds the Redis primary changed (a Sentinel names another server,
+    or the probe sees a new run id: a failover or a restart); returns the function that unregisters it."""
+    _primary_listeners.append(listener)
+    return lambda: _primary_listeners.remove(listener) if listener in _primary_listeners else None
+
+
+def primary_changed(reason: str) -> None:
+    """Tell the listeners (caches of what was read) that the primary changed.  Counted by the probe alone
+    (``benthic_redis_primary_changes_total``): every pool of a process may notice the same failover."""
+    log().warning("redis_primary_changed", reason=reason)
+    for listener in list(_primary_listeners):
+        listener()
+
+
 class BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
     """redis-py's Sentinel pool (connections to whichever server the Sentinels name primary) with the blocking
-    pool's bound: a request waits ``timeout`` seconds for a free connection rather than failing at once."""
+    pool's bound: a request waits ``timeout`` seconds for a free connection rather than failing at once.
+
+    A connection asks the Sentinels for the primary as it connects; when they name another server than before,
+    :func:`primary_changed` runs before anything is read from the new one."""
+
+    async def get_master_address(self) -> Any:
+        before = self.master_address
+        address = await super().get_master_address()
+        if before is not None and address != before:
+            primary_changed(f"the Sentinels name {address[0]}:{address[1]}, was {before[0]}:{before[1]}")
+        return address
 
 
 def sentinel_addresses(setting: str) -> list[tuple[str, int]]:
@@ -214,7 +243,7 @@ class RedisProbe:
     """
 
     def __init__(
-        self, settings: Settings, interval: float = 0.5, needs_replicas: bool = True, replication_every: int = 4
+        self, settings: Settings, interval: float = 0.5, needs_replicas: bool = True, replication_every: int = 2
     ) -> None:
         self.redis = connect(settings, 2, pool_timeout=interval)
         self.cluster = settings.redis_cluster
@@ -261,7 +290,7 @@ class RedisProbe:
     async def _replication(self) -> str:
         """What keeps the server from taking acknowledged writes now ('' when nothing does); updates the
         replication metrics."""
-        info = await self.redis.info("replication", "server")
+        info = await self.redis.info("replication", "server", *(("persistence",) if self.fsync else ()))
         nodes = list(info.values()) if self.cluster else [info]
         primaries = [n for n in nodes if n.get("role") == "master"]
         if not primaries:
@@ -278,10 +307,12 @@ class RedisProbe:
         run_ids = frozenset(str(n.get("run_id", "")) for n in primaries)
         if self._run_ids and run_ids != self._run_ids:
             REDIS_PRIMARY_CHANGES.inc()
-            log().warning("redis_primary_changed", run_ids=sorted(run_ids))
+            primary_changed(f"the probe sees a new run id {sorted(run_ids - self._run_ids)}")
         self._run_ids = run_ids
         if self.fsync and any(_version(n.get("redis_version", "0")) < (7, 2) for n in primaries):
             return "redis: BENTHIC_REDIS_ACK_FSYNC needs WAITAOF (Redis >= 7.2); this server is older"
+        if self.fsync and any(str(n.get("aof_enabled", "0")) != "1" for n in primaries):
+            return "redis: BENTHIC_REDIS_ACK_FSYNC needs the primary's AOF on (appendonly yes)"
         if self.replicas < self.required:
             return (f"redis: {self.replicas} replica(s) online, BENTHIC_REDIS_ACK_REPLICAS requires {self.required}:"
                     " writes cannot be acknowledged")

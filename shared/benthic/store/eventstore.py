@@ -46,10 +46,15 @@ class EventStore:
         self.partitions = partitions
         self.feed_maxlen = feed_maxlen
         self.ack = ack
+        self.epoch = 0  # moves when the primary changes (primary_changed): caches of what was read are dropped
         self._append = ScriptBatcher(redis, append.SOURCE, ack=ack, operation="append")
         self._join = ScriptBatcher(redis, join.SOURCE, max_fused=1, ack=ack, operation="join")
         self._committed = ScriptBatcher(redis, load_lua(__package__, "committed"), ack=ack, operation="append")
         self._snapshot = redis.register_script(snapshot.SOURCE)
+
+    def primary_changed(self) -> None:
+        """The Redis primary changed (a failover, a restart): what was read before may not be there any more."""
+        self.epoch += 1
 
     def keys(self, game_id: str) -> GameKeys:
         return GameKeys(game_id, self.partitions)
