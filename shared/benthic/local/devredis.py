@@ -39,9 +39,12 @@ def _free(port: int) -> bool:
 
 
 class PrivateRedis:
-    def __init__(self, directory: str | None = None, port: int | None = None) -> None:
+    """``binary``: another server than the ``redis-server`` on the PATH (e.g. a newer Redis-compatible one)."""
+
+    def __init__(self, directory: str | None = None, port: int | None = None, binary: str | None = None) -> None:
         self.port = port or free_port()
         self.directory = Path(directory or tempfile.mkdtemp(prefix="benthic-redis-")).resolve()
+        self.binary = binary
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -49,7 +52,7 @@ class PrivateRedis:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self, timeout: float = 10.0, extra: tuple[str, ...] = ()) -> PrivateRedis:
-        binary = shutil.which("redis-server")
+        binary = self.binary or shutil.which("redis-server")
         if binary is None:
             raise RuntimeError("redis-server is not on PATH (install Debian's redis-server package)")
         self.directory.mkdir(parents=True, exist_ok=True)
