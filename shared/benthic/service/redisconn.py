@@ -71,7 +71,24 @@ def is_unavailable(error: BaseException) -> bool:
     """Whether ``error`` means "the store cannot take this now, retry shortly" (answered 503, never 500)."""
     if isinstance(error, UNAVAILABLE):
         return True
-    return isinstance(error, ResponseError) and str(error).startswith(_UNAVAILABLE_REPLIES)
+    if isinstance(error, ResponseError):
+        return str(error).startswith(_UNAVAILABLE_REPLIES)
+    return _writer_closed_under_it(error)
+
+
+def _writer_closed_under_it(error: BaseException) -> bool:
+    """A connection reset while redis-py's asyncio connection writes to it can surface as the transport's own
+    AttributeError or TypeError instead of a ConnectionError (redis-py issues 3546 and 4287; seen here when a
+    cluster master was killed under load).  The connection is left disconnected and the next use reconnects,
+    so it is an outage like any reset."""
+    if not isinstance(error, (AttributeError, TypeError)) or "NoneType" not in str(error):
+        return False
+    frame = error.__traceback__
+    while frame is not None:
+        if frame.tb_frame.f_code.co_filename.endswith(("redis/asyncio/connection.py", "redis/asyncio/cluster.py")):
+            return True
+        frame = frame.tb_next
+    return False
 
 
 def connection_options() -> dict[str, Any]:
