@@ -115,7 +115,10 @@ async def read_game(redis: Any, game_id: str, partitions: int) -> FinishedGame |
     projected = int(model_raw.get(b"version", 0) or 0)
     if projected != meta.version or model_raw.get(b"scored") != b"1":
         return NotReady(f"projected to {projected} of {meta.version}")
-    if len(meta.seats) >= 2 and not await redis.exists(RatingKeys(meta.game_type).rated(game_id)):
+    # Scoring rates only rated games that were not aborted (services/scoring/scorer.py); the others never get the
+    # marker, and are archived without it.
+    rated = meta.rated and not any(e.type == "game_aborted" and e.kind == PLATFORM for e in envelopes)
+    if rated and len(meta.seats) >= 2 and not await redis.exists(RatingKeys(meta.game_type).rated(game_id)):
         return NotReady("ratings not applied yet")
     engine_events = [e for e in envelopes if e.is_engine]
     game = ArchivedGame(

@@ -211,3 +211,40 @@ async def test_a_cut_replica_makes_writes_wait_and_fail_then_the_promoted_replic
             print(f"cut {time.monotonic() - cut_at:.1f} s before the end; {new.port} promoted; refusals: {acked.refusals}")
             await _every_ack_survived_and_every_game_converged(client, games, finals, acked)
 
+
+
+async def test_archiving_across_a_failover_keeps_every_game_exactly_once(archive_url: str) -> None:
+    """Bot games (played by the bots service) finish, are scored and archived while the primary is killed: every
+    game ends up in the archive exactly once, at its last version, and out of Redis, and reads still answer."""
+    import psycopg
+    import redis as sync_redis
+
+    from benthic.game.keys import GameKeys
+
+    env = {**_env(servers := PrivateSentinelSet(replicas=2)), "BENTHIC_ARCHIVE_AFTER_S": "0.2",
+           "BENTHIC_ARCHIVE_LEASE_S": "2", "BENTHIC_BOT_LEASE_S": "1"}
+    with servers, LocalPlatform(redis_url=servers.primary().url, env=env, archive_url=archive_url) as platform:
+        async with BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
+                                 mint=platform.mint) as client:
+            games = [(await client.create_game(game_type, [{"bot": "random"}, {"bot": "random"}]))["game_id"]
+                     for game_type in sorted(game_types()) for _ in range(2)]
+
+            def archived() -> dict[str, int]:
+                with psycopg.connect(archive_url) as conn:
+                    rows = conn.execute("SELECT game_id, last_version FROM archived_games WHERE game_id = ANY(%s)",
+                                        (games,)).fetchall()
+                return dict(rows)
+
+            await _until(lambda: asyncio.sleep(0, bool(archived())), "a first game archived")
+            old = await asyncio.to_thread(servers.kill_primary)
+            new = await asyncio.to_thread(servers.wait_for_failover, old)
+            def all_archived() -> dict[str, int] | None:
+                found = archived()
+                return found if len(found) == len(games) else None
+
+            done = await _until(lambda: asyncio.sleep(0, all_archived()), "every game archived")
+            primary = sync_redis.Redis(port=new.port)
+            for game_id in games:
+                assert not primary.exists(GameKeys(game_id, 16).meta), f"{game_id} archived but still in Redis"
+                summary = await client.summary(game_id)  # from the archive now
+                assert summary["scored"] and summary["version"] == done[game_id], (game_id, summary)

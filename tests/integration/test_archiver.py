@@ -107,6 +107,22 @@ async def test_a_finished_game_is_copied_verified_and_every_key_of_it_deleted(pl
     assert await _archived_count("nautilus") == before + 1
 
 
+async def test_an_unrated_game_is_archived_without_a_ratings_marker(platform: Platform) -> None:
+    """Scoring never rates an unrated game (e.g. one with bots only), so no marker comes: it is archived anyway
+    (it used to wait for the marker forever)."""
+    game = await StoreGame(platform.store, "nautilus", seats=2).create()
+    await platform.redis.hset(GameKeys(game.game_id, platform.settings.partitions).meta, "rated", "0")
+    await game.play()
+    await platform.projector.project(game.game_id, "nautilus")
+    assert await platform.scorer.score(game.game_id, "nautilus")
+    await platform.projector.project(game.game_id, "nautilus")
+    assert not await platform.redis.exists(RatingKeys("nautilus").rated(game.game_id))
+    await platform.schedule(game)
+    assert await platform.archiver.step() == 1
+    assert await platform.archive.get(game.game_id) is not None
+    assert await platform.keys_of(game.game_id) == set()
+
+
 async def test_a_game_not_finished_scored_and_projected_stays_until_it_is(
     redis: Any, redis_url: str, archive: Archive
 ) -> None:
