@@ -9,6 +9,7 @@ game is scored and rated once; the services follow the failover by themselves, w
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import time
 import uuid
@@ -248,3 +249,46 @@ async def test_archiving_across_a_failover_keeps_every_game_exactly_once(archive
                 assert not primary.exists(GameKeys(game_id, 16).meta), f"{game_id} archived but still in Redis"
                 summary = await client.summary(game_id)  # from the archive now
                 assert summary["scored"] and summary["version"] == done[game_id], (game_id, summary)
+
+
+def test_a_bad_redis_configuration_is_answered_and_said_not_hung(redis_url: str) -> None:
+    """No Sentinel reachable, an unknown master name, fewer replicas online than BENTHIC_REDIS_ACK_REPLICAS: the
+    service starts, serves /healthz, says in /readyz why it is not ready, and answers requests 503."""
+    import subprocess
+    import sys
+
+    from benthic.local.devredis import free_port
+
+    def unready_reason(env: dict[str, str]) -> tuple[str, int]:
+        port = free_port()
+        process = subprocess.Popen([sys.executable, "-m", "benthic.cli", "serve", "command", "--port", str(port)],
+                                   env={**os.environ, "REDIS_URL": redis_url, **env},
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                assert process.poll() is None, "the service stopped instead of waiting, unready"
+                try:
+                    ready = httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=2)
+                    break
+                except httpx.TransportError:
+                    assert time.monotonic() < deadline, "the service did not serve"
+                    time.sleep(0.2)
+            assert httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200
+            answer = httpx.get(f"http://127.0.0.1:{port}/games/nope/ops/audit", timeout=5,
+                               headers={"Authorization": "Bearer dev-operator-token"})
+            return ready.json()["error"] if ready.status_code == 503 else "", answer.status_code
+        finally:
+            process.terminate()
+            process.wait(timeout=20)
+
+    nobody = f"127.0.0.1:{free_port()}"
+    reason, status = unready_reason({"BENTHIC_REDIS_SENTINELS": nobody})
+    assert f"the Sentinels ({nobody}) name no primary for 'benthic'" in reason and status == 503
+    with PrivateSentinelSet(replicas=1) as servers:
+        reason, status = unready_reason({"BENTHIC_REDIS_SENTINELS": servers.sentinels_setting,
+                                         "BENTHIC_REDIS_SENTINEL_MASTER": "no-such-master"})
+        assert "name no primary for 'no-such-master'" in reason and status == 503
+        reason, status = unready_reason({"BENTHIC_REDIS_SENTINELS": servers.sentinels_setting,
+                                         "BENTHIC_REDIS_ACK_REPLICAS": "2"})
+        assert "1 replica(s) online, BENTHIC_REDIS_ACK_REPLICAS requires 2" in reason, reason

@@ -120,6 +120,7 @@ class FeedConsumer:
         self._readers: list[asyncio.Task[None]] = []
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
+        self._grouped = 0  # readers whose consumer groups exist
         self.started = False
 
     def _reader_partitions(self) -> list[list[int]]:
@@ -127,9 +128,9 @@ class FeedConsumer:
         return [[p] for p in partitions] if self.settings.redis_cluster else [partitions]
 
     async def start(self) -> None:
+        """Start reading.  The consumer groups are made first, by each reader, as soon as Redis answers: a
+        service started while Redis is unreachable (or its Sentinels name no primary yet) serves, unready."""
         zero_series("", (), (self.group,))
-        for partition in range(self.settings.partitions):
-            await ensure_group(self.redis, self.feed(partition), self.group)
         self._readers = [asyncio.create_task(self._read_loop(partitions), name=f"{self.group}-reader")
                          for partitions in self._reader_partitions()]
         self._tasks = [
@@ -158,9 +159,25 @@ class FeedConsumer:
 
     @property
     def healthy(self) -> bool:
-        return self.started and all(not task.done() for task in self._readers)
+        return (self.started and self._grouped == len(self._readers)
+                and all(not task.done() for task in self._readers))
+
+    async def _ensure_groups(self, partitions: list[int]) -> None:
+        failures = 0
+        while not self._stopping:
+            try:
+                for partition in partitions:
+                    await ensure_group(self.redis, self.feed(partition), self.group)
+                return
+            except Exception as error:  # noqa: BLE001 - Redis away at start: the service waits, unready
+                failures += 1
+                if failures == 1 or failures % 20 == 0:
+                    log().warning("consumer_groups_not_made", group=self.group, error=repr(error), failures=failures)
+                await asyncio.sleep(min(2.0, 0.1 * failures))
 
     async def _read_loop(self, partitions: list[int]) -> None:
+        await self._ensure_groups(partitions)
+        self._grouped += 1
         streams = {self.feed(p): ">" for p in partitions}
         failures = 0
         while not self._stopping:

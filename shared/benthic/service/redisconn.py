@@ -22,8 +22,8 @@ from urllib.parse import unquote, urlsplit
 
 from redis.asyncio import BlockingConnectionPool, Connection, Redis, RedisCluster
 from redis.asyncio.retry import Retry
-from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool, SentinelManagedConnection
-from redis.backoff import ConstantBackoff
+from redis.asyncio.sentinel import MasterNotFoundError, Sentinel, SentinelConnectionPool, SentinelManagedConnection
+from redis.backoff import ConstantBackoff, NoBackoff
 from redis.connection import HiredisRespSerializer
 from redis.exceptions import (
     BusyLoadingError,
@@ -205,9 +205,10 @@ def sentinel_client(settings: Settings, max_connections: int, pool_timeout: floa
         server["username"] = unquote(parts.username)
     if parts.password:
         server["password"] = unquote(parts.password)
-    # A Sentinel that does not answer in half a second is skipped: discovery never hangs a request.
-    sentinels = Sentinel(sentinel_addresses(settings.redis_sentinels),
-                         sentinel_kwargs={"socket_timeout": 0.5, "socket_connect_timeout": 0.5})
+    # A Sentinel that does not answer in half a second is skipped, at once (redis-py's default retries back off
+    # for seconds): discovery never hangs a request.
+    sentinels = Sentinel(sentinel_addresses(settings.redis_sentinels), sentinel_kwargs={
+        "socket_timeout": 0.5, "socket_connect_timeout": 0.5, "retry": Retry(NoBackoff(), 0)})
     pool = BlockingSentinelPool(
         settings.redis_sentinel_master, sentinels, max_connections=max_connections, timeout=pool_timeout,
         health_check_interval=30, **_SENTINEL_CONNECTION, **connection_options(), **server,
@@ -264,6 +265,7 @@ class RedisProbe:
     ) -> None:
         self.redis = connect(settings, 2, pool_timeout=interval)
         self.cluster = settings.redis_cluster
+        self.sentinels, self.master = settings.redis_sentinels, settings.redis_sentinel_master
         self.required = settings.redis_ack_replicas if needs_replicas else 0
         self.fsync = settings.redis_ack_fsync
         self.interval = interval
@@ -298,6 +300,10 @@ class RedisProbe:
             await asyncio.wait_for(self.redis.ping(), self.interval * 2)
             if self._probes % self.replication_every == 0 or self._replication_error:
                 self._replication_error = await asyncio.wait_for(self._replication(), self.interval * 2)
+        except MasterNotFoundError:
+            self.ok, self.error = False, (
+                f"redis: the Sentinels ({self.sentinels}) name no primary for {self.master!r}: none of them answers, "
+                "or they monitor no master of that name (BENTHIC_REDIS_SENTINELS, BENTHIC_REDIS_SENTINEL_MASTER)")
         except Exception as error:  # noqa: BLE001 - any failure means not ready
             self.ok, self.error = False, f"redis: {error!r}"
         else:

@@ -51,7 +51,12 @@ class Revocations:
         self._stopping = False
 
     async def start(self) -> None:
-        await self._read(block_ms=None)
+        """Read the list, and follow it.  If Redis cannot be read now the service starts anyway: unready, and
+        refusing seat tokens (503) until the list is read (it fails closed)."""
+        try:
+            await self._read(block_ms=None)
+        except Exception as error:  # noqa: BLE001 - followed from now on
+            log().warning("revocations_unavailable", error=repr(error))
         self._task = asyncio.create_task(self._follow())
 
     async def stop(self) -> None:
