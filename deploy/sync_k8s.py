@@ -4,6 +4,8 @@
     k8s/base/app/grafana-dashboards.yaml    <- deploy/grafana/dashboards/*.json
     k8s/base/autoscaling/keda.yaml          <- one redis-streams trigger per partition feed {pK}:feed, {pK}:lifecycle or {pK}:managed
     k8s/overlays/prod-cluster/keda-cluster.yaml   the same triggers for the redis-cluster-streams scaler
+    k8s/base/keda-sentinel.yaml                   the same triggers for the redis-sentinel-streams scaler (the
+                                                  whole base stack, whose Redis is found through its Sentinels)
 
 The number of partitions is BENTHIC_PARTITIONS of k8s/base/app/configmap.yaml.
 
@@ -40,6 +42,17 @@ CONSUMERS = {
 }
 # KEDA reads the Redis password from the Secret through this TriggerAuthentication (k8s/base/autoscaling).
 TRIGGER_AUTHENTICATION = "benthic-redis"
+# How each kind of Redis is addressed: KEDA's scaler type and the trigger metadata naming the server(s), read
+# from the ConfigMap benthic-config (KEDA resolves *FromEnv against the scaled Deployment's environment).
+REDIS_MODES: dict[str, tuple[str, dict[str, str]]] = {
+    "single": ("redis-streams", {"addressFromEnv": "REDIS_ADDRESS"}),
+    "cluster": ("redis-cluster-streams", {"addressesFromEnv": "REDIS_ADDRESS"}),
+    # The Sentinels are asked for the primary, as the services do (KEDA 2.11+: lagCount with Sentinel too).
+    "sentinel": (
+        "redis-sentinel-streams",
+        {"addressesFromEnv": "BENTHIC_REDIS_SENTINELS", "sentinelMasterFromEnv": "BENTHIC_REDIS_SENTINEL_MASTER"},
+    ),
+}
 
 
 class _Dumper(yaml.SafeDumper):
@@ -96,11 +109,12 @@ def grafana_dashboards() -> str:
     return HEADER.format(source="deploy/grafana/dashboards/*.json") + _dump([config_map])
 
 
-def _triggers(group: str, spec: dict[str, Any], cluster: bool) -> list[dict[str, Any]]:
+def _triggers(group: str, spec: dict[str, Any], mode: str) -> list[dict[str, Any]]:
+    kind, address = REDIS_MODES[mode]
     triggers: list[dict[str, Any]] = []
     for partition in range(partitions()):
         metadata = {
-            ("addressesFromEnv" if cluster else "addressFromEnv"): "REDIS_ADDRESS",
+            **address,
             "stream": f"{{p{partition}}}:{spec['feed']}",
             "consumerGroup": group,
             "lagCount": spec["lag"],
@@ -108,7 +122,7 @@ def _triggers(group: str, spec: dict[str, Any], cluster: bool) -> list[dict[str,
         }
         triggers.append(
             {
-                "type": "redis-cluster-streams" if cluster else "redis-streams",
+                "type": kind,
                 "name": f"feed-p{partition}",
                 "metadata": metadata,
                 "authenticationRef": {"name": TRIGGER_AUTHENTICATION},
@@ -121,17 +135,18 @@ def _triggers(group: str, spec: dict[str, Any], cluster: bool) -> list[dict[str,
     return triggers
 
 
-def keda(cluster: bool = False) -> str:
+def keda(mode: str = "single") -> str:
+    """The ScaledObjects (mode "single"), or for another kind of Redis a merge patch of their triggers."""
     documents = []
     for group, spec in CONSUMERS.items():
         name = f"benthic-{group}"
-        if cluster:
+        if mode != "single":
             documents.append(
                 {
                     "apiVersion": "keda.sh/v1alpha1",
                     "kind": "ScaledObject",
                     "metadata": {"name": name},
-                    "spec": {"triggers": _triggers(group, spec, cluster=True)},
+                    "spec": {"triggers": _triggers(group, spec, mode)},
                 }
             )
             continue
@@ -160,13 +175,13 @@ def keda(cluster: bool = False) -> str:
                             }
                         }
                     },
-                    "triggers": _triggers(group, spec, cluster=False),
+                    "triggers": _triggers(group, spec, mode),
                 },
             }
         )
     what = (
-        "the redis-cluster-streams triggers (a merge patch: it replaces the triggers list)"
-        if cluster
+        f"the {REDIS_MODES[mode][0]} triggers (a merge patch: it replaces the triggers list)"
+        if mode != "single"
         else "KEDA ScaledObjects: one redis-streams lag trigger per partition feed"
     )
     return HEADER.format(source=f"deploy/sync_k8s.py ({what})") + _dump(documents)
@@ -177,7 +192,8 @@ def outputs() -> dict[Path, str]:
         ROOT / "k8s/base/app/prometheusrule.yaml": prometheus_rule(),
         ROOT / "k8s/base/app/grafana-dashboards.yaml": grafana_dashboards(),
         ROOT / "k8s/base/autoscaling/keda.yaml": keda(),
-        ROOT / "k8s/overlays/prod-cluster/keda-cluster.yaml": keda(cluster=True),
+        ROOT / "k8s/overlays/prod-cluster/keda-cluster.yaml": keda("cluster"),
+        ROOT / "k8s/base/keda-sentinel.yaml": keda("sentinel"),
     }
 
 

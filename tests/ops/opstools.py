@@ -282,9 +282,10 @@ def samples(kind: str, name: str, labels: set[str]) -> dict[str, set[str]]:
 
 
 @cache
-def service_metrics() -> dict[str, set[str]]:
-    """Sample names the services define, each with its label names: every metric that benthic's and the
-    services' modules register with prometheus_client once imported."""
+def service_metric_types() -> dict[str, tuple[str, frozenset[str]]]:
+    """The metrics the services define, as PENDING_METRICS writes them: name (a counter without `_total`) ->
+    (type, label names); every metric that benthic's and the services' modules register with prometheus_client
+    once imported."""
     import importlib
     import pkgutil
 
@@ -297,10 +298,19 @@ def service_metrics() -> dict[str, set[str]]:
     for package in (benthic, services):
         for found in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
             importlib.import_module(found.name)
+    return {
+        collector._name: (collector._type, frozenset(collector._labelnames))
+        for collector in list(REGISTRY._collector_to_names)
+        if isinstance(collector, MetricWrapperBase)
+    }
+
+
+@cache
+def service_metrics() -> dict[str, set[str]]:
+    """Sample names the services define, each with its label names."""
     names: dict[str, set[str]] = {}
-    for collector in list(REGISTRY._collector_to_names):
-        if isinstance(collector, MetricWrapperBase):
-            names.update(samples(collector._type, collector._name, set(collector._labelnames)))
+    for name, (kind, labels) in service_metric_types().items():
+        names.update(samples(kind, name, set(labels)))
     return names
 
 

@@ -444,8 +444,19 @@ def test_ingress_sends_writes_to_command_and_reads_to_projection(overlay: str) -
         assert _ingress_backend(objects, path) == backend, f"{overlay}: {path}"
 
 
+# The Redis StatefulSets and who may reach each: the port, and the pods of each peer allowed in.
+REDIS_PARTS = {"benthic-redis": ("redis", 6379), "benthic-sentinel": ("sentinel", 26379)}
+CLIENT_PEER = {"podSelector": {"matchLabels": {"benthic.io/redis-client": "true"}}}
+KEDA_PEER = {
+    "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "keda"}},
+    "podSelector": {"matchLabels": {"app": "keda-operator"}},
+}
+
+
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_only_the_services_reach_redis_and_everything_else_is_denied(overlay: str) -> None:
+    """Redis (6379) and its Sentinels (26379) each accept exactly: the five services, KEDA's operator, the
+    Redis pods (replication, start.sh) and the Sentinels (monitoring, failover, votes); nothing else."""
     objects = render(overlay)
     policies = by_kind(objects, "NetworkPolicy")
     deny = policies["benthic-default-deny-ingress"]["spec"]
@@ -456,21 +467,37 @@ def test_only_the_services_reach_redis_and_everything_else_is_denied(overlay: st
         if d["spec"]["template"]["metadata"]["labels"].get("benthic.io/redis-client") == "true"
     }
     assert clients == {f"benthic-{s}" for s in SERVICES}
-    redis = by_kind(objects, "StatefulSet").get("benthic-redis")
-    if redis is None:
-        assert "benthic-redis" not in policies, "a Redis policy without a Redis"
+    stateful = by_kind(objects, "StatefulSet")
+    if "benthic-redis" not in stateful:
+        assert not set(REDIS_PARTS) & set(policies), "a Redis policy without a Redis"
+        assert "benthic-sentinel" not in stateful
         return
-    policy = policies["benthic-redis"]["spec"]
-    assert _matches(policy["podSelector"], redis["spec"]["template"]["metadata"]["labels"])
-    (rule,) = policy["ingress"]
-    assert rule["ports"] == [{"protocol": "TCP", "port": 6379}]
-    for peer in rule["from"]:
-        if "namespaceSelector" in peer:  # KEDA's operator, for the redis-streams scaler
-            assert peer["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": "keda"}}
-            assert peer["podSelector"] == {"matchLabels": {"app": "keda-operator"}}
-        else:
-            assert peer["podSelector"] == {"matchLabels": {"benthic.io/redis-client": "true"}}
-    # No other pod of the namespace carries the client label (Redis itself does not).
+    pods = {name: stateful[name]["spec"]["template"]["metadata"]["labels"] for name in REDIS_PARTS}
+    for name, (_component, port) in REDIS_PARTS.items():
+        policy = policies[name]["spec"]
+        assert policy["policyTypes"] == ["Ingress"], name
+        # The policy guards exactly its own pods.
+        assert {n for n, labels in pods.items() if _matches(policy["podSelector"], labels)} == {name}, name
+        (rule,) = policy["ingress"]
+        assert rule["ports"] == [{"protocol": "TCP", "port": port}], name
+        peers = [p for p in rule["from"] if p not in (CLIENT_PEER, KEDA_PEER)]
+        assert CLIENT_PEER in rule["from"] and KEDA_PEER in rule["from"], name
+        # Every other peer is a pod selector of this namespace that selects Redis or Sentinel pods only.
+        reached = set()
+        for peer in peers:
+            assert set(peer) == {"podSelector"}, f"{name}: {peer}"
+            selected = {n for n, labels in pods.items() if _matches(peer["podSelector"], labels)}
+            others = [
+                o["metadata"]["name"]
+                for o in objects
+                if o["kind"] in ("Deployment", "StatefulSet")
+                and o["metadata"]["name"] not in REDIS_PARTS
+                and _matches(peer["podSelector"], o["spec"]["template"]["metadata"]["labels"])
+            ]
+            assert selected and not others, f"{name}: {peer} selects {selected} and {others}"
+            reached |= selected
+        assert reached == set(REDIS_PARTS), f"{name}: Redis and Sentinel pods must reach it, not only {reached}"
+    # No other pod of the namespace carries the client label (Redis and the Sentinels do not).
     others = [
         o
         for o in objects
@@ -481,26 +508,98 @@ def test_only_the_services_reach_redis_and_everything_else_is_denied(overlay: st
     )
 
 
-@pytest.mark.parametrize("overlay", ["base", "overlays/dev"])
-def test_redis_persists_with_aof_and_noeviction(overlay: str) -> None:
-    objects = render(overlay)
-    redis = by_kind(objects, "StatefulSet")["benthic-redis"]
-    pod = redis["spec"]["template"]["spec"]
+def _conf(text: str) -> dict[str, str]:
+    """A redis.conf / sentinel.conf as {directive: value} (comments and blank lines skipped; a `sentinel`
+    directive keyed by its first two words, e.g. "sentinel monitor")."""
+    conf = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        words = line.split(" ")
+        if words[0] == "sentinel":
+            conf[" ".join(words[:2])] = " ".join(words[2:])
+        else:
+            conf[words[0]] = " ".join(words[1:])
+    return conf
+
+
+def _anti_affinity(pod: dict[str, Any], labels: dict[str, str]) -> set[str]:
+    """The topology keys over which the pod prefers (or requires) not to share with its own kind."""
+    anti = pod.get("affinity", {}).get("podAntiAffinity", {})
+    terms = [t["podAffinityTerm"] for t in anti.get("preferredDuringSchedulingIgnoredDuringExecution", [])]
+    terms += anti.get("requiredDuringSchedulingIgnoredDuringExecution", [])
+    return {t["topologyKey"] for t in terms if _matches(t["labelSelector"], labels)}
+
+
+def _check_stateful_part(overlay: str, objects: list[dict[str, Any]], name: str, port: int) -> dict[str, Any]:
+    """Three hardened pods behind a headless Service that publishes their names before they are ready, spread
+    over nodes and zones, one at a time disrupted, started by start.sh of the ConfigMap benthic-redis."""
+    stateful = by_kind(objects, "StatefulSet")[name]
+    pod = stateful["spec"]["template"]["spec"]
+    labels = stateful["spec"]["template"]["metadata"]["labels"]
     (container,) = pod["containers"]
-    _check_container_security(f"{overlay}: redis", pod, container)
+    where = f"{overlay}: {name}"
+    assert stateful["spec"]["replicas"] == 3, where
+    _check_container_security(where, pod, container)
+    assert container["ports"][0]["containerPort"] == port, where
     for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
-        assert container[probe]["exec"]["command"] == ["redis-cli", "ping"]
+        assert container[probe]["exec"]["command"][0] == "redis-cli", f"{where}: {probe}"
+        assert container[probe]["exec"]["command"][-1] == "ping", f"{where}: {probe}"
+    assert container["command"] == ["sh", "/etc/redis/start.sh"], where
+    config = next(m for m in container["volumeMounts"] if m["mountPath"] == "/etc/redis")
+    (volume,) = [v for v in pod["volumes"] if v["name"] == config["name"]]
+    assert volume["configMap"]["name"] == "benthic-redis" and config["readOnly"] is True, where
+    assert {m["mountPath"] for m in container["volumeMounts"]} >= {"/tmp"}, f"{where}: start.sh writes its conf"
+    env = {e["name"]: e for e in container["env"]}
+    assert env["POD_NAMESPACE"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.namespace", where
+    assert _anti_affinity(pod, labels) >= {"kubernetes.io/hostname", "topology.kubernetes.io/zone"}, where
+    service = by_kind(objects, "Service")[stateful["spec"]["serviceName"]]
+    assert service["spec"]["clusterIP"] == "None" and service["spec"]["publishNotReadyAddresses"] is True, where
+    assert _matches({"matchLabels": service["spec"]["selector"]}, labels), where
+    budgets = [b for b in by_kind(objects, "PodDisruptionBudget").values() if _matches(b["spec"]["selector"], labels)]
+    assert [b["spec"].get("maxUnavailable") for b in budgets] == [1], f"{where}: one PDB, one pod at a time"
+    return stateful
+
+
+@pytest.mark.parametrize("overlay", ["base", "overlays/dev"])
+def test_redis_is_a_primary_two_replicas_and_three_sentinels(overlay: str) -> None:
+    objects = render(overlay)
+    redis = _check_stateful_part(overlay, objects, "benthic-redis", 6379)
+    sentinel = _check_stateful_part(overlay, objects, "benthic-sentinel", 26379)
+    container = redis["spec"]["template"]["spec"]["containers"][0]
+    assert container["args"] == ["redis"] and sentinel["spec"]["template"]["spec"]["containers"][0]["args"] == [
+        "sentinel"
+    ]
+    assert container["lifecycle"]["preStop"]["exec"]["command"] == ["sh", "/etc/redis/start.sh", "prestop"]
     (claim,) = redis["spec"]["volumeClaimTemplates"]
     assert claim["metadata"]["name"] == "data" and claim["spec"]["resources"]["requests"]["storage"]
     assert {"name": "data", "mountPath": "/data"} in container["volumeMounts"]
-    conf = dict(
-        line.split(" ", 1)
-        for line in by_kind(objects, "ConfigMap")["benthic-redis"]["data"]["redis.conf"].strip().splitlines()
-    )
-    assert conf["appendonly"] == "yes" and conf["maxmemory-policy"] == "noeviction" and conf["dir"] == "/data"
+    data = by_kind(objects, "ConfigMap")["benthic-redis"]["data"]
+    conf = _conf(data["redis.conf"])
+    assert conf["appendonly"] == "yes" and conf["appendfsync"] == "everysec"
+    assert conf["maxmemory-policy"] == "noeviction" and conf["dir"] == "/data"
+    # An isolated primary stops taking writes within 10 s (bounded split brain; docs/OPERATIONS.md).
+    assert conf["min-replicas-to-write"] == "1" and conf["min-replicas-max-lag"] == "10"
     limit = _bytes(container["resources"]["limits"]["memory"])
     assert 0 < _bytes(conf["maxmemory"]) <= 0.8 * limit, "maxmemory must leave room below the container limit"
-    assert redis["spec"]["serviceName"] in by_kind(objects, "Service")
+    assert "replicaof" not in conf, "start.sh decides who replicates whom"
+    sentinel_conf = _conf(data["sentinel.conf"])
+    master, host, port, quorum = sentinel_conf["sentinel monitor"].split(" ")
+    assert (host, port, quorum) == ("@PRIMARY@", "@PORT@", "2"), "start.sh fills in the primary; quorum 2 of 3"
+    assert sentinel_conf["sentinel down-after-milliseconds"] == f"{master} 5000"
+    assert sentinel_conf["sentinel failover-timeout"] == f"{master} 60000"
+    assert sentinel_conf["sentinel resolve-hostnames"] == "yes" == sentinel_conf["sentinel announce-hostnames"]
+    # The services (and KEDA) ask exactly these three Sentinels, by their stable names, for this master.
+    config = _config(objects)
+    assert config["BENTHIC_REDIS_SENTINEL_MASTER"] == master
+    names = [
+        f"{sentinel['metadata']['name']}-{i}.{sentinel['spec']['serviceName']}.{sentinel['metadata']['namespace']}"
+        f".svc.cluster.local:26379"
+        for i in range(sentinel["spec"]["replicas"])
+    ]
+    assert config["BENTHIC_REDIS_SENTINELS"].split(",") == names
+    assert "REDIS_ADDRESS" not in config, "KEDA asks the Sentinels too; a single address would name any pod"
 
 
 def _bytes(quantity: str) -> float:
@@ -604,7 +703,17 @@ def test_autoscaling_hpa_for_command_and_keda_lag_scaling_for_the_consumers(over
     assert set(scaled) == {"benthic-projection", "benthic-scoring", "benthic-bots"}, (
         "the archiver is not scaled"
     )
-    cluster = config.get("BENTHIC_REDIS_CLUSTER") == "true"
+    # How KEDA reaches Redis follows how the services do: a cluster, the Sentinels, or one address.
+    if config.get("BENTHIC_REDIS_CLUSTER") == "true":
+        kind, addressing = "redis-cluster-streams", {"addressesFromEnv": "REDIS_ADDRESS"}
+    elif config.get("BENTHIC_REDIS_SENTINELS"):
+        kind = "redis-sentinel-streams"
+        addressing = {
+            "addressesFromEnv": "BENTHIC_REDIS_SENTINELS",
+            "sentinelMasterFromEnv": "BENTHIC_REDIS_SENTINEL_MASTER",
+        }
+    else:
+        kind, addressing = "redis-streams", {"addressFromEnv": "REDIS_ADDRESS"}
     (authentication,) = by_kind(objects, "TriggerAuthentication").values()
     assert authentication["spec"]["secretTargetRef"] == [
         {"parameter": "password", "name": SECRET, "key": "REDIS_PASSWORD"}
@@ -621,12 +730,14 @@ def test_autoscaling_hpa_for_command_and_keda_lag_scaling_for_the_consumers(over
         for trigger in spec["triggers"]:
             if trigger["type"] == "cpu":
                 continue
-            assert trigger["type"] == ("redis-cluster-streams" if cluster else "redis-streams"), overlay
+            assert trigger["type"] == kind, overlay
             metadata = trigger["metadata"]
             assert metadata["consumerGroup"] == group
             assert int(metadata["lagCount"]) > 0, "scale on consumer-group lag"
-            address = metadata.get("addressesFromEnv" if cluster else "addressFromEnv")
-            assert address in config, f"{name}: {address} must be in the ConfigMap (KEDA reads the pod's env)"
+            addresses = {k: v for k, v in metadata.items() if k.endswith("FromEnv")}
+            assert addresses == addressing, f"{name}: {addresses}"
+            for variable in addresses.values():
+                assert config.get(variable), f"{name}: {variable} must be set in the ConfigMap (KEDA reads env)"
             assert "passwordFromEnv" not in metadata and "password" not in metadata
             assert trigger["authenticationRef"] == {"name": authentication["metadata"]["name"]}
             streams.add(metadata["stream"])
@@ -644,7 +755,7 @@ def test_dev_is_one_replica_each_without_autoscaling() -> None:
     assert {d["spec"]["replicas"] for d in by_kind(objects, "Deployment").values()} == {1}
     assert not by_kind(objects, "ScaledObject") and not by_kind(objects, "HorizontalPodAutoscaler")
     assert _config(objects)["BENTHIC_ENVIRONMENT"] == "dev"
-    assert {"benthic-redis", "benthic-postgres"} <= set(by_kind(objects, "StatefulSet"))
+    assert {"benthic-redis", "benthic-sentinel", "benthic-postgres"} <= set(by_kind(objects, "StatefulSet"))
 
 
 @pytest.mark.parametrize("overlay", ["overlays/prod", "overlays/prod-cluster"])
@@ -655,6 +766,7 @@ def test_prod_uses_an_external_redis_more_replicas_and_no_secret_values(overlay:
     assert not by_kind(objects, "Secret"), "the prod Secret is created out of band, never rendered"
     assert not by_kind(objects, "StatefulSet"), "prod uses an external or cluster Redis"
     assert "benthic-redis" not in config["REDIS_ADDRESS"]
+    assert config["BENTHIC_REDIS_SENTINELS"] == "", "no in-cluster Sentinels in prod (and none with a cluster)"
     assert all(d["spec"]["replicas"] >= 2 for d in by_kind(objects, "Deployment").values())
     images = {
         c["image"]
@@ -665,6 +777,24 @@ def test_prod_uses_an_external_redis_more_replicas_and_no_secret_values(overlay:
     assert config["BENTHIC_REDIS_CLUSTER"] == ("true" if overlay.endswith("cluster") else "false")
     assert "benthic-postgres" not in by_kind(objects, "NetworkPolicy"), "prod uses an external PostgreSQL"
     assert images == {f"ghcr.io/benthic/benthic:0.1.0@{PLACEHOLDER_DIGEST}"}, "pinned by digest"
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_redis_settings_are_ones_the_services_accept(overlay: str) -> None:
+    """The Redis settings of every overlay pass the services' own start-up check; production acknowledges a
+    write only once a replica has it (issue 23), and only there."""
+    from benthic.service.config import from_env
+    from benthic.service.redisconn import check_redis_settings
+
+    config = _config(render(overlay))
+    check_redis_settings(from_env(config))  # SystemExit on a combination that cannot work
+    production = overlay.startswith("overlays/prod")
+    assert int(config["BENTHIC_REDIS_ACK_REPLICAS"]) == (1 if production else 0), overlay
+    assert int(config["BENTHIC_REDIS_ACK_TIMEOUT_MS"]) == 1000, overlay
+    sentinels = by_kind(render(overlay), "StatefulSet").get("benthic-sentinel")
+    assert bool(config["BENTHIC_REDIS_SENTINELS"]) == (sentinels is not None), (
+        f"{overlay}: Sentinels named exactly where the overlay runs them"
+    )
 
 
 def test_the_placeholder_digest_is_documented() -> None:
@@ -711,6 +841,10 @@ ROUND2_DEFAULTS = {
     "BENTHIC_LIMIT_TOKEN_PER_PLAYER": "60/minute",
     "BENTHIC_LIMIT_TOKEN_PER_IP": "300/minute",
     "BENTHIC_MAX_OPEN_GAMES_PER_PLAYER": 20,
+    # durability (issue 23); the prod overlays raise BENTHIC_REDIS_ACK_REPLICAS to 1
+    "BENTHIC_REDIS_SENTINEL_MASTER": "benthic",
+    "BENTHIC_REDIS_ACK_REPLICAS": 0,
+    "BENTHIC_REDIS_ACK_TIMEOUT_MS": 1000,
 }
 
 

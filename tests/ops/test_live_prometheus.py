@@ -59,7 +59,8 @@ EXPECTED_ALERTS = {"BenthicScoringFailing", "BenthicConsumerFailures"}  # from t
 # lands from other branches.  Expressions selecting them are skipped (and listed), not failed.
 # EMPTY THIS (the coordinator does) when archiver and bots run in LocalPlatform and the projection exports
 # benthic_live_streams*: from then on every expression must return data again.
-NOT_EXPORTED_YET: dict[str, tuple[str, ...]] = {}
+NOT_EXPORTED_YET: dict[str, tuple[str, ...]] = {
+}
 PREFIXES = tuple(prefix for prefixes in NOT_EXPORTED_YET.values() for prefix in prefixes)
 
 

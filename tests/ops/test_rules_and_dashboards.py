@@ -9,6 +9,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -29,7 +30,7 @@ from tests.ops.opstools import (
     run,
     samples,
     selectors,
-    service_metrics,
+    service_metric_types,
     substitute,
     tool,
 )
@@ -106,14 +107,29 @@ def test_every_alert_has_a_firing_and_a_silent_unit_test() -> None:
     assert alerts - silent == set(), "alerts without a unit test in which they stay silent"
 
 
+def _runbook_sections(markdown: str) -> dict[str, str]:
+    """Each heading's anchor as GitHub makes it (lower case, punctuation dropped, spaces to hyphens) -> the text
+    of its section, up to the next heading."""
+    sections: dict[str, str] = {}
+    parts = re.split(r"^(#+ .*)$", markdown, flags=re.MULTILINE)
+    for heading, body in zip(parts[1::2], parts[2::2]):
+        title = heading.lstrip("#").strip().lower()
+        sections[re.sub(r"[^\w\- ]", "", title).replace(" ", "-")] = body.strip()
+    return sections
+
+
 def test_alerts_have_severity_summary_and_a_runbook_in_operations_md() -> None:
-    operations = (ROOT / "docs/OPERATIONS.md").read_text()
-    anchors = {m.lower() for m in re.findall(r"^#+ .*?\b(Benthic\w+)\b", operations, flags=re.MULTILINE)}
-    for name, rule in _alerts().items():
+    """Every alert's runbook_url is the anchor of a heading of docs/OPERATIONS.md that is exactly its name (so
+    the link lands there), and that section says something."""
+    sections = _runbook_sections((ROOT / "docs/OPERATIONS.md").read_text())
+    alerts = _alerts()
+    assert len(alerts) >= 25
+    for name, rule in alerts.items():
         assert rule["labels"]["severity"] in SEVERITIES, name
         assert rule["annotations"]["summary"] and rule["annotations"]["description"], name
         assert rule["annotations"]["runbook_url"] == f"docs/OPERATIONS.md#{name.lower()}", name
-        assert name.lower() in anchors, f"docs/OPERATIONS.md has no runbook heading for {name}"
+        assert name.lower() in sections, f"docs/OPERATIONS.md has no heading '### {name}' (its runbook)"
+        assert len(sections[name.lower()]) >= 80, f"the runbook section of {name} is (nearly) empty"
 
 
 @pytest.mark.parametrize("expression", all_expressions(), ids=lambda e: e.source)
@@ -133,16 +149,37 @@ def test_queries_use_only_metrics_and_labels_the_services_define(expression) -> 
     assert not unknown, f"{expression.source}: grouping by labels none of its metrics has: {unknown}"
 
 
+def _landed(pending: dict[str, tuple[str, frozenset[str]]]) -> dict[str, tuple[Any, Any]]:
+    """The entries of a PENDING_METRICS-like table that the services define now: name -> (the table's type and
+    labels, the real ones).  By metric name, whatever type the table gives: an entry with the wrong type (a
+    counter written as a gauge names no sample the service exports) has landed all the same."""
+    real = service_metric_types()
+    return {name: (spec, real[name]) for name, spec in pending.items() if name in real}
+
+
 def test_pending_metrics_are_not_defined_yet() -> None:
-    """A round-2 metric the services now define leaves PENDING_METRICS (with the labels the contract gave it)."""
-    defined = service_metrics()
-    landed = {}
+    """A round-2 metric the services now define leaves PENDING_METRICS (with the labels the contract gave it),
+    and an entry there is one some query needs.
+
+    PENDING_METRICS is empty once every metric has landed, so the check also runs on a control, or it could
+    never fail: every metric the services define, entered as pending under each type, must be reported as
+    landed, and a metric nobody defines must not be."""
+    real = service_metric_types()
+    used = {s.metric for e in all_expressions() for s in selectors(e.expr)}
+    assert len(real) >= 20 and {m for n, (k, ls) in real.items() for m in samples(k, n, set(ls))} & used, (
+        "the services' metrics were not found (import walk or registry changed?)"
+    )
+    for kind in ("counter", "gauge", "histogram"):
+        control = {name: (kind, labels) for name, (_, labels) in real.items()}
+        assert set(_landed(control)) == set(real), f"defined metrics entered as {kind}s not seen as landed"
+    assert not _landed({"benthic_no_such_metric": ("gauge", frozenset())})
     for name, (kind, labels) in PENDING_METRICS.items():
-        expected = samples(kind, name, set(labels))
-        if set(expected) & set(defined):
-            landed[name] = {s: (labels, defined.get(s)) for s in expected}
+        assert kind in {"counter", "gauge", "histogram", "info"}, f"{name}: unknown type {kind!r}"
+        assert not name.endswith("_total"), f"{name}: a counter is named without _total, as prometheus_client does"
+        assert set(samples(kind, name, set(labels))) & used, f"{name}: pending, but no query uses it"
+    landed = _landed(PENDING_METRICS)
     assert not landed, (
-        f"defined by the services now: drop them from PENDING_METRICS (contract labels, real): {landed}"
+        f"defined by the services now: drop them from PENDING_METRICS ((contract type, labels), (real)): {landed}"
     )
 
 
@@ -187,7 +224,8 @@ def test_overview_covers_what_operators_asked_for() -> None:
     assert 'outcome=\\"rejected\\"' in text and "by (code)" in text, "rule violations by code"
 
 
-# Rows of the overview and the metrics each must show (issue 10: capacity; issue 12: the game lifecycle).
+# Rows of the overview and the metrics each must show (issue 10: capacity; issue 12: the game lifecycle; issue 23:
+# Redis replication and durability).
 OVERVIEW_ROWS = {
     "Capacity": {
         "benthic_redis_memory_by_kind_bytes",
@@ -196,6 +234,15 @@ OVERVIEW_ROWS = {
         "benthic_archive_lag_seconds",
         "benthic_archive_failures_total",
         "benthic_live_streams",
+    },
+    # issue 23: replication, failover and the writes refused or unconfirmed
+    "Redis replication and durability": {
+        "benthic_redis_replicas_connected",
+        "benthic_redis_replicas_required",
+        "benthic_redis_replication_lag_bytes",
+        "benthic_redis_primary_changes_total",
+        "benthic_durability_unconfirmed_total",
+        "benthic_commands_total",
     },
     "Game lifecycle": {
         "benthic_bot_moves_total",
@@ -209,7 +256,7 @@ OVERVIEW_ROWS = {
 }
 
 
-def test_overview_has_a_capacity_row_and_a_lifecycle_row() -> None:
+def test_overview_has_a_capacity_row_a_durability_row_and_a_lifecycle_row() -> None:
     board = json.loads((DEPLOY / "grafana/dashboards/benthic-overview.json").read_text())
     rows: dict[str, set[str]] = {}
     current = None

@@ -99,6 +99,7 @@ REDIS_REPLICATION_LAG = Gauge(
     "benthic_redis_replication_lag_bytes", "How far the furthest replica lags behind the primary's replication offset")
 REDIS_PRIMARY_CHANGES = Counter(
     "benthic_redis_primary_changes_total", "The Redis primary this process reaches changed (a failover or a restart)")
+DURABLE_WRITES = ("append", "join", "delete")  # the writes acknowledged only once replicated
 DURABILITY_UNCONFIRMED = Counter(
     "benthic_durability_unconfirmed_total", "Writes whose replication (or fsync) could not be confirmed in time",
     ["operation"])
@@ -211,6 +212,9 @@ def zero_series(service: str, game_types: tuple[str, ...], groups: tuple[str, ..
     for group in groups:
         for counter in (CONSUMER_CLAIMED, CONSUMER_GROUP_RECREATED, HANDLER_FAILURES, DEAD_LETTERED):
             counter.labels(group)
+    if service:
+        for operation in DURABLE_WRITES:
+            DURABILITY_UNCONFIRMED.labels(operation)
 
 
 def metrics_payload() -> tuple[bytes, str]:
