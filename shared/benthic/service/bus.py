@@ -121,6 +121,7 @@ class FeedConsumer:
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
         self._grouped = 0  # readers whose consumer groups exist
+        self._grouping = asyncio.Lock()
         self.started = False
 
     def _reader_partitions(self) -> list[list[int]]:
@@ -166,8 +167,11 @@ class FeedConsumer:
         failures = 0
         while not self._stopping:
             try:
-                for partition in partitions:
-                    await ensure_group(self.redis, self.feed(partition), self.group)
+                # One reader at a time: the first calls on a new cluster client must not race (its set-up is not
+                # safe under concurrent first use in redis-py: connections reset under it).
+                async with self._grouping:
+                    for partition in partitions:
+                        await ensure_group(self.redis, self.feed(partition), self.group)
                 return
             except Exception as error:  # noqa: BLE001 - Redis away at start: the service waits, unready
                 failures += 1
