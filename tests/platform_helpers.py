@@ -1,15 +1,57 @@
-"""Helpers for platform tests: games driven straight through the store (no HTTP), settings for tests."""
+"""Helpers for platform tests: games driven straight through the store (no HTTP), settings for tests, the services
+as processes (LocalPlatform) started for the end-to-end tests and a client of them."""
 
 from __future__ import annotations
 
 import random
 import uuid
+from collections.abc import Callable
 from typing import Any
 
-from benthic.service.config import Settings
+from benthic.clients.client import BenthicClient
+from benthic.local.localplatform import LocalPlatform
 from benthic.rules import GameConfig, get_engine
 from benthic.rules.bots import RandomBot
+from benthic.service.config import Settings
 from benthic.store import EventStore, NewEvent, SeatInfo
+
+# Rate limits for services that bots play on as fast as the machine allows, from one address (the limits
+# themselves are tested in tests/e2e/test_identity.py).
+GENEROUS_LIMITS = {
+    "BENTHIC_LIMIT_COMMAND_PER_PLAYER": "1000/second",
+    "BENTHIC_LIMIT_COMMAND_PER_IP": "100000/second",
+    "BENTHIC_LIMIT_TOKEN_PER_IP": "100000/minute",
+    "BENTHIC_LIMIT_JOIN_PER_IP": "100000/minute",
+}
+
+
+class PlatformFactory:
+    """``make(env, shared_archive=...)``: a started LocalPlatform on ``redis_url`` with ``env`` for its services;
+    ``stop()`` stops every one it started (tests/e2e/conftest.py's ``make_platform``, at the end of a module).
+    ``shared_archive``: the test session's PostgreSQL archive (``archive_url()``, asked only then); False: a
+    private PostgreSQL of the platform's own, as LocalPlatform starts one when given no archive URL."""
+
+    def __init__(self, redis_url: str, archive_url: Callable[[], str]) -> None:
+        self.redis_url = redis_url
+        self.archive_url = archive_url
+        self.started: list[LocalPlatform] = []
+
+    def __call__(self, env: dict[str, str] | None = None, *, shared_archive: bool = True) -> LocalPlatform:
+        platform = LocalPlatform(redis_url=self.redis_url, env=env,
+                                 archive_url=self.archive_url() if shared_archive else None)
+        platform.start()  # a start that fails stops what it started
+        self.started.append(platform)
+        return platform
+
+    def stop(self) -> None:
+        while self.started:
+            self.started.pop().stop()
+
+
+def platform_client(platform: LocalPlatform) -> BenthicClient:
+    """A client of ``platform``'s command and read APIs with its operator token, minting its development JWTs."""
+    return BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
+                         mint=platform.mint)
 
 
 def settings_for_tests(redis_url: str, **overrides: Any) -> Settings:

@@ -12,7 +12,6 @@ import random
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
@@ -22,31 +21,22 @@ from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.clients.client import BenthicClient
 from benthic.game.keys import GameKeys
 from benthic.local.localplatform import LocalPlatform
-from benthic.service.redisconn import redis_client
 from benthic.rules import game_types, get_engine
+from benthic.service.redisconn import redis_client
 
-from tests.e2e.test_platform import GENEROUS_LIMITS
+from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory
 
 GAMES = game_types()
 pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
 
 
 @pytest.fixture(scope="module")
-def platform(redis_url: str, archive_url: str) -> Iterator[LocalPlatform]:
-    env = {"BENTHIC_CLAIM_IDLE_MS": "1000", "BENTHIC_CLAIM_INTERVAL_S": "0.5", "BENTHIC_METRICS_INTERVAL_S": "1",
-           "BENTHIC_ARCHIVE_AFTER_S": "0", "BENTHIC_ARCHIVE_LEASE_S": "1", "BENTHIC_DRAIN_TIMEOUT_S": "1",
-           **GENEROUS_LIMITS}
-    with LocalPlatform(redis_url=redis_url, env=env, archive_url=archive_url) as running:
-        running.kill("archiver")  # started again once every body is recorded
-        yield running
-
-
-@pytest.fixture
-async def client(platform: LocalPlatform) -> AsyncIterator[BenthicClient]:
-    api = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
-                        mint=platform.mint)
-    yield api
-    await api.aclose()
+def platform(make_platform: PlatformFactory) -> LocalPlatform:
+    running = make_platform({"BENTHIC_CLAIM_IDLE_MS": "1000", "BENTHIC_CLAIM_INTERVAL_S": "0.5",
+                             "BENTHIC_METRICS_INTERVAL_S": "1", "BENTHIC_ARCHIVE_AFTER_S": "0",
+                             "BENTHIC_ARCHIVE_LEASE_S": "1", "BENTHIC_DRAIN_TIMEOUT_S": "1", **GENEROUS_LIMITS})
+    running.kill("archiver")  # started again once every body is recorded
+    return running
 
 
 def _read_requests(game_id: str, tokens: dict[int, str], version: int) -> list[tuple[str, dict[str, str]]]:

@@ -10,7 +10,7 @@ import asyncio
 import signal
 import subprocess
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -22,25 +22,24 @@ from benthic.service.redisconn import redis_client
 from benthic.store import EventStore
 
 from services.archiver.archiver import STEPS
-from tests.platform_helpers import StoreGame
+from tests.platform_helpers import PlatformFactory, StoreGame
 
 GAME_TYPE = "nautilus"
 PARTITIONS = 16
 
 
 @pytest.fixture(scope="module")
-def platform(redis_url: str, archive_url: str) -> Iterator[LocalPlatform]:
-    env = {
+def platform(make_platform: PlatformFactory) -> LocalPlatform:
+    running = make_platform({
         "BENTHIC_ARCHIVE_AFTER_S": "0",
         "BENTHIC_ARCHIVE_LEASE_S": "1",
         "BENTHIC_CLAIM_IDLE_MS": "800",
         "BENTHIC_CLAIM_INTERVAL_S": "0.3",
         "BENTHIC_METRICS_INTERVAL_S": "1",
         "BENTHIC_DRAIN_TIMEOUT_S": "1",
-    }
-    with LocalPlatform(redis_url=redis_url, env=env, archive_url=archive_url) as running:
-        running.kill("archiver")  # the tests run their own archivers
-        yield running
+    })
+    running.kill("archiver")  # the tests run their own archivers
+    return running
 
 
 @pytest.fixture

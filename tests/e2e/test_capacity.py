@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -15,23 +14,21 @@ from benthic.clients.client import ApiFailure, BenthicClient
 from benthic.local.devredis import PrivateRedis
 from benthic.local.localplatform import SERVICES, LocalPlatform
 
-from tests.e2e.test_platform import GENEROUS_LIMITS
+from tests.e2e.waiting import until
+from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory, platform_client
 
 BURST = 300
 CAP = 320
 
 
 @pytest.fixture(scope="module")
-def platform(redis_url: str) -> Iterator[LocalPlatform]:
-    env = {"BENTHIC_REDIS_POOL": "4", "BENTHIC_LIVE_STREAMS_MAX": str(CAP), "BENTHIC_METRICS_INTERVAL_S": "1",
-           **GENEROUS_LIMITS}
-    with LocalPlatform(redis_url=redis_url, env=env) as running:
-        yield running
+def platform(make_platform: PlatformFactory) -> LocalPlatform:
+    return make_platform({"BENTHIC_REDIS_POOL": "4", "BENTHIC_LIVE_STREAMS_MAX": str(CAP),
+                          "BENTHIC_METRICS_INTERVAL_S": "1", **GENEROUS_LIMITS}, shared_archive=False)
 
 
 async def _game(platform: LocalPlatform, game_type: str = "nautilus") -> tuple[BenthicClient, str, dict[int, str]]:
-    client = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
-                           mint=platform.mint)
+    client = platform_client(platform)
     game_id, tokens = await start_bot_game(client, game_type, 2, name=f"cap{random.randrange(10**6)}")
     return client, game_id, tokens
 
@@ -47,15 +44,14 @@ async def _play_one(client: BenthicClient, game_id: str, tokens: dict[int, str])
 
 
 async def _projected(client: BenthicClient, game_id: str, version: int) -> None:
-    deadline = time.monotonic() + 30
-    while True:
+    async def probe() -> bool:
         try:
-            if (await client.summary(game_id))["version"] >= version:
-                return
+            return bool((await client.summary(game_id))["version"] >= version)
         except ApiFailure as failure:  # not projected at all yet
             assert failure.code == "game_not_found"
-        assert time.monotonic() < deadline, f"{game_id} not projected to {version}"
-        await asyncio.sleep(0.05)
+            return False
+
+    await until(probe, f"{game_id} projected to {version}", 30, interval=0.05)
 
 
 def _metric(text: str, name: str) -> float:

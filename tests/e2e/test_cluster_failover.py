@@ -11,11 +11,19 @@ from collections.abc import Iterator
 import pytest
 from redis.crc import key_slot
 
-from benthic.clients.client import BenthicClient
 from benthic.game.keys import GameKeys
 from benthic.local.devredis import PrivateRedisCluster
 from benthic.local.localplatform import LocalPlatform
-from tests.e2e.test_failover import Acked, _env, _every_ack_survived_and_every_game_converged, _play, _start_games, _until
+from tests.e2e.test_failover import (
+    TIMEOUT_S,
+    Acked,
+    _env,
+    _every_ack_survived_and_every_game_converged,
+    _play,
+    _start_games,
+)
+from tests.e2e.waiting import until
+from tests.platform_helpers import platform_client
 
 
 @pytest.fixture
@@ -30,13 +38,12 @@ async def test_a_cluster_master_killed_under_load_loses_no_acknowledged_command(
     env = {key: value for key, value in _env_without_sentinels().items()}
     with LocalPlatform(redis_url=cluster.url, env={**env, "BENTHIC_REDIS_CLUSTER": "1"},
                        archive_url=archive_url) as platform:
-        async with BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
-                                 mint=platform.mint) as client:
+        async with platform_client(platform) as client:
             games = await _start_games(client)
             acked = Acked()
             players = [asyncio.create_task(_play(client, game_id, tokens, acked, seed))
                        for seed, (game_id, tokens) in enumerate(games)]
-            await _until(lambda: asyncio.sleep(0, len(acked) >= 40), "some load")
+            await until(lambda: asyncio.sleep(0, len(acked) >= 40), "some load", TIMEOUT_S)
             # The master of the first game's partition: that game's moves must wait for the promotion.
             slot = key_slot(GameKeys(games[0][0], 16).meta.encode())
             before, killed_at = len(acked), time.monotonic()
@@ -46,7 +53,8 @@ async def test_a_cluster_master_killed_under_load_loses_no_acknowledged_command(
             # be), replicates from it: meanwhile that shard's writes answer durability_unconfirmed.
             await asyncio.to_thread(cluster.restart, old)
             await asyncio.to_thread(cluster.wait_ready)
-            await _until(lambda: asyncio.sleep(0, len(acked) > before), "an acknowledged command after the kill")
+            await until(lambda: asyncio.sleep(0, len(acked) > before), "an acknowledged command after the kill",
+                        TIMEOUT_S)
             finals = await asyncio.gather(*players)
             print(f"killed master :{old.port} (slot {slot}); :{new.port} promoted in "
                   f"{time.monotonic() - killed_at:.1f} s; refusals: {acked.refusals}")

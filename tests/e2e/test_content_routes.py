@@ -3,8 +3,6 @@ unknown types) and the labels of `/legal` and `POST /commands?include=legal`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
 from urllib.parse import quote
 
 import httpx
@@ -14,22 +12,15 @@ from benthic.clients.client import BenthicClient
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
 
+from tests.platform_helpers import PlatformFactory
+
 GAMES = game_types()
 pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
 
 
 @pytest.fixture(scope="module")
-def platform(redis_url: str) -> Iterator[LocalPlatform]:
-    with LocalPlatform(redis_url=redis_url, env={"BENTHIC_DRAIN_TIMEOUT_S": "2"}) as running:
-        yield running
-
-
-@pytest.fixture
-async def client(platform: LocalPlatform) -> Any:
-    api = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
-                        mint=platform.mint)
-    yield api
-    await api.aclose()
+def platform(make_platform: PlatformFactory) -> LocalPlatform:
+    return make_platform({"BENTHIC_DRAIN_TIMEOUT_S": "2"}, shared_archive=False)
 
 
 def _cacheable(response: httpx.Response, max_age: str = "public, max-age=86400") -> str:

@@ -23,7 +23,8 @@ from benthic.clients.client import ApiFailure, BenthicClient
 from benthic.local.devha import PrivateSentinelSet
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types
-from tests.e2e.test_platform import GENEROUS_LIMITS
+from tests.e2e.waiting import until
+from tests.platform_helpers import GENEROUS_LIMITS, platform_client
 
 TIMEOUT_S = 120.0
 ACK_TIMEOUT_MS = 1000
@@ -122,16 +123,6 @@ async def _start_games(client: BenthicClient, per_type: int = 1) -> list[tuple[s
     return games
 
 
-async def _until(probe: Callable[[], Awaitable[Any]], what: str, timeout: float = TIMEOUT_S) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = await probe()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        await asyncio.sleep(0.2)
-
-
 async def _every_ack_survived_and_every_game_converged(
     client: BenthicClient, games: list[tuple[str, dict[int, str]]], finals: list[int], acked: Acked
 ) -> None:
@@ -144,7 +135,7 @@ async def _every_ack_survived_and_every_game_converged(
             summary = await client.summary(game_id)
             return bool(summary.get("scored")) and (await client.view(game_id))["version"] >= final
 
-        await _until(converged, f"{game_id} projected to {final} and scored")
+        await until(converged, f"{game_id} projected to {final} and scored", TIMEOUT_S)
         audit = await client.audit(game_id)
         types = [entry["type"] for entry in audit["entries"]]
         assert types.count("game_scored") == 1, f"{game_id} scored {types.count('game_scored')} times"
@@ -155,7 +146,7 @@ async def _every_ack_survived_and_every_game_converged(
             players = (await client.leaderboard(game_type))["players"]
             return players if len(players) >= 2 else None
 
-        for player in await _until(rated, f"{game_type} rated"):
+        for player in await until(rated, f"{game_type} rated", TIMEOUT_S):
             assert player["games"] == 1, f"{player['player_id']} rated {player['games']} times"
 
 
@@ -163,18 +154,19 @@ async def test_a_primary_killed_under_load_loses_no_acknowledged_command(
     sentinel_platform: tuple[PrivateSentinelSet, LocalPlatform],
 ) -> None:
     servers, platform = sentinel_platform
-    async with BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
-                             mint=platform.mint) as client:
+    async with platform_client(platform) as client:
         games = await _start_games(client)
         acked = Acked()
         players = [asyncio.create_task(_play(client, game_id, tokens, acked, seed))
                    for seed, (game_id, tokens) in enumerate(games)]
-        await _until(lambda: asyncio.sleep(0, len(acked) >= 60 or any(p.done() for p in players)), "some load")
+        await until(lambda: asyncio.sleep(0, len(acked) >= 60 or any(p.done() for p in players)), "some load",
+                    TIMEOUT_S)
         before = len(acked)
         killed_at = time.monotonic()
         old = await asyncio.to_thread(servers.kill_primary)
         new = await asyncio.to_thread(servers.wait_for_failover, old)
-        await _until(lambda: asyncio.sleep(0, len(acked) > before), "an acknowledged command after the failover")
+        await until(lambda: asyncio.sleep(0, len(acked) > before), "an acknowledged command after the failover",
+                    TIMEOUT_S)
         print(f"killed the primary :{old.port}; {new.port} promoted; first ack after the kill in "
               f"{time.monotonic() - killed_at:.2f} s; refused meanwhile: {acked.refusals}")
         finals = await asyncio.gather(*players)
@@ -186,18 +178,17 @@ async def test_a_cut_replica_makes_writes_wait_and_fail_then_the_promoted_replic
 ) -> None:
     with PrivateSentinelSet(replicas=1, proxied=True, min_replicas_max_lag=3) as servers, \
             LocalPlatform(redis_url=servers.primary().url, env=_env(servers), archive_url=archive_url) as platform:
-        async with BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
-                                 mint=platform.mint) as client:
+        async with platform_client(platform) as client:
             games = await _start_games(client)
             acked = Acked()
             players = [asyncio.create_task(_play(client, game_id, tokens, acked, seed))
                        for seed, (game_id, tokens) in enumerate(games)]
-            await _until(lambda: asyncio.sleep(0, len(acked) >= 30), "some load")
+            await until(lambda: asyncio.sleep(0, len(acked) >= 30), "some load", TIMEOUT_S)
             proxy = servers.proxy_of(servers.replicas_of_primary()[0])
             proxy.cut()
             cut_at, during = time.monotonic(), len(acked)
-            await _until(lambda: asyncio.sleep(0, acked.refusals.get("durability_unconfirmed", 0) > 0),
-                         "a durability_unconfirmed answer", timeout=10)
+            await until(lambda: asyncio.sleep(0, acked.refusals.get("durability_unconfirmed", 0) > 0),
+                         "a durability_unconfirmed answer", 10)
             await asyncio.sleep(1.5)
             # Nothing is acknowledged while the replica cannot confirm it (an answer already in flight may land).
             assert len(acked) <= during + len(games), "commands were acknowledged with the replica cut off"
@@ -225,8 +216,7 @@ async def test_archiving_across_a_failover_keeps_every_game_exactly_once(archive
     env = {**_env(servers := PrivateSentinelSet(replicas=2)), "BENTHIC_ARCHIVE_AFTER_S": "0.2",
            "BENTHIC_ARCHIVE_LEASE_S": "2", "BENTHIC_BOT_LEASE_S": "1"}
     with servers, LocalPlatform(redis_url=servers.primary().url, env=env, archive_url=archive_url) as platform:
-        async with BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
-                                 mint=platform.mint) as client:
+        async with platform_client(platform) as client:
             games = [(await client.create_game(game_type, [{"bot": "random"}, {"bot": "random"}]))["game_id"]
                      for game_type in sorted(game_types()) for _ in range(2)]
 
@@ -236,14 +226,14 @@ async def test_archiving_across_a_failover_keeps_every_game_exactly_once(archive
                                         (games,)).fetchall()
                 return dict(rows)
 
-            await _until(lambda: asyncio.sleep(0, bool(archived())), "a first game archived")
+            await until(lambda: asyncio.sleep(0, bool(archived())), "a first game archived", TIMEOUT_S)
             old = await asyncio.to_thread(servers.kill_primary)
             new = await asyncio.to_thread(servers.wait_for_failover, old)
             def all_archived() -> dict[str, int] | None:
                 found = archived()
                 return found if len(found) == len(games) else None
 
-            done = await _until(lambda: asyncio.sleep(0, all_archived()), "every game archived")
+            done = await until(lambda: asyncio.sleep(0, all_archived()), "every game archived", TIMEOUT_S)
             primary = sync_redis.Redis(port=new.port)
             for game_id in games:
                 assert not primary.exists(GameKeys(game_id, 16).meta), f"{game_id} archived but still in Redis"

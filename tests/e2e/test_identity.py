@@ -16,11 +16,12 @@ from typing import Any
 import httpx
 import jwt
 import pytest
-from benthic.trust.auth import SeatTokens
 from benthic.clients.client import ApiFailure, BenthicClient
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
+from benthic.trust.auth import SeatTokens
 
+from tests.e2e.waiting import until
 from tests.identity_helpers import (
     AUDIENCE,
     ISSUER,
@@ -30,6 +31,7 @@ from tests.identity_helpers import (
     hmac_with_public_key,
     unsigned,
 )
+from tests.platform_helpers import PlatformFactory
 
 GAMES = game_types()
 pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
@@ -60,8 +62,8 @@ def idp() -> Iterator[IdP]:
 
 
 @pytest.fixture(scope="module")
-def platform(redis_url: str, idp: IdP) -> Iterator[LocalPlatform]:
-    env = {
+def platform(make_platform: PlatformFactory, idp: IdP) -> LocalPlatform:
+    running = make_platform({
         "BENTHIC_JWKS_URL": idp.server.url,
         "BENTHIC_JWT_ISSUER": ISSUER,
         "BENTHIC_JWT_AUDIENCE": AUDIENCE,
@@ -73,11 +75,10 @@ def platform(redis_url: str, idp: IdP) -> Iterator[LocalPlatform]:
         "BENTHIC_LIMIT_COMMAND_PER_IP": "1000/hour",
         "BENTHIC_MAX_OPEN_GAMES_PER_PLAYER": str(OPEN_GAMES_CAP),
         "BENTHIC_LOG_LEVEL": "debug",
-    }
-    with LocalPlatform(redis_url=redis_url, env=env) as running:
-        running.start_replica("command", "command-b")
-        running.start_replica("projection", "projection-b")
-        yield running
+    }, shared_archive=False)
+    running.start_replica("command", "command-b")
+    running.start_replica("projection", "projection-b")
+    return running
 
 
 def _client(platform: LocalPlatform, idp: IdP, ip: str, command: str = "command",
@@ -117,19 +118,6 @@ async def _refused(call: Any, status: int, code: str) -> ApiFailure:
         await call
     assert (refused.value.status, refused.value.code) == (status, code), refused.value.message
     return refused.value
-
-
-async def _eventually(probe: Any, what: str, attempts: int = 300) -> Any:
-    last: Any = None
-    for _ in range(attempts):
-        try:
-            last = await probe()
-            if last:
-                return last
-        except ApiFailure as failure:
-            last = failure
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"never: {what}; last: {last!r}")
 
 
 async def _two_player_game(client: BenthicClient, *players: str, **create: Any) -> tuple[str, dict[str, str]]:
@@ -189,8 +177,8 @@ async def test_jwks_keys_rotate_while_the_services_run(platform: LocalPlatform, 
         assert idp.server.fetches > before
         idp.server.keys = [k for k in idp.server.keys if k is not old]  # the old key is retired
         for api in (client, other):
-            await _eventually(lambda a=api: _is_refused(a.my_seats(jwt=old.sign(claims(player)))),
-                              "a token of the retired key is refused once the cached JWKS expires")
+            await until(lambda a=api: _is_refused(a.my_seats(jwt=old.sign(claims(player)))),
+                        "a token of the retired key is refused once the cached JWKS expires", retry_on=(ApiFailure,))
     finally:
         idp.server.keys = [old, *[k for k in idp.server.keys if k is not old and k is not new]]
 
@@ -233,7 +221,7 @@ async def test_impersonation_is_refused(platform: LocalPlatform, idp: IdP, clien
     for api in (client, other):
         await _refused(api.play(game_id, foreign, {"type": "anything"}), 403, "wrong_game")
         await _refused(api.legal(game_id, foreign), 403, "wrong_game")
-        await _eventually(lambda a=api: a.view(game_id), "projected")
+        await until(lambda a=api: a.view(game_id), "projected", retry_on=(ApiFailure,))
         await _refused(api.view(game_id, 1, alice_token), 403, "wrong_seat")  # alice's token, bob's seat
         await _refused(api.view(game_id, 0, foreign), 403, "wrong_game")
         await _refused(api.history(game_id, 1, alice_token), 403, "wrong_seat")
@@ -255,7 +243,8 @@ async def test_a_backend_names_the_players_who_then_get_and_refresh_their_own_to
     command = (await client.legal(game_id, token))["commands"][0]
     played = await client.play(game_id, token, command, expected_version=legal["version"])
     assert played["seat"] == acting and not played["duplicate"]
-    summary = await _eventually(lambda: _projected(client, game_id, played["last_version"]), "projected")
+    summary = await until(lambda: _projected(client, game_id, played["last_version"]), "projected",
+                          retry_on=(ApiFailure,))
     assert summary["rated"] is True and [s["kind"] for s in summary["seats"]] == ["player", "player"]
 
     expired = _seat_tokens(platform).issue(game_id, 0, alice, at_ms=1_000).token
@@ -278,7 +267,7 @@ async def test_revocation_takes_effect_on_every_replica(platform: LocalPlatform,
     game_id, tokens = await _two_player_game(client, alice, bob)
     second_game, second_tokens = await _two_player_game(client, bob, _who("carol"))
     for api in (client, other):
-        await _eventually(lambda a=api: a.view(game_id), "projected")
+        await until(lambda a=api: a.view(game_id), "projected", retry_on=(ApiFailure,))
         assert (await api.view(game_id, 0, tokens[alice]))["seat"] == 0
     opened = asyncio.Event()
     live = asyncio.create_task(_live_events(other, game_id, 1, tokens[bob], opened))
@@ -286,10 +275,10 @@ async def test_revocation_takes_effect_on_every_replica(platform: LocalPlatform,
     revoked = await client.revoke_game(game_id)
     assert revoked["scope"] == "game" and revoked["target"] == game_id
     for api in (client, other):  # both command replicas and both projection replicas
-        await _eventually(lambda a=api: _refused_with(a.legal(game_id, tokens[alice]), "token_revoked"),
-                          "the command replica refuses the revoked token")
-        await _eventually(lambda a=api: _refused_with(a.view(game_id, 1, tokens[bob]), "token_revoked"),
-                          "the projection replica refuses the revoked token")
+        await until(lambda a=api: _refused_with(a.legal(game_id, tokens[alice]), "token_revoked"),
+                    "the command replica refuses the revoked token", retry_on=(ApiFailure,))
+        await until(lambda a=api: _refused_with(a.view(game_id, 1, tokens[bob]), "token_revoked"),
+                    "the projection replica refuses the revoked token", retry_on=(ApiFailure,))
         assert (await api.legal(second_game, second_tokens[bob]))["seat"] == 0, "another game is untouched"
     fresh = (await other.seat_token(game_id, alice))["token"]
     for api in (client, other):
@@ -303,8 +292,8 @@ async def test_revocation_takes_effect_on_every_replica(platform: LocalPlatform,
     assert json.loads(events[-1][1])["code"] == "token_revoked", "an open live stream ends on revocation"
     await other.revoke_player(bob)
     for api in (client, other):
-        await _eventually(lambda a=api: _refused_with(a.legal(second_game, second_tokens[bob]), "token_revoked"),
-                          "every token of the player is refused")
+        await until(lambda a=api: _refused_with(a.legal(second_game, second_tokens[bob]), "token_revoked"),
+                    "every token of the player is refused", retry_on=(ApiFailure,))
         assert (await api.legal(game_id, fresh))["seat"] == 0
     await _refused(client.revoke_game("no-such-game"), 404, "game_not_found")
 

@@ -5,8 +5,6 @@ reclaim, resign and abort with the ratings they leave."""
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
@@ -14,14 +12,15 @@ from benthic.clients.client import ApiFailure, BenthicClient
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import get_engine
 
-from tests.e2e.test_platform import GENEROUS_LIMITS
+from tests.e2e.waiting import until
+from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory
 
 TIMEOUT_S = 240.0
 
 
 @pytest.fixture(scope="module")
-def platform(redis_url: str, archive_url: str) -> Iterator[LocalPlatform]:
-    env = {
+def platform(make_platform: PlatformFactory) -> LocalPlatform:
+    return make_platform({
         "BENTHIC_BOT_MOVE_DELAY_MS": "0",
         "BENTHIC_BOT_LEASE_S": "1",
         "BENTHIC_CLAIM_IDLE_MS": "1500",
@@ -30,28 +29,7 @@ def platform(redis_url: str, archive_url: str) -> Iterator[LocalPlatform]:
         "BENTHIC_SCORING_PAUSE_MS": "0",
         "BENTHIC_DRAIN_TIMEOUT_S": "2",
         **GENEROUS_LIMITS,
-    }
-    with LocalPlatform(redis_url=redis_url, env=env, archive_url=archive_url) as running:
-        yield running
-
-
-@pytest.fixture
-async def client(platform: LocalPlatform) -> Any:
-    api = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
-                        mint=platform.mint)
-    yield api
-    await api.aclose()
-
-
-async def until(probe: Callable[[], Awaitable[Any]], what: str, timeout: float = TIMEOUT_S) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = await probe()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting for {what}")
-        await asyncio.sleep(0.1)
+    })
 
 
 async def scored(client: BenthicClient, game_id: str) -> dict[str, Any]:
@@ -64,7 +42,7 @@ async def scored(client: BenthicClient, game_id: str) -> dict[str, Any]:
             return None
         return summary if summary.get("scored") else None
 
-    return await until(probe, f"{game_id} scored")
+    return await until(probe, f"{game_id} scored", TIMEOUT_S)
 
 
 async def events_of(client: BenthicClient, game_id: str, type_: str) -> list[dict[str, Any]]:
@@ -82,7 +60,7 @@ async def first_event(client: BenthicClient, game_id: str, type_: str) -> dict[s
             return None
         return found[0] if found else None
 
-    return await until(probe, f"{type_} in {game_id}")
+    return await until(probe, f"{type_} in {game_id}", TIMEOUT_S)
 
 
 def assert_one_move_per_prompt(audit: dict[str, Any], game_id: str, bot_seats: set[int]) -> None:
@@ -140,7 +118,7 @@ async def test_kill_9_of_the_bots_service_mid_game_loses_and_repeats_no_move(
     game_id = created["game_id"]
     for _ in range(2):
         version = (await client.audit(game_id))["entries"][-1]["version"]
-        await until(lambda v=version: _past(client, game_id, v + 20), "bot moves")
+        await until(lambda v=version: _past(client, game_id, v + 20), "bot moves", TIMEOUT_S)
         platform.kill("bots")
         platform.start_service("bots")
         platform.wait_ready(60, ("bots",))
@@ -218,7 +196,7 @@ async def test_takeover_by_the_house_bot_then_reclaim(client: BenthicClient) -> 
         types = [e["event"]["type"] for e in history["events"]]
         return types if "seat_reclaimed" in types else None
 
-    types = await until(reclaimed_in_history, "the reclaim in the history")
+    types = await until(reclaimed_in_history, "the reclaim in the history", TIMEOUT_S)
     assert types.index("seat_taken_over") < types.index("seat_reclaimed")
     await client.abort(game_id, "test over")
 
@@ -236,7 +214,7 @@ async def test_resign_ranks_the_player_last_and_counts_as_a_loss(client: Benthic
         board = {p["player_id"]: p for p in (await client.leaderboard("aquatica", 100))["players"]}
         return board if {"stayer-1", "resigner-1"} <= board.keys() else None
 
-    board = await until(both_rated, "the ratings applied")
+    board = await until(both_rated, "the ratings applied", TIMEOUT_S)
     assert board["stayer-1"]["wins"] == 1 and board["resigner-1"]["wins"] == 0
     assert board["stayer-1"]["rating"] > board["resigner-1"]["rating"]
     with pytest.raises(ApiFailure) as finished:
@@ -270,7 +248,7 @@ async def test_a_resignation_hands_a_game_of_players_only_to_the_bots(client: Be
         entries = (await client.audit(game_id))["entries"]
         return [e for e in entries if e["kind"] == "e" and e["seat"] == prompted and e["actor_kind"] == "bot"]
 
-    moved = await until(house_move, "the house bot's move for the resigned seat")
+    moved = await until(house_move, "the house bot's move for the resigned seat", TIMEOUT_S)
     assert moved[0]["command_id"] == f"bot:{game_id}:{moved[0]['version'] - 1}:{prompted}"
 
 

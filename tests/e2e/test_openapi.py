@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -14,6 +13,7 @@ import pytest
 from benthic.local.localplatform import LocalPlatform
 
 from tests.apifuzz import ENV, run
+from tests.platform_helpers import PlatformFactory
 
 # Cases per operation and phase: about 2,300 cases in all, well under a minute on a quiet machine.
 EXAMPLES = int(os.environ.get("BENTHIC_SCHEMATHESIS_EXAMPLES", "10"))
@@ -23,10 +23,8 @@ DEEP = "[" * 1000 + "]" * 1000
 
 
 @pytest.fixture(scope="module")
-def platform(redis_url: str, archive_url: str) -> Iterator[LocalPlatform]:
-    with LocalPlatform(redis_url=redis_url, archive_url=archive_url,
-                       env={**ENV, "BENTHIC_METRICS_INTERVAL_S": "0.5"}) as running:
-        yield running
+def platform(make_platform: PlatformFactory) -> LocalPlatform:
+    return make_platform({**ENV, "BENTHIC_METRICS_INTERVAL_S": "0.5"})
 
 
 def _jwt(platform: LocalPlatform, player: str, *scopes: str) -> dict[str, str]:

@@ -11,7 +11,6 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,58 +22,17 @@ from benthic.clients.client import ApiFailure, BenthicClient
 from benthic.game.keys import GameKeys
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
-from benthic.rules.packs import set_directories
 from benthic.store import EventStore
 from benthic.store.entries import DATA, HEAD, CommitHead, encode_head
 from redis.asyncio import Redis
 
+from tests.e2e.waiting import until
 from tests.engine_harness import hidden_from, strings_in
-from tests.variant_packs import FIRST_VIEW_CHECKS, VARIANT_ID, VARIANT_VERSION, build_variant
+from tests.variant_packs import FIRST_VIEW_CHECKS, VARIANT_ID, VARIANT_VERSION
 
 GAMES = game_types()
 pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
-# Bots play as fast as the machine allows, from one address: the limits are tested in test_identity.py.
-GENEROUS_LIMITS = {
-    "BENTHIC_LIMIT_COMMAND_PER_PLAYER": "1000/second",
-    "BENTHIC_LIMIT_COMMAND_PER_IP": "100000/second",
-    "BENTHIC_LIMIT_TOKEN_PER_IP": "100000/minute",
-    "BENTHIC_LIMIT_JOIN_PER_IP": "100000/minute",
-}
-
-
-@pytest.fixture(scope="module")
-def packs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The second content pack of every game (tests/variant_packs.py), for the services and this process."""
-    directory = tmp_path_factory.mktemp("content-packs")
-    for game in GAMES:
-        if get_engine(game).content_packs is not None:
-            build_variant(game, directory)
-    set_directories([directory])
-    yield directory
-    set_directories([])
-
-
-@pytest.fixture(scope="module")
-def platform(redis_url: str, archive_url: str, packs: Path) -> Iterator[LocalPlatform]:
-    env = {
-        "BENTHIC_CONTENT_DIRS": str(packs),
-        "BENTHIC_CLAIM_IDLE_MS": "1500",
-        "BENTHIC_CLAIM_INTERVAL_S": "0.5",
-        "BENTHIC_METRICS_INTERVAL_S": "1",
-        "BENTHIC_MAX_BODY_BYTES": "16384",
-        "BENTHIC_DRAIN_TIMEOUT_S": "2",
-        **GENEROUS_LIMITS,
-    }
-    with LocalPlatform(redis_url=redis_url, env=env, archive_url=archive_url) as running:
-        yield running
-
-
-@pytest.fixture
-async def client(platform: LocalPlatform) -> Any:
-    api = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
-                        mint=platform.mint)
-    yield api
-    await api.aclose()
+# platform (the second content packs installed, limits the bots do not reach) and client: tests/e2e/conftest.py
 
 
 def test_pids_name_each_service_process_and_no_redis_it_did_not_start(platform: LocalPlatform) -> None:
@@ -83,20 +41,6 @@ def test_pids_name_each_service_process_and_no_redis_it_did_not_start(platform: 
     for service, pid in pids.items():
         command_line = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         assert command_line[command_line.index(b"serve") + 1] == service.encode(), command_line
-
-
-async def _until(probe: Any, timeout: float = 30.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    last: Any = None
-    while time.monotonic() < deadline:
-        try:
-            last = await probe()
-            if last:
-                return last
-        except ApiFailure as failure:
-            last = failure
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}; last: {last!r}")
 
 
 async def _raw_game(platform: LocalPlatform, game_id: str) -> tuple[Any, list[Any], list[Any]]:
@@ -151,8 +95,9 @@ async def _served(client: BenthicClient, game_id: str, tokens: dict[int, str], v
     histories: dict[Any, list[dict[str, Any]]] = {}
     for viewer in [None, *tokens]:
         token = None if viewer is None else tokens[viewer]
-        views[viewer] = await _until(
-            lambda v=viewer, t=token: _at_version(client.view(game_id, v, t), version), what="views caught up"
+        views[viewer] = await until(
+            lambda v=viewer, t=token: _at_version(client.view(game_id, v, t), version), "views caught up",
+            retry_on=(ApiFailure,),
         )
         histories[viewer] = (await client.history(game_id, viewer, token, limit=1000))["events"]
         while histories[viewer] and len(histories[viewer]) % 1000 == 0:
@@ -182,8 +127,8 @@ async def test_bot_game_over_http_is_projected_scored_rated_and_leaks_nothing(
     _check_views_and_histories(engine_, envelopes, states, seats, views, histories)
 
     final_version = await game.play()
-    scores = await _until(lambda: client.scores(game_id), what="final scores")
-    summary = await _until(lambda: _scored(client, game_id), what="game_scored projected")
+    scores = await until(lambda: client.scores(game_id), "final scores", retry_on=(ApiFailure,))
+    summary = await until(lambda: _scored(client, game_id), "game_scored projected", retry_on=(ApiFailure,))
     assert summary["status"] == "finished"
     engine_, envelopes, states = await _raw_game(platform, game_id)
     assert engine_.is_over(states[-1])
@@ -194,7 +139,7 @@ async def test_bot_game_over_http_is_projected_scored_rated_and_leaks_nothing(
     views, histories = await _served(client, game_id, tokens, len(envelopes))
     _check_views_and_histories(engine_, envelopes, states, seats, views, histories)
     players = [s["player_id"] for s in (await client.summary(game_id))["seats"]]
-    rated = await _until(lambda: _on_leaderboard(client, game_type, players), what="ratings applied")
+    rated = await until(lambda: _on_leaderboard(client, game_type, players), "ratings applied", retry_on=(ApiFailure,))
     assert all(rated[p]["games"] == 1 for p in players)
     lobby = await client.lobby(game_type, "finished", limit=500)
     assert game_id in [g["game_id"] for g in lobby["games"]]
@@ -310,7 +255,8 @@ async def test_open_seats_block_play_until_joined(platform: LocalPlatform, clien
     with pytest.raises(ApiFailure) as full:
         await client.join(game_id, "late")
     assert (full.value.status, full.value.code) == (409, "no_open_seat")
-    lobby = await _until(lambda: _in_lobby(client, game_type, "running", game_id), what="lobby shows running")
+    lobby = await until(lambda: _in_lobby(client, game_type, "running", game_id), "lobby shows running",
+                        retry_on=(ApiFailure,))
     assert lobby
 
 
@@ -338,7 +284,8 @@ async def test_killed_projection_and_scoring_processes_recover(platform: LocalPl
     platform.wait_ready(60, ("projection", "scoring"))
     versions = await asyncio.gather(*plays)
     for game, version in zip(games, versions, strict=True):
-        summary = await _until(lambda g=game: _scored(client, g.game_id), timeout=60, what="scored after restart")
+        summary = await until(lambda g=game: _scored(client, g.game_id), "scored after restart", 60,
+                              retry_on=(ApiFailure,))
         assert summary["version"] == version + 1
         engine_, envelopes, _ = await _raw_game(platform, game.game_id)
         assert [e.type for e in envelopes].count("game_scored") == 1
@@ -348,7 +295,7 @@ async def test_read_api_etag_long_poll_sse_and_openapi(platform: LocalPlatform, 
     game_type = GAMES[0]
     engine = get_engine(game_type)
     game_id, tokens = await start_bot_game(client, game_type, engine.max_seats, name="reads")
-    first = await _until(lambda: client.view(game_id), what="first projection")
+    first = await until(lambda: client.view(game_id), "first projection", retry_on=(ApiFailure,))
     url = f"{platform.read_url}/games/{game_id}/view"
     response = await client.http.get(url)
     etag = response.headers["etag"]
@@ -426,14 +373,15 @@ async def test_an_unrated_game_leaves_the_leaderboards_unchanged(
     unrated = [await game("casual", rated=False), await game("seeded", seed=11)]
     await asyncio.gather(*(g.play() for _, _, g in unrated))
     for game_id, _, _ in unrated:
-        await _until(lambda g=game_id: _scored(client, g), what="scored")
+        await until(lambda g=game_id: _scored(client, g), "scored", retry_on=(ApiFailure,))
     # A rated game played after them: once its ratings show, the scorer is long done with the unrated ones.
     games = [await game("rated"), *unrated]
     await games[0][2].play()
-    board = await _until(lambda: _on_leaderboard(client, game_type, games[0][1]), what="ratings applied")
+    board = await until(lambda: _on_leaderboard(client, game_type, games[0][1]), "ratings applied",
+                        retry_on=(ApiFailure,))
     for (game_id, players, _), rated in zip(games, (True, False, False), strict=True):
         # The projection may show the end a moment after the scorer applied the ratings.
-        summary = await _until(lambda g=game_id: _scored(client, g), what="the end projected")
+        summary = await until(lambda g=game_id: _scored(client, g), "the end projected", retry_on=(ApiFailure,))
         assert summary["rated"] is rated and summary["status"] == "finished"
         assert all((p in board) is rated for p in players), (game_id, rated)
         _, envelopes, _ = await _raw_game(platform, game_id)
@@ -479,15 +427,16 @@ async def test_a_second_content_pack_plays_a_game_end_to_end(
     assert (refused.value.status, refused.value.code) == (422, "unknown_content_pack")
     game_id, tokens = await start_bot_game(client, game_type, 2, name=f"pack{uuid.uuid4().hex[:4]}",
                                            options={"content": VARIANT_ID})
-    history = await _until(lambda: client.history(game_id, None, None, limit=1), what="first event projected")
+    history = await until(lambda: client.history(game_id, None, None, limit=1), "first event projected",
+                          retry_on=(ApiFailure,))
     first = history["events"][0]["event"]
     assert first["content"] == {"id": VARIANT_ID, "version": VARIANT_VERSION}
-    view = await _until(lambda: _at_version(client.view(game_id, None, None), 1), what="first view")
+    view = await until(lambda: _at_version(client.view(game_id, None, None), 1), "first view", retry_on=(ApiFailure,))
     assert FIRST_VIEW_CHECKS[game_type](view["view"])
     game = HttpGame(client, game_id, tokens, random.Random(3))
     await game.play()
-    scores = await _until(lambda: client.scores(game_id), what="final scores")
-    await _until(lambda: _scored(client, game_id), what="game_scored projected")
+    scores = await until(lambda: client.scores(game_id), "final scores", retry_on=(ApiFailure,))
+    await until(lambda: _scored(client, game_id), "game_scored projected", retry_on=(ApiFailure,))
     engine_, envelopes, states = await _raw_game(platform, game_id)
     assert engine_.is_over(states[-1]) and states[-1].content == f"{VARIANT_ID}@{VARIANT_VERSION}"
     assert scores == msgspec.json.decode(msgspec.json.encode(engine.final_scores(states[-1])))

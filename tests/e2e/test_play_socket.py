@@ -11,13 +11,13 @@ import pytest
 from benthic.clients.bots_http import start_bot_game
 from benthic.clients.client import BenthicClient
 from benthic.local.localplatform import LocalPlatform
-from benthic.rules import get_engine
+from benthic.rules import game_types, get_engine
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from tests.e2e.test_platform import GAMES, client, packs, platform  # noqa: F401 - the platform fixtures
-
+GAMES = game_types()
 pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
+# platform and client: tests/e2e/conftest.py, the platform test_platform.py plays on
 
 
 def _socket_url(running: LocalPlatform, game_id: str, token: str | None) -> str:
@@ -32,7 +32,7 @@ async def _ask(socket: Any, frame: dict[str, Any] | str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("game_type", GAMES)
 async def test_a_whole_game_over_sockets_matches_the_stream_and_bad_frames_change_nothing(
-    platform: LocalPlatform, client: BenthicClient, game_type: str  # noqa: F811
+    platform: LocalPlatform, client: BenthicClient, game_type: str
 ) -> None:
     engine = get_engine(game_type)
     game_id, tokens = await start_bot_game(client, game_type, engine.min_seats, name=f"ws{random.randrange(10**6)}")
@@ -91,7 +91,7 @@ async def test_a_whole_game_over_sockets_matches_the_stream_and_bad_frames_chang
 
 
 async def test_a_socket_without_a_valid_token_of_this_game_is_refused_and_closed(
-    platform: LocalPlatform, client: BenthicClient  # noqa: F811
+    platform: LocalPlatform, client: BenthicClient
 ) -> None:
     game_type = GAMES[0]
     engine = get_engine(game_type)
@@ -111,7 +111,7 @@ async def test_a_socket_without_a_valid_token_of_this_game_is_refused_and_closed
 
 @pytest.mark.parametrize("game_type", GAMES)
 async def test_sockets_that_ask_for_turn_pushes_get_their_legal_commands_when_prompted(
-    platform: LocalPlatform, client: BenthicClient, game_type: str  # noqa: F811
+    platform: LocalPlatform, client: BenthicClient, game_type: str
 ) -> None:
     engine = get_engine(game_type)
     seats = max(engine.min_seats, 2)

@@ -23,7 +23,7 @@ from benthic.clients.client import BenthicClient
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types
 
-from tests.e2e.test_platform import GENEROUS_LIMITS
+from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory
 
 CHROMIUM = os.environ.get("BENTHIC_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "web"
@@ -39,10 +39,8 @@ GAMES = game_types()
 
 
 @pytest.fixture(scope="module")
-def platform(redis_url: str, archive_url: str) -> Iterator[LocalPlatform]:
-    env = {**GENEROUS_LIMITS, "BENTHIC_LIMIT_CREATE_PER_IP": "100000/minute"}
-    with LocalPlatform(redis_url=redis_url, env=env, archive_url=archive_url) as running:
-        yield running
+def platform(make_platform: PlatformFactory) -> LocalPlatform:
+    return make_platform({**GENEROUS_LIMITS, "BENTHIC_LIMIT_CREATE_PER_IP": "100000/minute"})
 
 
 @pytest.fixture(scope="module")
