@@ -96,3 +96,24 @@ async def test_cluster_consumers_project_and_score_once(redis_cluster, redis_clu
         assert int(record[b"games"]) == 1
     lobby = await ReadModels(redis_cluster, store).lobby(list(GAMES), ["finished"], 100)
     assert {g.game_id for g in games} <= {g["game_id"] for g in lobby}
+
+
+async def test_the_probe_and_the_memory_sampler_read_every_primary(redis_cluster_url: str, redis_cluster: Any) -> None:
+    """A cluster client sends INFO to one node unless told otherwise: the probe must read every primary's
+    replication (it failed every other probe on a single node's flat answer) and memory sums the primaries."""
+    from benthic.service.redisconn import RedisProbe, memory
+
+    probe = RedisProbe(settings_for_tests(redis_cluster_url, redis_cluster=True), interval=0.05,
+                       replication_every=1)
+    try:
+        await probe.start()
+        for _ in range(6):
+            await asyncio.sleep(0.06)
+            assert probe.ok, probe.error
+        assert probe.replicas == 0  # the test cluster has no replicas
+    finally:
+        await probe.stop()
+    used, _limit = await memory(redis_cluster)
+    per_node = [int(i["used_memory"]) for i in (await redis_cluster.info(
+        "memory", target_nodes=redis_cluster.PRIMARIES)).values()]
+    assert len(per_node) == 3 and used == pytest.approx(sum(per_node), rel=0.05)

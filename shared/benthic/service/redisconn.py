@@ -229,9 +229,13 @@ def redis_client(url: str, max_connections: int = 64, cluster: bool = False, poo
     return Redis(connection_pool=pool)
 
 
+# A cluster client sends INFO to one node unless told otherwise; with this, to every primary ({node: info}).
+_EVERY_PRIMARY: dict[str, Any] = {"target_nodes": RedisCluster.PRIMARIES}
+
+
 async def memory(redis: Any) -> tuple[int, int]:
-    """(used bytes, limit bytes) summed over the server or every cluster node (0 limit: none)."""
-    info = await redis.info("memory")
+    """(used bytes, limit bytes) summed over the server or every cluster primary (0 limit: none)."""
+    info = await redis.info("memory", **(_EVERY_PRIMARY if isinstance(redis, RedisCluster) else {}))
     nodes = info.values() if info and all(isinstance(v, dict) for v in info.values()) else [info]
     used = sum(int(n.get("used_memory", 0)) for n in nodes)
     limits = [int(n.get("maxmemory", 0)) for n in nodes]
@@ -313,7 +317,8 @@ class RedisProbe:
     async def _replication(self) -> str:
         """What keeps the server from taking acknowledged writes now ('' when nothing does); updates the
         replication metrics."""
-        info = await self.redis.info("replication", "server", *(("persistence",) if self.fsync else ()))
+        sections = ("replication", "server", *(("persistence",) if self.fsync else ()))
+        info = await self.redis.info(*sections, **_EVERY_PRIMARY if self.cluster else {})
         nodes = list(info.values()) if self.cluster else [info]
         primaries = [n for n in nodes if n.get("role") == "master"]
         if not primaries:
