@@ -203,3 +203,34 @@ async def test_after_a_failover_clients_reach_the_new_primary_and_drop_what_they
     finally:
         forget()
         await redis.aclose()
+
+
+async def test_fused_calls_follow_a_failover_of_a_primary_that_is_still_running() -> None:
+    """SENTINEL FAILOVER demotes a live primary: the connections to it answer READONLY.  A fused call gets that
+    error inside the wrapper script's reply, where redis-py's Sentinel connection never sees it; the batcher
+    must drop its connections so the next ones ask the Sentinels (they stayed on the replica for good)."""
+    from benthic.service.pipelining import ScriptBatcher
+
+    with PrivateSentinelSet(replicas=1) as servers:
+        settings = settings_for_tests("redis://ignored:1/0", redis_sentinels=servers.sentinels_setting,
+                                      redis_sentinel_master=servers.master_name)
+        redis = connect(settings)
+        count = ScriptBatcher(redis, "return redis.call('INCR', KEYS[1])")
+        try:
+            old = servers.primary()
+            assert all(r >= 1 for r in await count.many([(["k"], [])] * 8))  # connections to the old primary
+            sync_redis.Redis(port=servers.sentinels[0].port).execute_command("SENTINEL", "FAILOVER", "benthic")
+            new = await asyncio.to_thread(servers.wait_for_failover, old)
+            # What Sentinel does to the old primary once it sees it again; the client's connections are still on it.
+            sync_redis.Redis(port=old.port).replicaof("127.0.0.1", new.port)
+            deadline = time.monotonic() + 20
+            while True:
+                replies = await count.many([(["k"], [])] * 8)  # concurrent: fused into one script call
+                if not any(isinstance(r, Exception) for r in replies):
+                    break
+                assert all(is_unavailable(r) for r in replies if isinstance(r, Exception)), replies
+                assert time.monotonic() < deadline, f"still refused after the failover: {replies[0]!r}"
+                await asyncio.sleep(0.2)
+            assert int((await redis.info("server"))["tcp_port"]) == new.port
+        finally:
+            await redis.aclose()

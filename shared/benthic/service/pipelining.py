@@ -25,7 +25,8 @@ from typing import Any
 
 from redis.asyncio import Redis, RedisCluster
 from redis._parsers.base import BaseParser
-from redis.exceptions import NoScriptError
+from redis.asyncio.sentinel import SentinelConnectionPool
+from redis.exceptions import NoScriptError, ReadOnlyError, ResponseError
 
 from benthic.service.telemetry import DURABILITY_UNCONFIRMED
 from benthic.store.durability import NO_ACK, Ack, DurabilityUnconfirmed
@@ -117,6 +118,8 @@ class ScriptBatcher:
             if any(isinstance(r, NoScriptError) for r in results):  # Redis restarted or failed over
                 await self._load()
                 results = await self._execute(batch)
+            if any(_demoted(r) for r in results):
+                await self._find_the_primary_again()
         except BaseException as error:  # noqa: BLE001 - hand the failure to every waiting caller
             for _, _, future in batch:
                 if not future.done():
@@ -131,6 +134,15 @@ class ScriptBatcher:
                 future.set_exception(result)
             else:
                 future.set_result(result)
+
+    async def _find_the_primary_again(self) -> None:
+        """The server answered as a replica (READONLY) or as a primary cut off from its replicas (NOREPLICAS):
+        under Sentinel it may have been failed over.  A fused call's error comes back inside the wrapper's reply,
+        where redis-py's Sentinel connection never sees it (it drops a connection that reads READONLY itself), so
+        the idle connections are dropped here: the next ones ask the Sentinels for the primary."""
+        pool = getattr(self.redis, "connection_pool", None)
+        if isinstance(pool, SentinelConnectionPool):
+            await pool.disconnect(inuse_connections=False)
 
     async def _load(self) -> None:
         # Both known before either is used: another flusher that finds ``_sha`` set may fuse its calls at once.
@@ -191,6 +203,11 @@ class ScriptBatcher:
                 results.append(result if failed else DurabilityUnconfirmed(self.ack, reply, result))
         DURABILITY_UNCONFIRMED.labels(self.operation).inc(sum(isinstance(r, DurabilityUnconfirmed) for r in results))
         return results
+
+
+def _demoted(result: Any) -> bool:
+    return isinstance(result, ReadOnlyError) or (isinstance(result, ResponseError)
+                                                 and str(result).startswith(("NOREPLICAS", "READONLY")))
 
 
 def _fused_arguments(group: Sequence[tuple[Sequence[Any], Sequence[Any], Any]]) -> list[Any]:
