@@ -43,6 +43,9 @@ STEPS = [
     ("failover", ["-m", "bench.failover_bench", "--failovers", "5" if QUICK else "100", "--games", "12",
                   "--rate", "100", "--pairs", "1" if QUICK else "2", "--seconds", "10" if QUICK else "30",
                   "--paced-rate", "400"]),
+    # Issue 24: N live games played open loop at human pace (think ~Exp(20 s)), 5% watched over SSE.
+    ("population", ["-m", "bench.population_bench", "--games", "300" if QUICK else "10000", "--think-s",
+                    "5" if QUICK else "20", "--seconds", "30" if QUICK else "600", "--warmup", "10" if QUICK else "30"]),
 ]
 OPTIONAL = [
     # The Underwater Cities balance report (10 minutes of 4-player greedy games), when its engine exists.
