@@ -17,7 +17,6 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from typing import Any
-
 from urllib.parse import unquote, urlsplit
 
 from redis.asyncio import BlockingConnectionPool, Connection, Redis, RedisCluster
