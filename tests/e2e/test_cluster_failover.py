@@ -28,7 +28,9 @@ from tests.platform_helpers import platform_client
 
 
 # Not in `make test` (run by `make chaos`): in one CI-way run of six a finished game was not scored within 120 s
-# of the failover (the acknowledged commands were all there); not reproduced since, under investigation.
+# of the failover (the acknowledged commands were all there), not reproduced since.  The likely cause, state caches
+# kept up to a second after the cluster's primaries changed (only the probe noticed), is fixed (redisconn's
+# _WatchedNodes); back in `make test` once it has run clean many times.
 pytestmark = pytest.mark.skipif(os.environ.get("BENTHIC_CHAOS_TESTS") != "1",
                                 reason="a chaos test: `make chaos` runs it (BENTHIC_CHAOS_TESTS=1)")
 

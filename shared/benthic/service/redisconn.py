@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from redis.asyncio import BlockingConnectionPool, Connection, Redis, RedisCluster
+from redis.asyncio.cluster import PRIMARY, NodesManager
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import MasterNotFoundError, Sentinel, SentinelConnectionPool, SentinelManagedConnection
 from redis.backoff import ConstantBackoff, NoBackoff
@@ -215,12 +216,40 @@ def sentinel_client(settings: Settings, max_connections: int, pool_timeout: floa
     return Redis(connection_pool=pool)
 
 
+class _WatchedNodes(NodesManager):
+    """redis-py's map of a cluster's nodes, telling :func:`primary_changed` when its set of primaries changes (a
+    replica promoted after its master died): before the client reads anything from the new primary, as the
+    Sentinel pool does."""
+
+    __slots__ = ()
+
+    async def initialize(self, *args: Any, **kwargs: Any) -> None:
+        before = self._primaries()
+        await super().initialize(*args, **kwargs)
+        self._compare(before)
+
+    async def move_slot(self, *args: Any, **kwargs: Any) -> None:
+        before = self._primaries()
+        await super().move_slot(*args, **kwargs)
+        self._compare(before)
+
+    def _primaries(self) -> frozenset[str]:
+        return frozenset(node.name for node in self.nodes_cache.values() if node.server_type == PRIMARY)
+
+    def _compare(self, before: frozenset[str]) -> None:
+        after = self._primaries()
+        if before and after != before:
+            primary_changed(f"the cluster's primaries are now {sorted(after)}, were {sorted(before)}")
+
+
 def redis_client(url: str, max_connections: int = 64, cluster: bool = False, pool_timeout: float = 2.0) -> Any:
     """A client whose calls cannot hang forever on a broken connection, with a pool of ``max_connections``
     that callers wait on (up to ``pool_timeout`` seconds) when every connection is busy."""
     options = connection_options()
     if cluster:
-        return RedisCluster.from_url(url, max_connections=max_connections, **options)
+        client = RedisCluster.from_url(url, max_connections=max_connections, **options)
+        client.nodes_manager.__class__ = _WatchedNodes  # the same slots: only the two methods above differ
+        return client
     pool = BlockingConnectionPool.from_url(
         url, max_connections=max_connections, timeout=pool_timeout, health_check_interval=30, **_CONNECTION,
         **options,
