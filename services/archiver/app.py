@@ -90,13 +90,8 @@ def create_app(settings: Settings) -> Litestar:
 
         return [archive_after_migration(), archiver.metrics_loop(), archiver.retention_loop()]
 
-    @contextlib.asynccontextmanager
-    async def started(app: Litestar) -> AsyncIterator[None]:
-        log().info("service_started", port=settings.archiver_port, after_s=settings.archive_after_s,
-                   retention_days=settings.archive_retention_days)
-        yield
-
     return service_app(SERVICE, settings, [
         redis_lifespan(settings, pool=32), archiver, consumer_lifespan("consumer", consumer),
-        tasks_lifespan("archiving", loops, settings, stop=lambda app: app.state.archiver.stop()), started,
-    ])
+        tasks_lifespan("archiving", loops, settings, stop=lambda app: app.state.archiver.stop()),
+    ], started={"port": settings.archiver_port, "after_s": settings.archive_after_s,
+                "retention_days": settings.archive_retention_days})

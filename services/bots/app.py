@@ -16,7 +16,7 @@ from benthic.rules.bots import BOT_NAMES
 from benthic.service.bootstrap import consumer_lifespan, redis_lifespan, service_app, tasks_lifespan
 from benthic.service.bus import FeedConsumer
 from benthic.service.config import Settings
-from benthic.service.telemetry import BOT_MOVES, log, zero_series
+from benthic.service.telemetry import BOT_MOVES, zero_series
 from benthic.trust.auth import SeatTokens
 from services.bots.duesets import DueSets
 from services.bots.runner import BotRunner
@@ -48,14 +48,11 @@ def create_app(settings: Settings) -> Litestar:
         return FeedConsumer(settings, GROUP, app.state.runner.handle, pause_s=settings.bots_pause_ms / 1000,
                             feed=managed_key)
 
-    @contextlib.asynccontextmanager
-    async def started(app: Litestar) -> AsyncIterator[None]:
-        log().info("service_started", port=settings.bots_port, move_delay_ms=settings.bot_move_delay_ms,
-                   bots=list(BOT_NAMES), content_packs=packs["packs"], rejected_packs=packs["rejected"])
-        yield
-
     loops = tasks_lifespan(
         "bots", lambda app: [app.state.runner.run(), app.state.runner.metrics_loop(settings.metrics_interval_s)],
         settings, stop=lambda app: app.state.runner.stop())
     return service_app(SERVICE, settings, [redis_lifespan(settings), runner, consumer_lifespan("consumer", consumer),
-                                           loops, started])
+                                           loops],
+                       started={"port": settings.bots_port, "move_delay_ms": settings.bot_move_delay_ms,
+                                "bots": list(BOT_NAMES), "content_packs": packs["packs"],
+                                "rejected_packs": packs["rejected"]})

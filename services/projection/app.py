@@ -31,7 +31,7 @@ from benthic.service.bootstrap import consumer_lifespan, readiness, redis_lifesp
 from benthic.service.redisconn import connect
 from benthic.trust.revocation import Revocations
 from benthic.rules import FinalScores, game_types
-from benthic.service.telemetry import GAMES, LIVE_STREAMS_REFUSED, log, zero_series
+from benthic.service.telemetry import GAMES, LIVE_STREAMS_REFUSED, zero_series
 from litestar import Litestar, Request, Response, get
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
@@ -389,20 +389,15 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
     def consumer(app: Litestar) -> FeedConsumer:
         return FeedConsumer(settings, GROUP, app.state.projector.handle, pause_s=settings.projection_pause_ms / 1000)
 
-    @contextlib.asynccontextmanager
-    async def started(app: Litestar) -> AsyncIterator[None]:
-        log().info("service_started", port=settings.projection_port,
-                   content_packs=packs["packs"], rejected_packs=packs["rejected"])
-        yield
-
     # A read API serves while replicas are missing: it acknowledges no write of its own.
     lifespans = [redis_lifespan(settings, needs_replicas=False), reads]
     if consume:
         lifespans.append(consumer_lifespan("consumer", consumer))
     return service_app(
-        SERVICE, settings, [*lifespans, started],
+        SERVICE, settings, lifespans,
         [public_view, seat_view, public_history, seat_history, public_live, seat_live, game_summary, scores, lobby,
          leaderboard, *web_routes()],
+        started={"port": settings.projection_port, "content_packs": packs["packs"], "rejected_packs": packs["rejected"]},
         cors_config=cors_config(settings),
         openapi_config=OpenAPIConfig(
             title="Benthic read API", version="1", components=Components(security_schemes=security_schemes(SEAT_TOKEN)),

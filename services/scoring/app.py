@@ -14,7 +14,7 @@ from benthic.rules import game_types
 from benthic.service.bootstrap import consumer_lifespan, redis_lifespan, service_app
 from benthic.service.bus import FeedConsumer
 from benthic.service.config import Settings
-from benthic.service.telemetry import log, zero_series
+from benthic.service.telemetry import zero_series
 from services.scoring.scorer import Scorer
 
 SERVICE = "scoring"
@@ -35,11 +35,6 @@ def create_app(settings: Settings) -> Litestar:
         return FeedConsumer(settings, GROUP, app.state.scorer.handle, pause_s=settings.scoring_pause_ms / 1000,
                             feed=lifecycle_key)
 
-    @contextlib.asynccontextmanager
-    async def started(app: Litestar) -> AsyncIterator[None]:
-        log().info("service_started", port=settings.scoring_port,
-                   content_packs=packs["packs"], rejected_packs=packs["rejected"])
-        yield
-
-    return service_app(SERVICE, settings, [redis_lifespan(settings), scorer, consumer_lifespan("consumer", consumer),
-                                           started])
+    return service_app(SERVICE, settings, [redis_lifespan(settings), scorer, consumer_lifespan("consumer", consumer)],
+                       started={"port": settings.scoring_port, "content_packs": packs["packs"],
+                                "rejected_packs": packs["rejected"]})

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
-from benthic.local.devredis import PrivateRedis, ask, crash, free_port
+from benthic.local.devredis import PrivateRedis, answers_ping, ask, crash, free_port, stop_process
 from benthic.local.linkproxy import LinkProxy
 
 
@@ -220,25 +219,11 @@ class PrivateSentinel:
         ]))
         self.process = subprocess.Popen([binary, str(config), "--sentinel"],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as conn:
-                    conn.sendall(b"PING\r\n")
-                    if conn.recv(16).startswith(b"+PONG"):
-                        return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError(f"Sentinel did not start on port {self.port}")
+        if not answers_ping(self.port, timeout):
+            raise RuntimeError(f"Sentinel did not start on port {self.port}")
 
     def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
         self.process = None
 
     def named_master(self, name: str) -> int | None:

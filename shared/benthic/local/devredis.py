@@ -38,6 +38,31 @@ def _free(port: int) -> bool:
     return True
 
 
+def answers_ping(port: int, timeout: float) -> bool:
+    """Whether the Redis (or Sentinel) on 127.0.0.1:``port`` answers PING within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
+                conn.sendall(b"PING\r\n")
+                if conn.recv(16).startswith(b"+PONG"):
+                    return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+def stop_process(process: subprocess.Popen[bytes] | None) -> None:
+    """SIGTERM, and SIGKILL after 5 s; waits for the process to be gone."""
+    if process is not None and process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 class PrivateRedis:
     """``binary``: another server than the ``redis-server`` on the PATH (e.g. a newer Redis-compatible one)."""
 
@@ -73,25 +98,13 @@ class PrivateRedis:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as conn:
-                    conn.sendall(b"PING\r\n")
-                    if conn.recv(16).startswith(b"+PONG"):
-                        return self
-            except OSError:
-                time.sleep(0.05)
+        if answers_ping(self.port, timeout):
+            return self
         self.stop()
         raise RuntimeError(f"redis-server did not start on port {self.port}")
 
     def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+        stop_process(self.process)
         self.process = None
 
     def __enter__(self) -> PrivateRedis:

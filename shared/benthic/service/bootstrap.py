@@ -29,7 +29,7 @@ from benthic.service.bus import FeedConsumer
 from benthic.service.config import Settings
 from benthic.service.http import EXCEPTION_HANDLERS, health_routes
 from benthic.service.redisconn import RedisProbe, check_redis_settings, connect, on_primary_change, sample_memory
-from benthic.service.telemetry import red_middleware
+from benthic.service.telemetry import log, red_middleware
 from benthic.store import EventStore
 from benthic.store.durability import Ack
 
@@ -72,8 +72,7 @@ def readiness(app: Litestar) -> Readiness:
     return app.state.readiness  # type: ignore[no-any-return]
 
 
-def redis_lifespan(settings: Settings, *, needs_replicas: bool = True, sample_memory_s: float | None = None,
-                   pool: int | None = None) -> Lifespan:
+def redis_lifespan(settings: Settings, *, needs_replicas: bool = True, pool: int | None = None) -> Lifespan:
     """The service's Redis: ``app.state.redis``, ``app.state.store``, ``app.state.probe``.  ``needs_replicas``:
     the service makes writes it acknowledges, so it is not ready while fewer replicas are online than
     ``BENTHIC_REDIS_ACK_REPLICAS`` (a read-only service stays ready)."""
@@ -88,7 +87,7 @@ def redis_lifespan(settings: Settings, *, needs_replicas: bool = True, sample_me
         forget = on_primary_change(store.primary_changed)  # the caches of what was read are dropped
         app.state.update(redis=redis, store=store, probe=probe)
         readiness(app).require("redis", lambda: (probe.ok, probe.error))
-        sampler = asyncio.create_task(sample_memory(redis, sample_memory_s or settings.metrics_interval_s))
+        sampler = asyncio.create_task(sample_memory(redis, settings.metrics_interval_s))
         try:
             yield
         finally:
@@ -139,10 +138,19 @@ def tasks_lifespan(name: str, make: Callable[[Litestar], Sequence[Awaitable[None
 
 
 def service_app(service: str, settings: Settings, lifespans: Sequence[Lifespan], routes: Sequence[Any] = (),
-                **litestar: Any) -> Litestar:
+                started: dict[str, Any] | None = None, **litestar: Any) -> Litestar:
     """The Litestar app of a service: its routes plus ``/healthz``, ``/readyz`` (the lifespans' readiness) and
-    ``/metrics``, the shared error handlers and RED metrics."""
+    ``/metrics``, the shared error handlers and RED metrics.  ``started``: the fields of the ``service_started``
+    log line, written once every lifespan has started."""
     state = Readiness()
+
+    @contextlib.asynccontextmanager
+    async def announce(app: Litestar) -> AsyncIterator[None]:
+        log().info("service_started", **started)  # type: ignore[arg-type]
+        yield
+
+    if started is not None:
+        lifespans = [*lifespans, announce]
 
     async def ready() -> dict[str, Any]:
         return state.report()
