@@ -7,7 +7,8 @@ move: the client sends one JSON text frame per command and gets one JSON frame b
   parameter of the POST);
 - answered: ``{"status": 200, "command_id", "result": <the POST's answer>}`` or
   ``{"status": <4xx/5xx>, "command_id"?, "error": {"code", "message", "details"}}``, the POST's status and
-  error body for the same input.  Nothing is changed by a refused frame, and the connection stays open;
+  error body for the same input.  Nothing is changed by a refused frame, and the connection stays open (a
+  frame the service is too busy to take, ``benthic.service.admission``, is answered ``503 overloaded``);
 - or sent ``{"query": "legal"}``: answered ``{"status": 200, "result": <GET /games/{id}/legal's answer>}``
   for the socket's seat (or its refusal), so a client plays a whole game on the socket, its turns included;
 - with ``?push=turns``, the socket also gets ``{"status": 200, "push": "turn", "result": <the legal answer>}``
@@ -30,6 +31,7 @@ import msgspec
 import structlog
 from benthic.trust.auth import SeatClaim, SeatGate, bearer
 from benthic.rules import get_engine
+from benthic.service.admission import Admission
 from benthic.service.http import ApiError, as_api_error
 from benthic.service.telemetry import log
 from litestar import WebSocket, websocket
@@ -97,6 +99,7 @@ async def play_socket(socket: WebSocket[Any, Any, Any], game_id: str) -> None:
     limits = socket.app.state.limits
     ip = socket.client.host if socket.client else None
     pushes: TurnPushes = socket.app.state.turn_pushes
+    admission: Admission = socket.app.state.admission
     token = socket.query_params.get("token") or bearer(socket.headers.get("authorization"))
     push = socket.query_params.get("push")
     await socket.accept()
@@ -119,7 +122,14 @@ async def play_socket(socket: WebSocket[Any, Any, Any], game_id: str) -> None:
         try:
             while True:
                 raw = await socket.receive_data("text")
-                answer, close = await _answer(service, gate, limits, ip, claim, game_id, raw, pushes)
+                refused = await admission.enter()  # a frame is admitted like a request
+                if refused is not None:
+                    answer, close = _refusal(admission.refusal(refused)), False
+                else:
+                    try:
+                        answer, close = await _answer(service, gate, limits, ip, claim, game_id, raw, pushes)
+                    finally:
+                        admission.leave()
                 await send(_encoder.encode(answer).decode())
                 if close:
                     await socket.close(code=4000 + answer.status, reason=(answer.error or {}).get("code", ""))

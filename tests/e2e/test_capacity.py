@@ -23,7 +23,9 @@ CAP = 320
 
 @pytest.fixture(scope="module")
 def platform(make_platform: PlatformFactory) -> LocalPlatform:
+    # a queue as long as the burst: the pool's waits are what is tested here (admission in its own test)
     return make_platform({"BENTHIC_REDIS_POOL": "4", "BENTHIC_LIVE_STREAMS_MAX": str(CAP),
+                          "BENTHIC_ADMISSION_QUEUE": "1000", "BENTHIC_ADMISSION_QUEUE_MS": "30000",
                           "BENTHIC_METRICS_INTERVAL_S": "1", **GENEROUS_LIMITS}, shared_archive=False)
 
 
@@ -145,6 +147,44 @@ async def test_a_burst_of_requests_larger_than_the_pool_all_succeed(platform) ->
         requests += [http.get(f"{platform.read_url}/games/{game_id}/history") for _ in range(50)]
         answers = await asyncio.gather(*requests)
     assert sorted({a.status_code for a in answers}) == [200]  # a pool of 4 connections, 350 requests at once
+    await client.aclose()
+
+
+async def test_a_surge_beyond_admission_is_refused_503_overloaded_and_changes_nothing(make_platform) -> None:
+    platform = make_platform({"BENTHIC_ADMISSION_LIMIT": "2", "BENTHIC_ADMISSION_QUEUE": "2",
+                              "BENTHIC_ADMISSION_QUEUE_MS": "5", **GENEROUS_LIMITS}, shared_archive=False)
+    client, game_id, tokens = await _game(platform)  # BenthicClient retries 503 overloaded after Retry-After
+    for seat, token in tokens.items():
+        legal = await client.legal(game_id, token)
+        if legal["commands"]:
+            break
+    auth = {"Authorization": f"Bearer {token}"}
+    move = {"command_id": "surge-move", "command": legal["commands"][0], "expected_version": legal["version"]}
+    async with httpx.AsyncClient(timeout=30, limits=httpx.Limits(max_connections=400)) as http:
+        surge = [http.post(f"{platform.command_url}/games/{game_id}/commands", headers=auth, json=move)
+                 for _ in range(60)]
+        surge += [http.get(f"{platform.command_url}/games/{game_id}/legal", headers=auth) for _ in range(100)]
+        surge += [http.get(f"{platform.read_url}/games/{game_id}/view") for _ in range(100)]
+        health = [http.get(f"{platform.url(s)}/healthz", timeout=5) for s in SERVICES]
+        answers = await asyncio.gather(*surge, *health)
+        assert [a.status_code for a in answers[len(surge):]] == [200] * len(SERVICES)  # health is never refused
+        answers = answers[:len(surge)]
+        assert sorted({a.status_code for a in answers}) == [200, 503]
+        for refused in (a for a in answers if a.status_code == 503):
+            body = refused.json()
+            assert body["code"] == "overloaded" and int(refused.headers["retry-after"]) >= 1
+            assert body["details"]["reason"] in ("queue_full", "queue_timeout")
+        # the move was applied once, whatever was refused: every admitted copy names the same version
+        applied = [a.json() for a in answers[:60] if a.status_code == 200]
+        assert {a["first_version"] for a in applied} == {legal["version"] + 1}
+        assert sum(1 for a in applied if not a["duplicate"]) <= 1
+        again = await client.play(game_id, token, move["command"], command_id="surge-move",
+                                  expected_version=legal["version"])
+        assert again["first_version"] == legal["version"] + 1 and (again["duplicate"] or not applied)
+        metrics = (await http.get(f"{platform.command_url}/metrics")).text
+        assert _metric(metrics, "benthic_admission_shed_total") >= 1
+        assert 'benthic_bound{bound="admission_limit"} 2.0' in metrics
+        assert _metric(metrics, "benthic_admission_in_flight") == 0  # every slot given back
     await client.aclose()
 
 

@@ -244,6 +244,15 @@ OVERVIEW_ROWS = {
         "benthic_durability_unconfirmed_total",
         "benthic_commands_total",
     },
+    # issue 24: admission control and the bounds of queues
+    "Saturation": {
+        "benthic_admission_shed_total",
+        "benthic_admission_in_flight",
+        "benthic_admission_queued",
+        "benthic_admission_wait_seconds_bucket",
+        "benthic_bound",
+        "benthic_consumer_lag_entries",
+    },
     "Game lifecycle": {
         "benthic_bot_moves_total",
         "benthic_bot_think_seconds_bucket",
@@ -256,7 +265,7 @@ OVERVIEW_ROWS = {
 }
 
 
-def test_overview_has_a_capacity_row_a_durability_row_and_a_lifecycle_row() -> None:
+def test_overview_has_a_capacity_a_durability_a_saturation_and_a_lifecycle_row() -> None:
     board = json.loads((DEPLOY / "grafana/dashboards/benthic-overview.json").read_text())
     rows: dict[str, set[str]] = {}
     current = None

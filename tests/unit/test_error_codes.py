@@ -20,6 +20,7 @@ PATTERNS = (
     re.compile(r"IdentityError\(\s*\"([a-z_]+)\""),
     re.compile(r"TokenError\([^)]*\"([a-z_]+)\"\)"),
     re.compile(r"_error\(\s*(\d{3}),\s*\"([a-z_]+)\""),
+    re.compile(r"^\s+(\d{3}), \"([a-z_]+)\",$", re.MULTILINE),  # ApiError(\n    503, "code",
 )
 # Sites the scan must find, in the subpackages a flat glob missed: (file, status or None, code).
 KNOWN_SITES = {
@@ -33,6 +34,7 @@ KNOWN_SITES = {
     ("shared/benthic/trust/ratelimit.py", "429", "rate_limited"),
     ("services/command/seating.py", "400", "unknown_bot"),
     ("services/projection/app.py", "503", "too_many_live_clients"),
+    ("shared/benthic/service/admission.py", "503", "overloaded"),
 }
 # Refusal sites found (file, line, groups) when this was written: 89 in 168 modules; the flat glob of shared/benthic
 # this replaced found 57 in 35 modules, none of them in the shared package.

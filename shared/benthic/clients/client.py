@@ -2,8 +2,9 @@
 
 Credentials: seat tokens for play and seat reads; a JWT of the identity provider for creating, joining and
 getting seat tokens (``jwt=`` per call, else the client's ``jwt``, else one from ``mint`` — the development
-issuer's minting function in dev and tests); the operator token for operator endpoints.  A ``429`` is retried
-after its ``Retry-After`` (a few times) unless ``retry_rate_limited=False``."""
+issuer's minting function in dev and tests); the operator token for operator endpoints.  A ``429`` and a ``503
+overloaded`` (a service's admission control: nothing of the request was read) are retried after their
+``Retry-After`` (a few times) unless ``retry_rate_limited=False``."""
 
 from __future__ import annotations
 
@@ -47,6 +48,14 @@ def _auth(token: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"} if token else {}
 
 
+def _retryable(response: httpx.Response) -> bool:
+    """A refusal that changed nothing and says when to come back: a rate limit, or an overloaded service."""
+    if response.status_code == 429:
+        return True
+    return response.status_code == 503 and response.headers.get("content-type", "").startswith("application/json") \
+        and response.json().get("code") == "overloaded"
+
+
 class BenthicClient:
     def __init__(
         self,
@@ -72,7 +81,7 @@ class BenthicClient:
     async def _call(self, method: str, url: str, **kwargs: Any) -> Any:
         for attempt in range(6):
             response = await self.http.request(method, url, **kwargs)
-            if response.status_code != 429 or not self.retry_rate_limited or attempt == 5:
+            if not _retryable(response) or not self.retry_rate_limited or attempt == 5:
                 return _check(response)
             await asyncio.sleep(min(float(response.headers.get("retry-after", "1")), 10.0))
         raise AssertionError("unreachable")

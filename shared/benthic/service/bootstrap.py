@@ -12,7 +12,8 @@ Litestar's ``lifespan=[...]`` (each is entered in order and left in reverse).
 Each registers what it owns with the app's :class:`Readiness`, so ``/readyz`` is derived from flags the
 resources keep current themselves: it never does I/O (a probe that waited on a busy pool would turn a loaded
 service unready).  :func:`service_app` builds the Litestar app every service shares: health, readiness and
-metrics routes, the error handlers, the RED middleware.
+metrics routes, the error handlers, the RED middleware and admission control (``benthic.service.admission``:
+``app.state.admission``).
 """
 
 from __future__ import annotations
@@ -25,11 +26,12 @@ from typing import Any
 from litestar import Litestar
 from litestar.datastructures import State
 
+from benthic.service.admission import Admission
 from benthic.service.bus import FeedConsumer
 from benthic.service.config import Settings
 from benthic.service.http import EXCEPTION_HANDLERS, health_routes
 from benthic.service.redisconn import RedisProbe, check_redis_settings, connect, on_primary_change, sample_memory
-from benthic.service.telemetry import log, red_middleware
+from benthic.service.telemetry import BOUNDS, log, red_middleware
 from benthic.store import EventStore
 from benthic.store.durability import Ack
 
@@ -155,13 +157,25 @@ def service_app(service: str, settings: Settings, lifespans: Sequence[Lifespan],
     async def ready() -> dict[str, Any]:
         return state.report()
 
+    admission = Admission(service, settings.admission_limit, settings.admission_queue, settings.admission_queue_ms)
+    publish_bounds(settings)
     return Litestar(
         route_handlers=[*routes, *health_routes(ready)],
         lifespan=list(lifespans),
         exception_handlers=EXCEPTION_HANDLERS,
-        middleware=[red_middleware(service)],
-        state=State({"settings": settings, "readiness": state}),
+        middleware=[red_middleware(service), admission.middleware()],
+        state=State({"settings": settings, "readiness": state, "admission": admission}),
         logging_config=None,
         debug=False,
         **litestar,
     )
+
+
+BOUNDED = ("admission_limit", "admission_queue", "admission_queue_ms", "redis_pool", "redis_pool_timeout_s",
+           "live_streams_max", "live_buffer", "consumer_batch")
+
+
+def publish_bounds(settings: Settings) -> None:
+    """Every bound on a queue or pool of the process, as ``benthic_bound{bound="<setting>"}``."""
+    for name in BOUNDED:
+        BOUNDS.labels(name).set(getattr(settings, name))

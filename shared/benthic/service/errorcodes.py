@@ -83,6 +83,8 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode(503, "durability_unconfirmed", "the write may or may not have been applied: its replication was not "
                                              "confirmed in time (BENTHIC_REDIS_ACK_REPLICAS); send it again with the "
                                              "same command id (with Retry-After)"),
+    ErrorCode(503, "overloaded", "the service is at its capacity and did not take the request (admission control; "
+                                 "nothing was read or changed) (with Retry-After)"),
     ErrorCode(503, "archive_unavailable", "the PostgreSQL archive of finished games unreachable (with Retry-After)"),
     ErrorCode(503, "identity_provider_unavailable", "the identity provider's JWKS cannot be fetched"),
     ErrorCode(503, "too_many_live_clients", "this server holds its maximum of live clients (with Retry-After)"),

@@ -1,5 +1,8 @@
 """Running the services: ``benthic serve command|projection|scoring|archiver|bots|all`` (all: one process, one port
-per service; without BENTHIC_ARCHIVE_URL ``all`` runs without the archiver and says so)."""
+per service; without BENTHIC_ARCHIVE_URL ``all`` runs without the archiver and says so).
+
+The ASGI server is uvicorn (httptools), or with ``BENTHIC_HTTP_SERVER=granian`` granian's server embedded in the
+same event loop (its HTTP parsing and connection handling in Rust; docs/CAPACITY.md has the measured pair)."""
 
 from __future__ import annotations
 
@@ -48,14 +51,48 @@ def build_app(service: str, settings: Settings) -> tuple[Any, int]:
     raise SystemExit(f"unknown service {service!r}; choose one of {', '.join(SERVICES)} or all")
 
 
+class _Granian:
+    """granian's embedded server with uvicorn's face here: ``serve()``, ``should_exit``, ``started``."""
+
+    def __init__(self, app: Any, settings: Settings, port: int) -> None:
+        from granian.constants import Interfaces
+        from granian.server.embed import Server
+        from granian.utils.proxies import wrap_asgi_with_proxy_headers
+
+        # The client address (per-IP rate limits) is X-Forwarded-For's only from these proxies.
+        app = wrap_asgi_with_proxy_headers(app, settings.forwarded_allow_ips)
+        self.server = Server(app, address=settings.host, port=port, interface=Interfaces.ASGI, backlog=4096,
+                             log_enabled=False, websockets=True)
+        self.started = False
+
+    @property
+    def should_exit(self) -> bool:
+        return False
+
+    @should_exit.setter
+    def should_exit(self, value: bool) -> None:
+        if value:
+            self.server.stop()
+
+    async def serve(self) -> None:
+        self.started = True
+        await self.server.serve()
+
+
 async def serve(services: list[str], settings: Settings, port: int | None = None) -> None:
-    servers = []
+    if settings.http_server not in ("uvicorn", "granian"):
+        raise SystemExit(f"BENTHIC_HTTP_SERVER={settings.http_server!r}: choose uvicorn or granian")
+    servers: list[Any] = []
     for service in services:
         app, default_port = build_app(service, settings)
+        at = port if port is not None and len(services) == 1 else default_port
+        if settings.http_server == "granian":
+            servers.append(_Granian(app, settings, at))
+            continue
         config = uvicorn.Config(
             app,
             host=settings.host,
-            port=port if port is not None and len(services) == 1 else default_port,
+            port=at,
             log_config=None,
             access_log=False,
             lifespan="on",
@@ -76,10 +113,13 @@ async def serve(services: list[str], settings: Settings, port: int | None = None
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop)
     tasks = [asyncio.create_task(server.serve()) for server in servers]
-    _done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
     stop()  # one server ending (a signal, or a failed start) ends them all
     await asyncio.gather(*pending, return_exceptions=True)
-    if any(not server.started for server in servers):
+    failed = [task.exception() for task in done if not task.cancelled() and task.exception() is not None]
+    if failed or any(not server.started for server in servers):
+        for error in failed:
+            log().error("server_failed", error=repr(error))
         raise SystemExit(3)
 
 

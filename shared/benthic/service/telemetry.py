@@ -103,6 +103,14 @@ DURABLE_WRITES = ("append", "join", "delete")  # the writes acknowledged only on
 DURABILITY_UNCONFIRMED = Counter(
     "benthic_durability_unconfirmed_total", "Writes whose replication (or fsync) could not be confirmed in time",
     ["operation"])
+ADMISSION_IN_FLIGHT = Gauge("benthic_admission_in_flight", "Requests being handled (admission control)", ["service"])
+ADMISSION_QUEUED = Gauge("benthic_admission_queued", "Requests waiting for an admission slot", ["service"])
+ADMISSION_WAIT = Histogram("benthic_admission_wait_seconds", "Time admitted requests waited for a slot", ["service"],
+                           buckets=_LATENCY_BUCKETS)
+ADMISSION_SHED = Counter("benthic_admission_shed_total", "Requests refused 503 overloaded (queue_full, queue_timeout)",
+                         ["service", "reason"])
+BOUNDS = Gauge("benthic_bound", "The configured bound of each queue and pool of the process (see the setting of "
+                                "the same name)", ["bound"])
 LIVE_CLIENTS = Gauge("benthic_live_clients", "Clients waiting on long-poll or SSE")
 LIVE_STREAMS = Gauge("benthic_live_streams", "Open server-sent-event streams of this process")
 LIVE_STREAMS_REFUSED = Counter(

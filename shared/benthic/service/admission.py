@@ -1,0 +1,166 @@
+"""Admission control: a process takes on only the requests it can answer in time, and refuses the rest at once.
+
+An open-loop surge (players do not slow down when the server does) would otherwise grow every queue in the
+process, the event loop's ready callbacks first, until every answer is late, ``/healthz`` included.  Here at
+most ``limit`` requests are handled at once (``BENTHIC_ADMISSION_LIMIT``); up to ``queue`` more
+(``BENTHIC_ADMISSION_QUEUE``) wait, first come first served, at most ``queue_ms`` for a slot
+(``BENTHIC_ADMISSION_QUEUE_MS``); any other request, and one whose wait runs out, is answered ``503 overloaded``
+with ``Retry-After`` before anything of it is read or done.  By Little's law an admitted request's time is then
+bounded by about (limit + queue) / throughput, whatever the offered rate.
+
+The guarantee, kept in :meth:`Admission.middleware`: a refused request changed nothing (its body was not even
+read), so sending it again is safe.  Health, readiness and metrics are never refused (an orchestrator must see a
+loaded process as alive).  A slot is held until the response starts, so a server-sent-event stream holds one
+only while it opens (live streams have their own bound, ``BENTHIC_LIVE_STREAMS_MAX``).  The play socket asks
+for a slot per frame (:meth:`Admission.try_enter` / :meth:`Admission.leave`, no waiting).
+
+asyncio's own ``Semaphore`` has no bounded, timed queue and no way to refuse at once, and no well-kept ASGI
+package does admission with a bounded wait (uvicorn's ``--limit-concurrency`` counts open connections,
+idle keep-alive ones included, and refuses with a plain-text body): hence this small class.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import msgspec
+
+from benthic.service.http import ApiError, ErrorBody
+from benthic.service.telemetry import ADMISSION_IN_FLIGHT, ADMISSION_QUEUED, ADMISSION_SHED, ADMISSION_WAIT
+
+EXEMPT = frozenset(("/healthz", "/readyz", "/metrics"))
+RETRY_AFTER_S = 1
+
+App = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
+
+
+class Admission:
+    def __init__(self, service: str, limit: int, queue: int, queue_ms: float) -> None:
+        self.service = service
+        self.limit = limit  # 0: no admission control
+        self.queue = queue
+        self.queue_s = queue_ms / 1000
+        self.in_flight = 0
+        self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+        self._in_flight_gauge = ADMISSION_IN_FLIGHT.labels(service)
+        self._queued_gauge = ADMISSION_QUEUED.labels(service)
+        self._wait = ADMISSION_WAIT.labels(service)
+        self._shed = {reason: ADMISSION_SHED.labels(service, reason) for reason in ("queue_full", "queue_timeout")}
+
+    # --- slots ---------------------------------------------------------------------------------------------
+
+    def try_enter(self) -> bool:
+        """A slot now, if one is free and nobody waits for one (False: the caller refuses the work)."""
+        if self.limit <= 0:
+            return True
+        if self.in_flight < self.limit and not self._waiters:
+            self.in_flight += 1
+            self._in_flight_gauge.set(self.in_flight)
+            return True
+        return False
+
+    async def enter(self) -> str | None:
+        """A slot, waiting in the bounded queue if need be; the reason it was refused otherwise."""
+        if self.try_enter():
+            return None
+        if len(self._waiters) >= self.queue:
+            self._shed["queue_full"].inc()
+            return "queue_full"
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        self._queued_gauge.set(len(self._waiters))
+        started = time.perf_counter()
+        try:
+            await asyncio.wait_for(asyncio.shield(waiter), self.queue_s)
+        except asyncio.TimeoutError:
+            if waiter.done():  # handed a slot just as the wait ran out: keep it
+                self._wait.observe(time.perf_counter() - started)
+                return None
+            waiter.cancel()
+            self._shed["queue_timeout"].inc()
+            return "queue_timeout"
+        except asyncio.CancelledError:  # the client left while waiting: give back a slot handed meanwhile
+            if waiter.done() and not waiter.cancelled():
+                self.leave()
+            else:
+                waiter.cancel()
+            raise
+        finally:
+            with contextlib.suppress(ValueError):  # handed a slot: leave() took it off the queue
+                self._waiters.remove(waiter)
+            self._queued_gauge.set(len(self._waiters))
+        self._wait.observe(time.perf_counter() - started)
+        return None
+
+    def leave(self) -> None:
+        """Give back a slot: to the first one still waiting, else to the pool."""
+        if self.limit <= 0:
+            return
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)  # the slot passes on: in_flight is unchanged
+                self._queued_gauge.set(len(self._waiters))
+                return
+        self.in_flight -= 1
+        self._in_flight_gauge.set(self.in_flight)
+
+    # --- HTTP ----------------------------------------------------------------------------------------------
+
+    def refusal(self, reason: str) -> ApiError:
+        return ApiError(
+            503, "overloaded",
+            f"the {self.service} service is at its capacity and did not take the request (nothing was read or "
+            f"changed); retry after {RETRY_AFTER_S} s",
+            {"reason": reason, "limit": self.limit, "queue": self.queue},
+            headers={"Retry-After": str(RETRY_AFTER_S)},
+        )
+
+    def middleware(self) -> Callable[[App], App]:
+        """ASGI middleware (outermost, so a refused request costs no routing, no body read, no decoding)."""
+
+        def factory(app: App) -> App:
+            if self.limit <= 0:
+                return app
+
+            async def admission(scope: dict[str, Any], receive: Any, send: Any) -> None:
+                if scope["type"] != "http" or scope["path"] in EXEMPT:
+                    await app(scope, receive, send)
+                    return
+                refused = await self.enter()
+                if refused is not None:
+                    await _send_refusal(send, self.refusal(refused))
+                    return
+                held = True
+
+                async def send_releasing(message: dict[str, Any]) -> None:
+                    nonlocal held
+                    if held and message["type"] == "http.response.start":
+                        held = False
+                        self.leave()
+                    await send(message)
+
+                try:
+                    await app(scope, receive, send_releasing)
+                finally:
+                    if held:
+                        self.leave()
+
+            return admission
+
+        return factory
+
+
+async def _send_refusal(send: Any, refusal: ApiError) -> None:
+    payload = msgspec.json.encode(ErrorBody(refusal.code, refusal.message, refusal.details))
+    await send({"type": "http.response.start", "status": 503, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()),
+        (b"retry-after", str(RETRY_AFTER_S).encode()),
+    ]})
+    await send({"type": "http.response.body", "body": payload})
+
