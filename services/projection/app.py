@@ -14,6 +14,7 @@ from benthic.service.bus import FeedConsumer
 from benthic.service.config import Settings
 from benthic.game.content import install as install_content
 from benthic.game.gamestate import StateLoader
+from benthic.service.admission import release_slot
 from benthic.service.apidoc import FinishedJson, doc
 from benthic.service.errorcodes import FOLD, GAME_BY_ID, SEAT_AUTH
 from benthic.game.gameschemas import game_schemas, history_schema, view_schema
@@ -93,6 +94,7 @@ async def _view_response(
     if latest is None and not (waiting and await _reads(request).store.meta(game_id) is not None):
         raise _not_found(game_id)  # a game created but not projected yet is waited for, like a new version
     if waiting and (latest is None or latest[0] <= after_version):
+        release_slot(request.scope)  # waiting for a version costs nothing: a waiter holds no admission slot
         loop = asyncio.get_running_loop()
         deadline = loop.time() + min(wait, request.app.state.settings.long_poll_max_s)
         try:
@@ -196,8 +198,8 @@ async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | Non
     gate: SeatGate = request.app.state.gate
     token = _seat_token(request) if viewer is not None else None
     first = await hub.current(game_id, viewer)
-    if first is None:
-        raise _not_found(game_id)
+    if first is None and await _reads(request).store.meta(game_id) is None:
+        raise _not_found(game_id)  # a game created but not projected yet is streamed from its first version
     try:
         client = hub.open(game_id, viewer, stream=True)
     except LiveCapacityReached:
@@ -205,7 +207,17 @@ async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | Non
 
     async def stream() -> AsyncIterator[bytes]:
         try:
-            version, body = await hub.current(game_id, viewer) or first
+            latest = await hub.current(game_id, viewer) or first  # a version written while we registered
+            while latest is None:  # not projected yet: its first version comes as an update
+                try:
+                    latest = await client.next(KEEP_ALIVE_S)
+                except TimeoutError:
+                    yield b": keep-alive\n\n"
+                    latest = await hub.current(game_id, viewer)
+                else:
+                    if latest is None:
+                        return
+            version, body = latest
             yield _sse_frame(version, body)
             while FINISHED_MARK not in body:
                 try:
@@ -232,7 +244,8 @@ async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | Non
     weakref.finalize(frames, hub.release, client)  # a stream that never starts still frees its place
     return Stream(
         frames, media_type="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "X-Benthic-Version": str(first[0])},
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no",
+                 **({"X-Benthic-Version": str(first[0])} if first is not None else {})},
     )
 
 
@@ -255,7 +268,8 @@ def _sse_event_schema(shared: dict[str, Any]) -> dict[str, Any]:
 
 _LIVE_DOC: dict[str, Any] = {
     "media_type": "text/event-stream", "ok": _sse_event_schema,
-    "ok_headers": {"X-Benthic-Version": "the version of the first view sent"},
+    "ok_headers": {"X-Benthic-Version": "the version of the first view sent (absent for a game created but not "
+                                        "projected yet: its stream starts with its first version)"},
     "description": (
         "Server-sent events (`text/event-stream`), one frame per new version of the view:\n\n"
         "```\nid: <version>\nevent: view\ndata: <the view, as GET .../view answers it, on one line>\n\n```\n\n"

@@ -159,6 +159,15 @@ async def test_a_surge_beyond_admission_is_refused_503_overloaded_and_changes_no
         if legal["commands"]:
             break
     auth = {"Authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(timeout=30) as http:  # long-polls waiting for a version hold no slot
+        view = f"{platform.read_url}/games/{game_id}/view"
+        waiting = []
+        for _ in range(4):  # one after the other: each takes a slot, then gives it back while it waits
+            waiting.append(asyncio.create_task(http.get(view, params={"after_version": 10**6, "wait": 3})))
+            await asyncio.sleep(0.2)
+        assert not any(task.done() for task in waiting), [task.result() for task in waiting if task.done()]
+        assert (await http.get(view)).status_code == 200
+        assert [(await task).status_code for task in waiting] == [200] * 4
     move = {"command_id": "surge-move", "command": legal["commands"][0], "expected_version": legal["version"]}
     async with httpx.AsyncClient(timeout=30, limits=httpx.Limits(max_connections=400)) as http:
         surge = [http.post(f"{platform.command_url}/games/{game_id}/commands", headers=auth, json=move)
@@ -185,6 +194,41 @@ async def test_a_surge_beyond_admission_is_refused_503_overloaded_and_changes_no
         assert _metric(metrics, "benthic_admission_shed_total") >= 1
         assert 'benthic_bound{bound="admission_limit"} 2.0' in metrics
         assert _metric(metrics, "benthic_admission_in_flight") == 0  # every slot given back
+    await client.aclose()
+
+
+async def test_a_live_stream_of_a_game_not_projected_yet_starts_with_its_first_version(tmp_path) -> None:
+    """The projection rests 3 s between batches here, so a game opened at once is not projected yet: its stream
+    (no X-Benthic-Version) waits for the first version instead of answering 404.  A game that does not exist is
+    still 404.  A Redis of its own: another platform's projection on the session's Redis would project the game."""
+    redis = PrivateRedis(str(tmp_path / "redis")).start()
+    platform = LocalPlatform(redis_url=redis.url, env={"BENTHIC_PROJECTION_PAUSE_MS": "3000", **GENEROUS_LIMITS},
+                             log_dir=str(tmp_path / "logs")).start()
+    try:
+        await _stream_of_a_new_game(platform)
+    finally:
+        platform.stop()
+        redis.stop()
+
+
+async def _stream_of_a_new_game(platform: LocalPlatform) -> None:
+    client = platform_client(platform)
+    async with httpx.AsyncClient(timeout=httpx.Timeout(30, read=None)) as http:
+        assert (await http.get(f"{platform.read_url}/games/no-such-game/live")).status_code == 404
+        for _attempt in range(5):
+            game_id, tokens = await start_bot_game(client, "aquatica", 2, name=f"new{random.randrange(10**6)}")
+            async with http.stream("GET", f"{platform.read_url}/games/{game_id}/seats/0/live",
+                                   headers={"Authorization": f"Bearer {tokens[0]}"}) as stream:
+                assert stream.status_code == 200
+                if "x-benthic-version" in stream.headers:
+                    continue  # projected within the few ms it took: try a game created at another moment
+                async for line in stream.aiter_lines():
+                    if line.startswith("id: "):
+                        assert int(line[4:]) >= 0
+                        break
+                break
+        else:
+            raise AssertionError("every game was projected before its stream opened")
     await client.aclose()
 
 

@@ -11,7 +11,8 @@ bounded by about (limit + queue) / throughput, whatever the offered rate.
 The guarantee, kept in :meth:`Admission.middleware`: a refused request changed nothing (its body was not even
 read), so sending it again is safe.  Health, readiness and metrics are never refused (an orchestrator must see a
 loaded process as alive).  A slot is held until the response starts, so a server-sent-event stream holds one
-only while it opens (live streams have their own bound, ``BENTHIC_LIVE_STREAMS_MAX``).  The play socket asks
+only while it opens, and a long-poll gives it back before it waits (:func:`release_slot`): live clients have
+their own bound, ``BENTHIC_LIVE_STREAMS_MAX``.  The play socket asks
 for a slot per frame (:meth:`Admission.try_enter` / :meth:`Admission.leave`, no waiting).
 
 asyncio's own ``Semaphore`` has no bounded, timed queue and no way to refuse at once, and no well-kept ASGI
@@ -34,6 +35,7 @@ from benthic.service.http import ApiError, ErrorBody
 from benthic.service.telemetry import ADMISSION_IN_FLIGHT, ADMISSION_QUEUED, ADMISSION_SHED, ADMISSION_WAIT
 
 EXEMPT = frozenset(("/healthz", "/readyz", "/metrics"))
+RELEASE = "benthic.admission.release"  # in a request's scope: gives its slot back early (see release_slot)
 RETRY_AFTER_S = 1
 
 App = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
@@ -122,7 +124,8 @@ class Admission:
         )
 
     def middleware(self) -> Callable[[App], App]:
-        """ASGI middleware (outermost, so a refused request costs no routing, no body read, no decoding)."""
+        """ASGI middleware, to wrap the app outermost (``service_app`` puts it around Litestar's handler, before
+        routing, CORS and the exception handlers): a refused request costs no routing, no body read, no decoding."""
 
         def factory(app: App) -> App:
             if self.limit <= 0:
@@ -138,22 +141,34 @@ class Admission:
                     return
                 held = True
 
-                async def send_releasing(message: dict[str, Any]) -> None:
+                def release() -> None:
                     nonlocal held
-                    if held and message["type"] == "http.response.start":
+                    if held:
                         held = False
                         self.leave()
+
+                async def send_releasing(message: dict[str, Any]) -> None:
+                    if message["type"] == "http.response.start":
+                        release()
                     await send(message)
 
+                scope[RELEASE] = release
                 try:
                     await app(scope, receive, send_releasing)
                 finally:
-                    if held:
-                        self.leave()
+                    release()
 
             return admission
 
         return factory
+
+
+def release_slot(scope: dict[str, Any]) -> None:
+    """A request about to wait on something other than this process' work (a long-poll waiting for a new
+    version) gives its slot back, so that waiting clients do not hold the service's capacity."""
+    release = scope.get(RELEASE)
+    if release is not None:
+        release()
 
 
 async def _send_refusal(send: Any, refusal: ApiError) -> None:

@@ -159,16 +159,19 @@ def service_app(service: str, settings: Settings, lifespans: Sequence[Lifespan],
 
     admission = Admission(service, settings.admission_limit, settings.admission_queue, settings.admission_queue_ms)
     publish_bounds(settings)
-    return Litestar(
+    app = Litestar(
         route_handlers=[*routes, *health_routes(ready)],
         lifespan=list(lifespans),
         exception_handlers=EXCEPTION_HANDLERS,
-        middleware=[red_middleware(service), admission.middleware()],
+        middleware=[red_middleware(service)],
         state=State({"settings": settings, "readiness": state, "admission": admission}),
         logging_config=None,
         debug=False,
         **litestar,
     )
+    # Outside routing, CORS and the exception handlers: a request refused for overload costs almost nothing.
+    app.asgi_handler = admission.middleware()(app.asgi_handler)
+    return app
 
 
 BOUNDED = ("admission_limit", "admission_queue", "admission_queue_ms", "redis_pool", "redis_pool_timeout_s",
