@@ -73,6 +73,34 @@ async def test_a_waiter_that_leaves_gives_back_a_slot_it_was_handed() -> None:
     assert admission.in_flight == 0 and admission.try_enter()
 
 
+async def test_a_queue_that_does_not_drain_gets_short_waits() -> None:
+    """While the queue drains, a request may wait up to queue_ms since the queue formed; once the queue has not
+    been empty for queue_ms (requests keep coming, none is served), newcomers wait only overload_ms."""
+    admission = Admission("test", 1, 100, queue_ms=100, overload_ms=5)
+    assert admission.try_enter()  # the one slot stays taken: nobody is served
+    loop = asyncio.get_running_loop()
+    formed = loop.time()
+    waits: list[tuple[float, float, str | None]] = []
+
+    async def arrive() -> None:
+        came = loop.time()
+        reason = await admission.enter()
+        waits.append((came - formed, loop.time() - came, reason))
+
+    arrivals = []
+    for _ in range(12):  # one every 20 ms for 240 ms
+        arrivals.append(asyncio.create_task(arrive()))
+        await asyncio.sleep(0.02)
+    await asyncio.gather(*arrivals)
+    assert all(reason == "queue_timeout" for _, _, reason in waits)
+    early = [waited for came, waited, _ in waits if came < 0.05]
+    late = [waited for came, waited, _ in waits if came > 0.13]
+    assert early and min(early) > 0.04  # a burst is waited on
+    assert late and max(late) < 0.04  # a standing queue is not
+    admission.leave()
+    assert admission.in_flight == 0 and await admission.enter() is None
+
+
 class _Asgi:
     """A request through the middleware: what was sent back, and whether the app read the body."""
 

@@ -3,17 +3,20 @@
 An open-loop surge (players do not slow down when the server does) would otherwise grow every queue in the
 process, the event loop's ready callbacks first, until every answer is late, ``/healthz`` included.  Here at
 most ``limit`` requests are handled at once (``BENTHIC_ADMISSION_LIMIT``); up to ``queue`` more
-(``BENTHIC_ADMISSION_QUEUE``) wait, first come first served, at most ``queue_ms`` for a slot
-(``BENTHIC_ADMISSION_QUEUE_MS``); any other request, and one whose wait runs out, is answered ``503 overloaded``
-with ``Retry-After`` before anything of it is read or done.  By Little's law an admitted request's time is then
-bounded by about (limit + queue) / throughput, whatever the offered rate.
+(``BENTHIC_ADMISSION_QUEUE``) wait for a slot, first come first served; any other request, and one whose wait
+runs out, is answered ``503 overloaded`` with ``Retry-After`` before anything of it is read or done.  How long a
+request may wait follows CoDel's idea of a good and a bad queue: while waiting requests get their slot in time
+(a burst), up to ``BENTHIC_ADMISSION_QUEUE_MS``; once one has waited that long in vain (an overload), newcomers
+wait only ``BENTHIC_ADMISSION_OVERLOAD_MS`` until a request again finds a slot free at once, so a standing
+overload is refused at once instead of waited on.  By Little's law an admitted request's time is then bounded by
+about (limit + queue) / throughput, whatever the offered rate.
 
 The guarantee, kept in :meth:`Admission.middleware`: a refused request changed nothing (its body was not even
 read), so sending it again is safe.  Health, readiness and metrics are never refused (an orchestrator must see a
 loaded process as alive).  A slot is held until the response starts, so a server-sent-event stream holds one
 only while it opens, and a long-poll gives it back before it waits (:func:`release_slot`): live clients have
-their own bound, ``BENTHIC_LIVE_STREAMS_MAX``.  The play socket asks
-for a slot per frame (:meth:`Admission.try_enter` / :meth:`Admission.leave`, no waiting).
+their own bound, ``BENTHIC_LIVE_STREAMS_MAX``.  The play socket asks for a slot per frame (:meth:`Admission.enter`
+/ :meth:`Admission.leave`).
 
 asyncio's own ``Semaphore`` has no bounded, timed queue and no way to refuse at once, and no well-kept ASGI
 package does admission with a bounded wait (uvicorn's ``--limit-concurrency`` counts open connections,
@@ -42,13 +45,15 @@ App = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 
 
 class Admission:
-    def __init__(self, service: str, limit: int, queue: int, queue_ms: float) -> None:
+    def __init__(self, service: str, limit: int, queue: int, queue_ms: float, overload_ms: float | None = None) -> None:
         self.service = service
         self.limit = limit  # 0: no admission control
         self.queue = queue
         self.queue_s = queue_ms / 1000
+        self.overload_s = self.queue_s if overload_ms is None else min(overload_ms / 1000, self.queue_s)
         self.in_flight = 0
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+        self._overloaded = False  # a wait ran out, and no request found a free slot at once since
         self._in_flight_gauge = ADMISSION_IN_FLIGHT.labels(service)
         self._queued_gauge = ADMISSION_QUEUED.labels(service)
         self._wait = ADMISSION_WAIT.labels(service)
@@ -61,6 +66,7 @@ class Admission:
         if self.limit <= 0:
             return True
         if self.in_flight < self.limit and not self._waiters:
+            self._overloaded = False
             self.in_flight += 1
             self._in_flight_gauge.set(self.in_flight)
             return True
@@ -74,16 +80,17 @@ class Admission:
             self._shed["queue_full"].inc()
             return "queue_full"
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        started = time.perf_counter()
         self._waiters.append(waiter)
         self._queued_gauge.set(len(self._waiters))
-        started = time.perf_counter()
         try:
-            await asyncio.wait_for(asyncio.shield(waiter), self.queue_s)
+            await asyncio.wait_for(asyncio.shield(waiter), self.overload_s if self._overloaded else self.queue_s)
         except asyncio.TimeoutError:
             if waiter.done():  # handed a slot just as the wait ran out: keep it
                 self._wait.observe(time.perf_counter() - started)
                 return None
             waiter.cancel()
+            self._overloaded = True
             self._shed["queue_timeout"].inc()
             return "queue_timeout"
         except asyncio.CancelledError:  # the client left while waiting: give back a slot handed meanwhile
@@ -109,6 +116,7 @@ class Admission:
                 waiter.set_result(None)  # the slot passes on: in_flight is unchanged
                 self._queued_gauge.set(len(self._waiters))
                 return
+        self._queued_gauge.set(0)
         self.in_flight -= 1
         self._in_flight_gauge.set(self.in_flight)
 

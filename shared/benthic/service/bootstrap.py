@@ -157,7 +157,8 @@ def service_app(service: str, settings: Settings, lifespans: Sequence[Lifespan],
     async def ready() -> dict[str, Any]:
         return state.report()
 
-    admission = Admission(service, settings.admission_limit, settings.admission_queue, settings.admission_queue_ms)
+    admission = Admission(service, settings.admission_limit, settings.admission_queue, settings.admission_queue_ms,
+                          settings.admission_overload_ms)
     publish_bounds(settings)
     app = Litestar(
         route_handlers=[*routes, *health_routes(ready)],
@@ -174,8 +175,8 @@ def service_app(service: str, settings: Settings, lifespans: Sequence[Lifespan],
     return app
 
 
-BOUNDED = ("admission_limit", "admission_queue", "admission_queue_ms", "redis_pool", "redis_pool_timeout_s",
-           "live_streams_max", "live_buffer", "consumer_batch")
+BOUNDED = ("admission_limit", "admission_queue", "admission_queue_ms", "admission_overload_ms", "redis_pool",
+           "redis_pool_timeout_s", "live_streams_max", "live_buffer", "consumer_batch")
 
 
 def publish_bounds(settings: Settings) -> None:
