@@ -7,9 +7,9 @@ most ``limit`` requests are handled at once (``BENTHIC_ADMISSION_LIMIT``); up to
 runs out, is answered ``503 overloaded`` with ``Retry-After`` before anything of it is read or done.  How long a
 request may wait follows CoDel's idea of a good and a bad queue: while waiting requests get their slot in time
 (a burst), up to ``BENTHIC_ADMISSION_QUEUE_MS``; once one has waited that long in vain (an overload), newcomers
-wait only ``BENTHIC_ADMISSION_OVERLOAD_MS`` until a request again finds a slot free at once, so a standing
-overload is refused at once instead of waited on.  By Little's law an admitted request's time is then bounded by
-about (limit + queue) / throughput, whatever the offered rate.
+wait only ``BENTHIC_ADMISSION_OVERLOAD_MS`` until no wait has run out for ``BENTHIC_ADMISSION_QUEUE_MS``, so a
+standing overload is refused at once instead of waited on.  By Little's law an admitted request's time is then
+bounded by about (limit + queue) / throughput, whatever the offered rate.
 
 The guarantee, kept in :meth:`Admission.middleware`: a refused request changed nothing (its body was not even
 read), so sending it again is safe.  Health, readiness and metrics are never refused (an orchestrator must see a
@@ -53,7 +53,7 @@ class Admission:
         self.overload_s = self.queue_s if overload_ms is None else min(overload_ms / 1000, self.queue_s)
         self.in_flight = 0
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
-        self._overloaded = False  # a wait ran out, and no request found a free slot at once since
+        self._overloaded_until = 0.0  # a wait ran out less than queue_s before this (monotonic time)
         self._in_flight_gauge = ADMISSION_IN_FLIGHT.labels(service)
         self._queued_gauge = ADMISSION_QUEUED.labels(service)
         self._wait = ADMISSION_WAIT.labels(service)
@@ -66,7 +66,6 @@ class Admission:
         if self.limit <= 0:
             return True
         if self.in_flight < self.limit and not self._waiters:
-            self._overloaded = False
             self.in_flight += 1
             self._in_flight_gauge.set(self.in_flight)
             return True
@@ -84,13 +83,14 @@ class Admission:
         self._waiters.append(waiter)
         self._queued_gauge.set(len(self._waiters))
         try:
-            await asyncio.wait_for(asyncio.shield(waiter), self.overload_s if self._overloaded else self.queue_s)
+            overloaded = started < self._overloaded_until
+            await asyncio.wait_for(asyncio.shield(waiter), self.overload_s if overloaded else self.queue_s)
         except asyncio.TimeoutError:
             if waiter.done():  # handed a slot just as the wait ran out: keep it
                 self._wait.observe(time.perf_counter() - started)
                 return None
             waiter.cancel()
-            self._overloaded = True
+            self._overloaded_until = time.perf_counter() + self.queue_s
             self._shed["queue_timeout"].inc()
             return "queue_timeout"
         except asyncio.CancelledError:  # the client left while waiting: give back a slot handed meanwhile
