@@ -27,8 +27,6 @@ from benthic.service.redisconn import redis_client
 from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory
 
 GAMES = game_types()
-pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
-
 
 @pytest.fixture(scope="module")
 def platform(make_platform: PlatformFactory) -> LocalPlatform:

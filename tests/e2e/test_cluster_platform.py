@@ -7,7 +7,6 @@ import asyncio
 import random
 import time
 
-import pytest
 from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.clients.client import BenthicClient
 from benthic.game.keys import GameKeys
@@ -16,8 +15,6 @@ from benthic.service.redisconn import redis_client
 from benthic.rules import game_types, get_engine
 
 GAMES = game_types()
-pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
-
 
 async def test_bot_games_over_http_on_a_redis_cluster(redis_cluster_url: str, archive_url: str) -> None:
     env = {"BENTHIC_REDIS_CLUSTER": "1", "BENTHIC_CLAIM_IDLE_MS": "1500", "BENTHIC_CLAIM_INTERVAL_S": "0.5",

@@ -15,8 +15,6 @@ from benthic.rules import game_types, get_engine
 from tests.platform_helpers import PlatformFactory
 
 GAMES = game_types()
-pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
-
 
 @pytest.fixture(scope="module")
 def platform(make_platform: PlatformFactory) -> LocalPlatform:

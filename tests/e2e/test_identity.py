@@ -34,7 +34,6 @@ from tests.identity_helpers import (
 from tests.platform_helpers import PlatformFactory
 
 GAMES = game_types()
-pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
 MATCHMAKER = ("benthic:matchmaker",)
 OPEN_GAMES_CAP = 2
 _ips = (f"198.51.100.{i}" for i in itertools.count(1))

@@ -31,7 +31,6 @@ from tests.engine_harness import hidden_from, strings_in
 from tests.variant_packs import FIRST_VIEW_CHECKS, VARIANT_ID, VARIANT_VERSION
 
 GAMES = game_types()
-pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
 # platform (the second content packs installed, limits the bots do not reach) and client: tests/e2e/conftest.py
 
 

@@ -16,7 +16,6 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 GAMES = game_types()
-pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
 # platform and client: tests/e2e/conftest.py, the platform test_platform.py plays on
 
 

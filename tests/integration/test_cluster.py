@@ -57,7 +57,6 @@ async def new_game_with_id(store: EventStore, game_id: str) -> None:
                        options={}, engine_version="t", seeded=True, now_ms=1)
 
 
-@pytest.mark.skipif(not GAMES, reason="no engine registered yet")
 async def test_cluster_consumers_project_and_score_once(redis_cluster, redis_cluster_url) -> None:
     settings = settings_for_tests(redis_cluster_url, redis_cluster=True)
     store = EventStore(redis_cluster, settings.partitions)

@@ -24,8 +24,6 @@ GAMES = tuple(g for g in game_types() if type(get_engine(g)).catalogue is not En
 GAME_SEATS = [(g, n) for g in GAMES for n in range(get_engine(g).min_seats, get_engine(g).max_seats + 1)]
 FIELD = re.compile(r"[a-z][a-z0-9_]*")
 
-pytestmark = pytest.mark.skipif(not GAMES, reason="no engine registered yet")
-
 
 # --- the catalogue ------------------------------------------------------------------------------------------
 

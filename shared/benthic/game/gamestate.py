@@ -13,7 +13,7 @@ from benthic.game.events import Envelope
 from benthic.game.lifecycle import Lifecycle
 from benthic.rules import AnyEngine, GameNotSupported
 from benthic.store import EventStore, Snapshot
-from benthic.service.telemetry import GAMES_NOT_SUPPORTED, log
+from benthic.service.telemetry import GAMES_NOT_SUPPORTED, SNAPSHOTS_FAILED, log
 
 
 class Folded(msgspec.Struct, frozen=True):
@@ -153,6 +153,13 @@ class StateLoader:
                 pass  # a snapshot we cannot read is only a missed shortcut
         return Folded(0, engine.initial_state())
 
+    def _snapshot_saved(self, task: asyncio.Task[None]) -> None:
+        """A snapshot is a shortcut: one that could not be written (Redis failing over, say) is left for the next
+        multiple of N, its error retrieved here so that asyncio does not report it as lost."""
+        self._snapshot_tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            SNAPSHOTS_FAILED.inc()
+
     def remember(self, game_id: str, engine: AnyEngine, before: int, folded: Folded) -> None:
         """Cache a state this process just produced, and snapshot it when it crosses a multiple of N."""
         if self.forget_if_primary_changed():
@@ -163,4 +170,4 @@ class StateLoader:
                                 lifecycle.encode(folded.life))
             task = asyncio.create_task(self.store.save_snapshot(game_id, snapshot))
             self._snapshot_tasks.add(task)
-            task.add_done_callback(self._snapshot_tasks.discard)
+            task.add_done_callback(self._snapshot_saved)

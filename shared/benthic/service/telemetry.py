@@ -47,6 +47,8 @@ COMMAND_DURATION = Histogram(
 APPEND_CONFLICTS = Counter(
     "benthic_append_conflicts_total", "Appends refused for a stale expected version", ["game_type"]
 )
+SNAPSHOTS_FAILED = Counter("benthic_snapshots_failed_total",
+                           "State snapshots that could not be written (left for the next multiple of N)")
 EVENTS_APPENDED = Counter("benthic_events_appended_total", "Events appended to game streams", ["game_type"])
 GAMES_CREATED = Counter("benthic_games_created_total", "Games created", ["game_type"])
 GAMES = Gauge("benthic_games", "Games by status (open, running, finished) from the lobby", ["game_type", "status"])
