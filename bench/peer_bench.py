@@ -40,7 +40,7 @@ from typing import Any
 import httpx
 import uvloop
 from benthic.clients.bots_http import start_bot_game
-from benthic.local.devredis import free_port
+from benthic.local.devredis import free_port, stop_process
 from benthic.local.localplatform import LocalPlatform
 
 from bench.e2e_bench import BENCH_LIMITS, LoadClient, _env_overrides, _histogram, _histogram_quantile, _quantile
@@ -184,16 +184,6 @@ def _wait_http(url: str, process: subprocess.Popen[Any], timeout: float, log: Pa
         time.sleep(0.1)
 
 
-def _stop(process: subprocess.Popen[Any]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 def run_boardgameio(
     node: str, games: int, moves: int, warmup: float, seconds: float, idle: float, log_dir: Path
 ) -> dict[str, Any]:
@@ -234,8 +224,8 @@ def run_boardgameio(
             raise RuntimeError(f"the boardgame.io load client failed (exit {load.returncode}); see {load_log}")
     finally:
         if load is not None:
-            _stop(load)
-        _stop(server)
+            stop_process(load, timeout=10)
+        stop_process(server, timeout=10)
     result.pop("event")
     moves_done = result["moves"]
     return {

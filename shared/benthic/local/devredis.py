@@ -52,12 +52,12 @@ def answers_ping(port: int, timeout: float) -> bool:
     return False
 
 
-def stop_process(process: subprocess.Popen[bytes] | None) -> None:
-    """SIGTERM, and SIGKILL after 5 s; waits for the process to be gone."""
+def stop_process(process: subprocess.Popen[Any] | None, timeout: float = 5.0) -> None:
+    """SIGTERM, and SIGKILL after ``timeout`` seconds; waits for the process to be gone."""
     if process is not None and process.poll() is None:
         process.terminate()
         try:
-            process.wait(timeout=5)
+            process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
