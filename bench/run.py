@@ -46,6 +46,14 @@ STEPS = [
     # Issue 24: N live games played open loop at human pace (think ~Exp(20 s)), 5% watched over SSE.
     ("population", ["-m", "bench.population_bench", "--games", "300" if QUICK else "10000", "--think-s",
                     "5" if QUICK else "20", "--seconds", "30" if QUICK else "600", "--warmup", "10" if QUICK else "30"]),
+    # Issue 24: where it bends (20,000 games), the overload steps (0.5x-4x the saturation rate, admission control),
+    # and the capacity model's backing run (command and projection doubled over a 3-master Redis Cluster).
+    ("population_20000", ["-m", "bench.population_bench", "--games", "600" if QUICK else "20000", "--create-rate",
+                          "80", "--seconds", "30" if QUICK else "240", "--warmup", "10" if QUICK else "30"]),
+    ("population_ramp", ["-m", "bench.population_bench", "--ramp", "--games", "300" if QUICK else "2000",
+                         "--step-s", "15" if QUICK else "60"]),
+    ("population_cluster", ["-m", "bench.population_bench", "--cluster", "--replicas", "1", "--games",
+                            "300" if QUICK else "5000", "--seconds", "30" if QUICK else "300"]),
 ]
 OPTIONAL = [
     # The Underwater Cities balance report (10 minutes of 4-player greedy games), when its engine exists.
