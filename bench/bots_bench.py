@@ -22,7 +22,7 @@ from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
 from redis.asyncio import Redis
 
-from bench.e2e_bench import _histogram, _histogram_quantile
+from bench.common import histogram, histogram_quantile
 
 
 async def _run(platform: LocalPlatform, games: int, concurrency: int, types: list[str]) -> dict[str, Any]:
@@ -60,8 +60,8 @@ async def _run(platform: LocalPlatform, games: int, concurrency: int, types: lis
         await asyncio.sleep(0.2)
     elapsed = time.monotonic() - started
     metrics = httpx.get(f"{platform.url('bots')}/metrics", timeout=10).text
-    lag = _histogram(metrics, "benthic_bot_move_lag_seconds")
-    think = _histogram(metrics, "benthic_bot_think_seconds")
+    lag = histogram(metrics, "benthic_bot_move_lag_seconds")
+    think = histogram(metrics, "benthic_bot_think_seconds")
     moves = sum(float(line.rsplit(" ", 1)[1]) for line in metrics.splitlines()
                 if line.startswith("benthic_bot_moves_total{"))
     await client.aclose()
@@ -74,10 +74,10 @@ async def _run(platform: LocalPlatform, games: int, concurrency: int, types: lis
         "games_per_s": round(games / elapsed, 2),
         "bot_moves": int(moves),
         "bot_moves_per_s": round(moves / elapsed, 1),
-        "bot_move_lag_p50_s": _histogram_quantile(0.5, lag),
-        "bot_move_lag_p99_s": _histogram_quantile(0.99, lag),
-        "think_p50_s": _histogram_quantile(0.5, think),
-        "think_p99_s": _histogram_quantile(0.99, think),
+        "bot_move_lag_p50_s": histogram_quantile(0.5, lag),
+        "bot_move_lag_p99_s": histogram_quantile(0.99, lag),
+        "think_p50_s": histogram_quantile(0.5, think),
+        "think_p99_s": histogram_quantile(0.99, think),
     }
 
 

@@ -10,230 +10,22 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import random
 import statistics
 import time
-import uuid
-from pathlib import Path
 from typing import Any
 
-import aiohttp
 import httpx
-import msgspec
 import uvloop
 from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.clients.client import ApiFailure
 from benthic.local.localplatform import SERVICES, LocalPlatform
 from benthic.rules import game_types, get_engine
 
-
-def _quantile(samples: list[float], q: float) -> float:
-    if not samples:
-        return 0.0
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def _histogram(text: str, name: str) -> dict[float, float]:
-    """Cumulative bucket counts of a Prometheus histogram, summed over its label sets."""
-    buckets: dict[float, float] = {}
-    for line in text.splitlines():
-        if line.startswith(f"{name}_bucket{{"):
-            labels, value = line.rsplit(" ", 1)
-            le = labels.split('le="', 1)[1].split('"', 1)[0]
-            bound = float("inf") if le == "+Inf" else float(le)
-            buckets[bound] = buckets.get(bound, 0.0) + float(value)
-    return buckets
-
-
-def _histogram_quantile(q: float, buckets: dict[float, float]) -> float | None:
-    """Prometheus' histogram_quantile: linear interpolation inside the bucket holding the rank."""
-    bounds = sorted(buckets)
-    if not bounds or buckets[bounds[-1]] == 0:
-        return None
-    rank = q * buckets[bounds[-1]]
-    previous_bound, previous_count = 0.0, 0.0
-    for bound in bounds:
-        count = buckets[bound]
-        if count >= rank:
-            if bound == float("inf"):
-                return previous_bound
-            span = count - previous_count
-            return previous_bound + (bound - previous_bound) * ((rank - previous_count) / span if span else 1.0)
-        previous_bound, previous_count = bound, count
-    return None
-
-
-def _peak_rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return round(int(line.split()[1]) / 1024, 1)
-    return 0.0
-
-
-class LoadClient:
-    """The three calls the bots make, on aiohttp + msgspec: the load generator shares the machine with the
-    services, and httpx's connection pool alone would cost it most of a core at a few hundred games."""
-
-    def __init__(self, command_url: str, mint: Any) -> None:
-        import aiohttp
-
-        self.command_url = command_url
-        self.socket_url = command_url.replace("http://", "ws://", 1)
-        self.mint = mint
-        self.session = aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(limit=0), timeout=aiohttp.ClientTimeout(total=60)
-        )
-        self._json = msgspec.json.Encoder()
-
-    async def _call(self, method: str, path: str, token: str | None, body: Any = None) -> Any:
-        headers = {"content-type": "application/json"}
-        if token:
-            headers["authorization"] = f"Bearer {token}"
-        data = self._json.encode(body) if body is not None else None
-        async with self.session.request(method, f"{self.command_url}{path}", data=data, headers=headers) as reply:
-            raw = await reply.read()
-        if reply.status >= 400:
-            error = msgspec.json.decode(raw)
-            raise ApiFailure(reply.status, error.get("code", "http_error"), error.get("message", ""))
-        return msgspec.json.decode(raw)
-
-    async def create_game(self, game_type: str, seats: list[Any], options: Any = None, seed: Any = None) -> Any:
-        matchmaker = self.mint("bench-matchmaker", ("benthic:matchmaker",))
-        return await self._call("POST", "/games", matchmaker, {"game_type": game_type, "seats": seats,
-                                                                "options": options or {}})
-
-    async def seat_token(self, game_id: str, player_id: str) -> Any:
-        return await self._call("POST", f"/games/{game_id}/token", self.mint(player_id))
-
-    async def legal(self, game_id: str, token: str) -> Any:
-        return await self._call("GET", f"/games/{game_id}/legal", token)
-
-    async def play(self, game_id: str, token: str, command: Any, command_id: str | None = None,
-                   expected_version: int | None = None, include_legal: bool = False) -> Any:
-        body = {"command_id": command_id or uuid.uuid4().hex, "command": command,
-                "expected_version": expected_version}
-        path = f"/games/{game_id}/commands" + ("?include=legal" if include_legal else "")
-        return await self._call("POST", path, token, body)
-
-    async def socket(self, game_id: str, token: str, pushes: bool = False) -> PlaySocket:
-        """A WebSocket play channel of one seat (``WS /games/{id}/play``, with turn pushes if asked)."""
-        ws = await self.session.ws_connect(f"{self.socket_url}/games/{game_id}/play"
-                                           + ("?push=turns" if pushes else ""),
-                                           headers={"authorization": f"Bearer {token}"})
-        return PlaySocket(ws, pushes)
-
-    async def aclose(self) -> None:
-        await self.session.close()
-
-
-class SocketPlays:
-    """``LoadClient``'s calls, with every command and legal query sent over the seat's WebSocket (opened on its
-    first use, kept for the game), which asks for turn pushes: what a client playing a whole game on one
-    connection does.  A seat's turn comes as a push when the last commit was made over a socket (all of them
-    here); the seat asks ``{query: legal}`` only when none came."""
-
-    def __init__(self, client: LoadClient) -> None:
-        self.client = client
-        self.sockets: dict[tuple[str, str], PlaySocket] = {}
-        self.versions: dict[str, int] = {}  # game -> the newest version an answer named
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.client, name)
-
-    async def _socket(self, game_id: str, token: str) -> PlaySocket:
-        socket = self.sockets.get((game_id, token))
-        if socket is None:
-            socket = self.sockets[(game_id, token)] = await self.client.socket(game_id, token, pushes=True)
-        return socket
-
-    async def play(self, game_id: str, token: str, command: Any, command_id: str | None = None,
-                   expected_version: int | None = None, include_legal: bool = False) -> Any:
-        socket = await self._socket(game_id, token)
-        answer = await socket.play(command, command_id, expected_version, include_legal)
-        self.versions[game_id] = max(self.versions.get(game_id, 0), answer["last_version"])
-        return answer
-
-    async def legal(self, game_id: str, token: str) -> Any:
-        opened = (game_id, token) in self.sockets  # a socket opened now has had no push yet: ask at once
-        socket = await self._socket(game_id, token)
-        return await socket.legal(self.versions.get(game_id) if opened else None)
-
-    async def close_game(self, game_id: str) -> None:
-        self.versions.pop(game_id, None)
-        for key in [key for key in self.sockets if key[0] == game_id]:
-            await self.sockets.pop(key).aclose()
-
-
-PUSH_WAIT_S = 0.02  # how long a seat whose turn it is waits for its push before asking
-
-
-class PlaySocket:
-    """One seat's commands over the command service's WebSocket: the same answers as ``LoadClient.play``.  With
-    ``pushes``, a reader task tells the pushed turns (kept: the newest) from the answers."""
-
-    def __init__(self, ws: Any, pushes: bool = False) -> None:
-        self.ws = ws
-        self._json = msgspec.json.Encoder()
-        self.turn: dict[str, Any] | None = None  # the newest pushed legal answer not used yet
-        self._turned = asyncio.Event()
-        self._pending: asyncio.Future[Any] | None = None
-        self._reader = asyncio.create_task(self._read()) if pushes else None
-
-    async def play(self, command: Any, command_id: str | None = None, expected_version: int | None = None,
-                   include_legal: bool = False) -> Any:
-        frame = {"command_id": command_id or uuid.uuid4().hex, "command": command,
-                 "expected_version": expected_version, "include": "legal" if include_legal else None}
-        return await self._ask(frame)
-
-    async def legal(self, at_least: int | None = None) -> Any:
-        """The seat's legal commands: its pushed turn when one at ``at_least`` or later came (waiting a little
-        for it), else asked for."""
-        if self._reader is not None and at_least is not None:
-            if self.turn is None or self.turn["version"] < at_least:
-                self._turned.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._turned.wait(), PUSH_WAIT_S)
-            turn, self.turn = self.turn, None
-            if turn is not None and turn["version"] >= at_least:
-                return turn
-        return await self._ask({"query": "legal"})
-
-    async def _ask(self, frame: dict[str, Any]) -> Any:
-        if self._reader is None:
-            await self.ws.send_str(self._json.encode(frame).decode())
-            answer = msgspec.json.decode(await self.ws.receive_str())
-        else:
-            self._pending = asyncio.get_running_loop().create_future()  # before sending: the reader may answer
-            await self.ws.send_str(self._json.encode(frame).decode())
-            answer = await self._pending
-        if answer["status"] >= 400:
-            error = answer["error"]
-            raise ApiFailure(answer["status"], error["code"], error["message"])
-        return answer["result"]
-
-    async def _read(self) -> None:
-        try:
-            async for message in self.ws:
-                if message.type is not aiohttp.WSMsgType.TEXT:
-                    break
-                frame = msgspec.json.decode(message.data)
-                if frame.get("push"):
-                    self.turn = frame["result"]
-                    self._turned.set()
-                elif self._pending is not None and not self._pending.done():
-                    self._pending.set_result(frame)
-        finally:
-            if self._pending is not None and not self._pending.done():
-                self._pending.set_exception(ConnectionError("the play socket closed"))
-
-    async def aclose(self) -> None:
-        if self._reader is not None:
-            self._reader.cancel()
-        await self.ws.close()
+from bench.common import BENCH_LIMITS, CpuWindow, env_overrides, histogram, histogram_quantile, peak_rss_mb, quantile
+from bench.loadclient import LoadClient, SocketPlays
 
 
 async def _load(
@@ -295,7 +87,6 @@ async def _load(
             latencies.extend(game.latencies)
             game.latencies.clear()
 
-    from bench.peer_bench import CpuWindow  # here: peer_bench imports this module
 
     cpu = CpuWindow({**platform.pids(), "load_client": os.getpid()}, alone=frozenset({"load_client"}))
 
@@ -308,7 +99,7 @@ async def _load(
     async def snapshot_at(moment: float) -> dict[float, float]:
         await asyncio.sleep(max(0.0, moment - time.monotonic()))
         async with httpx.AsyncClient() as http:
-            return _histogram((await http.get(f"{platform.read_url}/metrics")).text, "benthic_projection_lag_seconds")
+            return histogram((await http.get(f"{platform.read_url}/metrics")).text, "benthic_projection_lag_seconds")
 
     cpu_spent = asyncio.create_task(cpu_in_window())
     lag_before = asyncio.create_task(snapshot_at(window_start))
@@ -319,15 +110,15 @@ async def _load(
     window = {b: lag_after.get(b, 0.0) - (await lag_before).get(b, 0.0) for b in lag_after}
     await client.aclose()
     measured = [seconds_taken for at, seconds_taken in latencies if window_start <= at <= deadline]
-    p50, p99 = _histogram_quantile(0.5, window), _histogram_quantile(0.99, window)
+    p50, p99 = histogram_quantile(0.5, window), histogram_quantile(0.99, window)
     return {
         "warmup_s": warmup,
         "measured_s": seconds,
         "accepted_commands": len(measured),
         "accepted_commands_per_s": round(len(measured) / seconds, 1),
         "command_latency_ms": {
-            "p50": round(_quantile(measured, 0.5) * 1000, 2),
-            "p99": round(_quantile(measured, 0.99) * 1000, 2),
+            "p50": round(quantile(measured, 0.5) * 1000, 2),
+            "p99": round(quantile(measured, 0.99) * 1000, 2),
             "mean": round(statistics.fmean(measured) * 1000, 2) if measured else 0.0,
         },
         "projection_lag_ms": {
@@ -343,35 +134,14 @@ async def _load(
     }
 
 
-def _env_overrides() -> dict[str, str]:
-    """BENTHIC_* settings of this process (e.g. BENTHIC_PROJECTION_PAUSE_MS) passed on to the services."""
-    return {k: v for k, v in os.environ.items() if k.startswith("BENTHIC_") and k != "BENTHIC_BENCH_QUICK"}
-
-
-# Rate limits stay on in the benches (their Redis cost is part of every command) but far above the load's rates.
-BENCH_LIMITS = {
-    "BENTHIC_LIMIT_COMMAND_PER_PLAYER": "1000/second",
-    "BENTHIC_LIMIT_COMMAND_PER_IP": "100000/second",
-    "BENTHIC_LIMIT_TOKEN_PER_PLAYER": "1000/minute",
-    "BENTHIC_LIMIT_TOKEN_PER_IP": "1000000/minute",
-    "BENTHIC_LIMIT_CREATE_PER_PLAYER": "100000/minute",
-    "BENTHIC_LIMIT_CREATE_PER_IP": "1000000/minute",
-    "BENTHIC_LIMIT_JOIN_PER_PLAYER": "100000/minute",
-    "BENTHIC_LIMIT_JOIN_PER_IP": "1000000/minute",
-    # Closed-loop benches measure the most the services do: every client waits ~100 ms by construction, which
-    # admission control would refuse as a standing queue.  Admission is measured by population_bench --ramp.
-    "BENTHIC_ADMISSION_LIMIT": "0",
-}
-
-
 def run(concurrent: int, seconds: float, types: list[str], rate: float, nice: bool = False,
         transport: str = "http") -> dict[str, Any]:
     niceness = {"projection": 5, "scoring": 10} if nice else {}
-    env = {"BENTHIC_LOG_LEVEL": "warning", **BENCH_LIMITS, **_env_overrides()}
+    env = {"BENTHIC_LOG_LEVEL": "warning", **BENCH_LIMITS, **env_overrides()}
     with LocalPlatform(env=env, niceness=niceness) as platform:
         # The load generator runs on uvloop, as the services do: less of the shared 2 cores goes to it.
         load = uvloop.run(_load(platform, concurrent, seconds, types, rate, transport=transport))
-        rss = {s: _peak_rss_mb(platform.processes[s].pid) for s in SERVICES}
+        rss = {s: peak_rss_mb(platform.processes[s].pid) for s in SERVICES}
     return {
         "concurrent_games": concurrent,
         "target_commands_per_s": rate or "max (closed loop)",

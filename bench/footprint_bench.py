@@ -23,7 +23,7 @@ from benthic.local.localplatform import LocalPlatform
 from benthic.service.redisconn import redis_client
 from benthic.rules import game_types, get_engine
 
-from bench.e2e_bench import BENCH_LIMITS
+from bench.common import BENCH_LIMITS
 
 PARTITIONS = 16
 TARGET_LIVE = 300

@@ -23,7 +23,8 @@ from typing import Any
 from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.local.localplatform import LocalPlatform
 
-from bench.e2e_bench import BENCH_LIMITS, LoadClient, _peak_rss_mb, _quantile
+from bench.common import BENCH_LIMITS, peak_rss_mb, quantile
+from bench.loadclient import LoadClient
 
 TYPES = ("underwater_cities", "aquatica", "nautilus")
 
@@ -208,7 +209,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         in_window = [a for a in acks if window[0] <= a[2] <= window[1]]
         measured_health = health[int(len(health) * connect_s / (connect_s + args.seconds)):]
         burst = await _burst(platform, ids[0], args.burst)
-        rss = _peak_rss_mb(platform.processes["projection"].pid)
+        rss = peak_rss_mb(platform.processes["projection"].pid)
         await client.aclose()
     finite = [d for d in delays if d != float("inf")]
     return {
@@ -219,12 +220,12 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         "deliveries": len(delays),
         "delivered_within_1s": round(sum(1 for d in delays if d <= 1.0) / max(1, len(delays)), 4),
         "missed": sum(1 for d in delays if d == float("inf")),
-        "delivery_s": {"p50": round(_quantile(finite, 0.5), 3), "p99": round(_quantile(finite, 0.99), 3),
+        "delivery_s": {"p50": round(quantile(finite, 0.5), 3), "p99": round(quantile(finite, 0.99), 3),
                        "max": round(max(finite), 3) if finite else None},
         "stream_failures": len(failures),
         "failure_examples": failures[:5],
-        "healthz_ms": {"p50": round(_quantile(measured_health, 0.5) * 1000, 1),
-                       "p99": round(_quantile(measured_health, 0.99) * 1000, 1),
+        "healthz_ms": {"p50": round(quantile(measured_health, 0.5) * 1000, 1),
+                       "p99": round(quantile(measured_health, 0.99) * 1000, 1),
                        "max": round(max(measured_health) * 1000, 1) if measured_health else None},
         "projection_peak_rss_mb": rss,
         "burst": burst,

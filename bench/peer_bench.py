@@ -43,73 +43,14 @@ from benthic.clients.bots_http import start_bot_game
 from benthic.local.devredis import free_port, stop_process
 from benthic.local.localplatform import LocalPlatform
 
-from bench.e2e_bench import BENCH_LIMITS, LoadClient, _env_overrides, _histogram, _histogram_quantile, _quantile
+from bench.common import BENCH_LIMITS, CpuWindow, env_overrides, histogram, histogram_quantile, quantile
+from bench.loadclient import LoadClient
 
 ROOT = Path(__file__).resolve().parent.parent
 PEER_DIR = ROOT / "bench" / "peer"
 RESULTS_DIR = ROOT / "bench" / "results"
 COUNTER_ENGINE = "bench.counter_engine:ENGINE"
 PINNED = {"boardgame.io": "0.50.", "koa-compose": "4.1.0"}  # prefix of the version each must have
-_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-# --- CPU accounting ---------------------------------------------------------------------------------
-def _stat(pid: int) -> list[str] | None:
-    """The fields of /proc/<pid>/stat after the command name (so index 1 is the ppid, 11/12 utime/stime)."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return text[text.rindex(")") + 2 :].split()
-
-
-def _descendants(pid: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            fields = _stat(int(entry.name))
-            if fields is not None:
-                children.setdefault(int(fields[1]), []).append(int(entry.name))
-    found, stack = [], [pid]
-    while stack:
-        for child in children.get(stack.pop(), []):
-            found.append(child)
-            stack.append(child)
-    return found
-
-
-def cpu_seconds(pid: int, descendants: bool = True) -> float:
-    """User + system CPU time of a process (threads included) and, unless told not to, of its live
-    descendants, in seconds."""
-    total = 0
-    for each in (pid, *(_descendants(pid) if descendants else ())):
-        fields = _stat(each)
-        if fields is not None:
-            total += int(fields[11]) + int(fields[12])
-    return total / _CLOCK_TICKS
-
-
-class CpuWindow:
-    """CPU seconds each named process (with its descendants, except the ``alone`` ones) spent between
-    ``start()`` and ``stop()``."""
-
-    def __init__(self, pids: dict[str, int], alone: frozenset[str] = frozenset()) -> None:
-        self.pids = pids
-        self.alone = alone
-        self._before: dict[str, float] = {}
-        self.started = self.stopped = 0.0
-
-    def _sample(self) -> dict[str, float]:
-        return {name: cpu_seconds(pid, name not in self.alone) for name, pid in self.pids.items()}
-
-    def start(self) -> None:
-        self.started = time.monotonic()
-        self._before = self._sample()
-
-    def stop(self) -> dict[str, float]:
-        self.stopped = time.monotonic()
-        after = self._sample()
-        return {name: after[name] - self._before[name] for name in self.pids}
 
 
 def idle_cpu_ms_per_s(pids: dict[str, int], seconds: float) -> dict[str, float]:
@@ -303,7 +244,7 @@ async def _benthic_load(
     async def lag_histogram() -> dict[float, float]:
         async with httpx.AsyncClient() as http:
             text = (await http.get(f"{platform.read_url}/metrics")).text
-        return _histogram(text, "benthic_projection_lag_seconds")
+        return histogram(text, "benthic_projection_lag_seconds")
 
     async def measure() -> tuple[dict[str, float], dict[float, float]]:
         await asyncio.sleep(max(0.0, started + warmup - time.monotonic()))
@@ -323,7 +264,7 @@ async def _benthic_load(
     servers = {name: seconds for name, seconds in cpu.items() if name != "load_client"}
     per_move = _per_move_ms(servers, moves_done)
     total = sum(servers.values())
-    p50, p99 = _histogram_quantile(0.5, lag), _histogram_quantile(0.99, lag)
+    p50, p99 = histogram_quantile(0.5, lag), histogram_quantile(0.99, lag)
     return {
         "server": "Benthic (command, projection, scoring services; Redis AOF everysec)",
         "transport": "WebSocket WS /games/{id}/play" if transport == "ws" else "HTTP POST /games/{id}/commands",
@@ -335,9 +276,9 @@ async def _benthic_load(
         "moves": moves_done,
         "moves_per_s": round(moves_done / (window.stopped - window.started), 1),
         "move_latency_ms": {
-            "p50": round(_quantile(latencies, 0.5) * 1000, 2),
-            "p90": round(_quantile(latencies, 0.9) * 1000, 2),
-            "p99": round(_quantile(latencies, 0.99) * 1000, 2),
+            "p50": round(quantile(latencies, 0.5) * 1000, 2),
+            "p90": round(quantile(latencies, 0.9) * 1000, 2),
+            "p99": round(quantile(latencies, 0.99) * 1000, 2),
             "mean": round(statistics.fmean(latencies) * 1000, 2) if latencies else 0.0,
         },
         "projection_lag_ms": {
@@ -358,7 +299,7 @@ async def _benthic_load(
 def run_benthic(
     games: int, moves: int, warmup: float, seconds: float, idle: float, log_dir: Path, transport: str = "http"
 ) -> dict[str, Any]:
-    overrides = {**BENCH_LIMITS, **_env_overrides()}
+    overrides = {**BENCH_LIMITS, **env_overrides()}
     extra = [s for s in overrides.get("BENTHIC_EXTRA_ENGINES", "").split(",") if s and s != COUNTER_ENGINE]
     pythonpath = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     env = {

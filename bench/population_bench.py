@@ -91,8 +91,7 @@ from benthic.rules import game_types, get_engine
 from redis.asyncio import Redis
 from yarl import URL
 
-from bench.e2e_bench import _env_overrides
-from bench.peer_bench import CpuWindow
+from bench.common import CpuWindow, env_overrides
 
 try:
     import uvloop
@@ -1033,7 +1032,7 @@ def _table(report: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     env = {"BENTHIC_LOG_LEVEL": "warning", **LIMITS, "BENTHIC_ARCHIVE_AFTER_S": str(args.archive_after_s),
-           **_env_overrides()}
+           **env_overrides()}
     with contextlib.ExitStack() as stack:
         cluster = None
         redis_urls: list[str]

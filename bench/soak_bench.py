@@ -26,7 +26,8 @@ from benthic.local.localplatform import LocalPlatform
 from benthic.service.redisconn import redis_client
 from benthic.rules import game_types, get_engine
 
-from bench.e2e_bench import BENCH_LIMITS, LoadClient, _env_overrides
+from bench.common import BENCH_LIMITS, env_overrides
+from bench.loadclient import LoadClient
 
 
 def _counter(text: str, name: str) -> float:
@@ -116,7 +117,7 @@ def main() -> None:
     parser.add_argument("--sample-s", type=float, default=10.0)
     args = parser.parse_args()
     env = {"BENTHIC_LOG_LEVEL": "warning", **BENCH_LIMITS, "BENTHIC_ARCHIVE_AFTER_S": str(args.archive_after_s),
-           **_env_overrides()}
+           **env_overrides()}
     with LocalPlatform(env=env) as platform:
         result = asyncio.run(_soak(platform, args.games, args.concurrent, args.sample_s))
     print(json.dumps({"soak_bench": {"concurrent": args.concurrent, "archive_after_s": args.archive_after_s,
