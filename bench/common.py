@@ -3,7 +3,10 @@ of processes from /proc, the BENTHIC_* settings passed on to the services and th
 
 from __future__ import annotations
 
+import asyncio
 import os
+import random
+import statistics
 import time
 from pathlib import Path
 
@@ -15,6 +18,29 @@ def quantile(samples: list[float], q: float) -> float:
         return 0.0
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+class Pacer:
+    """Paces one open-loop lane at ``interval`` seconds a step on average (0: no pacing), starting at a random
+    point of the first interval so that lanes do not move in step; a lane that falls behind catches up by at most
+    one interval rather than in a burst."""
+
+    def __init__(self, interval: float, rng: random.Random) -> None:
+        self.interval = interval
+        self.next_at = time.monotonic() + rng.random() * interval
+
+    async def __call__(self) -> None:
+        delay = self.next_at - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        self.next_at = max(self.next_at + self.interval, time.monotonic() - self.interval)
+
+
+def latency_ms(samples: list[float], quantiles: tuple[float, ...] = (0.5, 0.99)) -> dict[str, float]:
+    """``{"p50": ..., "p99": ..., "mean": ...}`` in milliseconds of latencies given in seconds."""
+    summary = {f"p{q * 100:g}": round(quantile(samples, q) * 1000, 2) for q in quantiles}
+    summary["mean"] = round(statistics.fmean(samples) * 1000, 2) if samples else 0.0
+    return summary
 
 
 def histogram(text: str, name: str) -> dict[float, float]:

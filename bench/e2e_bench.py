@@ -13,7 +13,6 @@ import asyncio
 import json
 import os
 import random
-import statistics
 import time
 from typing import Any
 
@@ -24,7 +23,8 @@ from benthic.clients.client import ApiFailure
 from benthic.local.localplatform import SERVICES, LocalPlatform
 from benthic.rules import game_types, get_engine
 
-from bench.common import BENCH_LIMITS, CpuWindow, env_overrides, histogram, histogram_quantile, peak_rss_mb, quantile
+from bench.common import (BENCH_LIMITS, CpuWindow, Pacer, env_overrides, histogram, histogram_quantile, latency_ms,
+                          peak_rss_mb)
 from bench.loadclient import LoadClient, SocketPlays
 
 
@@ -52,15 +52,7 @@ async def _load(
         # over the first half of it.
         await asyncio.sleep(warmup / 2 * index / concurrent)
         rng = random.Random(index)
-        interval = concurrent / rate if rate > 0 else 0.0
-        next_at = time.monotonic() + rng.random() * interval
-
-        async def pace() -> None:
-            nonlocal next_at
-            delay = next_at - time.monotonic()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            next_at = max(next_at + interval, time.monotonic() - interval)
+        pace = Pacer(concurrent / rate if rate > 0 else 0.0, rng)
 
         while time.monotonic() < deadline:
             game_type = types[index % len(types)]
@@ -76,7 +68,7 @@ async def _load(
             try:
                 while time.monotonic() < deadline:
                     before = game.commands
-                    await game.play(pause_after=game.commands + 20, pacer=pace if interval else None)
+                    await game.play(pause_after=game.commands + 20, pacer=pace if pace.interval else None)
                     if game.commands - before < 20:  # the game ended
                         finished += 1
                         break
@@ -116,11 +108,7 @@ async def _load(
         "measured_s": seconds,
         "accepted_commands": len(measured),
         "accepted_commands_per_s": round(len(measured) / seconds, 1),
-        "command_latency_ms": {
-            "p50": round(quantile(measured, 0.5) * 1000, 2),
-            "p99": round(quantile(measured, 0.99) * 1000, 2),
-            "mean": round(statistics.fmean(measured) * 1000, 2) if measured else 0.0,
-        },
+        "command_latency_ms": latency_ms(measured),
         "projection_lag_ms": {
             "p50": round(p50 * 1000, 1) if p50 is not None else None,
             "p99": round(p99 * 1000, 1) if p99 is not None else None,

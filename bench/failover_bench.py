@@ -55,6 +55,8 @@ from benthic.local.localplatform import SERVICES, LocalPlatform
 from benthic.rules import game_types
 from benthic.service.config import from_env
 
+from bench.common import Pacer
+
 # tests/e2e/test_platform.py's GENEROUS_LIMITS, plus room for the matchmaker creating every game and the players
 # asking for their seat tokens (the defaults, 10 games and 60 tokens a minute, are meant for people).
 LIMITS = {
@@ -232,14 +234,7 @@ async def lane(api: Api, index: int, types: list[str], ledger: Ledger, stop: asy
     await asyncio.sleep(start_delay)
     rng = random.Random(index)
     game_type = types[index % len(types)]
-    next_at = time.monotonic() + rng.random() * interval
-
-    async def pace() -> None:
-        nonlocal next_at
-        delay = next_at - time.monotonic()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        next_at = max(next_at + interval, time.monotonic() - interval)
+    pace = Pacer(interval, rng)
 
     while not stop.is_set():
         try:

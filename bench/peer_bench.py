@@ -28,7 +28,6 @@ import hashlib
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -43,7 +42,7 @@ from benthic.clients.bots_http import start_bot_game
 from benthic.local.devredis import free_port, stop_process
 from benthic.local.localplatform import LocalPlatform
 
-from bench.common import BENCH_LIMITS, CpuWindow, env_overrides, histogram, histogram_quantile, quantile
+from bench.common import BENCH_LIMITS, CpuWindow, env_overrides, histogram, histogram_quantile, latency_ms
 from bench.loadclient import LoadClient
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -275,12 +274,7 @@ async def _benthic_load(
         "window_measured_s": round(window.stopped - window.started, 3),
         "moves": moves_done,
         "moves_per_s": round(moves_done / (window.stopped - window.started), 1),
-        "move_latency_ms": {
-            "p50": round(quantile(latencies, 0.5) * 1000, 2),
-            "p90": round(quantile(latencies, 0.9) * 1000, 2),
-            "p99": round(quantile(latencies, 0.99) * 1000, 2),
-            "mean": round(statistics.fmean(latencies) * 1000, 2) if latencies else 0.0,
-        },
+        "move_latency_ms": latency_ms(latencies, (0.5, 0.9, 0.99)),
         "projection_lag_ms": {
             "p50": round(p50 * 1000, 1) if p50 is not None else None,
             "p99": round(p99 * 1000, 1) if p99 is not None else None,
