@@ -1,4 +1,4 @@
-"""Failover under load (issue 23): the services as processes on a Redis primary with two replicas and three
+"""Failover under load: the services as processes on a Redis primary with two replicas and three
 Sentinels (benthic.local.devha.PrivateSentinelSet), writes acknowledged after ``WAIT 1`` (BENTHIC_REDIS_ACK_REPLICAS=1).
 
 1. The failover loop: K concurrent two-seat games of every type played over HTTP (a finished game is replaced by a

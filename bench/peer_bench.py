@@ -1,4 +1,4 @@
-"""The peer benchmark of issue 15: server CPU per move, Benthic against boardgame.io 0.50 in memory.
+"""The peer benchmark: server CPU per move, Benthic against boardgame.io 0.50 in memory.
 
 The same trivial two-player counter game (seats alternate, one `increment` per turn, the game ends after
 ``--moves`` moves, nothing hidden) runs on both servers under the same closed-loop load: ``--games``

@@ -1,4 +1,4 @@
-"""A population of games played open loop at human pace (issue 24): N live games on the real platform, every move
+"""A population of games played open loop at human pace: N live games on the real platform, every move
 arriving on the clock after a player's think time, whatever the server does.
 
 The platform: ``LocalPlatform`` (the five services as processes, a private PostgreSQL, a private Redis with AOF;
@@ -51,7 +51,7 @@ game) / live games at the end; CPU per accepted command of every process (utime 
 window; the load generator's own apart); games finished, scored, rated (scoring's counters) and archived
 (archiver's counter) in the window; games abandoned or stuck (no accepted move for 10 think times).
 
-``--ramp`` (issue 24 point 3, the open-loop step test): offers 0.5x, 1x, 2x, 4x ``--saturation`` commands/s (given,
+``--ramp`` (the open-loop step test): offers 0.5x, 1x, 2x, 4x ``--saturation`` commands/s (given,
 or measured first: ``--burst-s`` of closed loop on ``--burst-games`` of the games) for ``--step-s`` each, by
 setting the think time to N / rate; per step: offered, sent, accepted, p50/p99 of admitted (2xx) commands, non-2xx
 by status and code, /healthz p99 per process, CPU of every process; then the load drops back to the first step's

@@ -38,15 +38,15 @@ STEPS = [
     ("bots", ["-m", "bench.bots_bench", "--games", "30" if QUICK else "500"]),
     # The search bot against the greedy one, 2 seats, per game type (README: Benchmarks).
     ("bot_strength", ["-m", "bench.bot_strength", "--games", "10" if QUICK else "200", "--workers", "2"]),
-    # Issue 23: the Redis primary killed -9 under load, over and over (primary + 2 replicas + 3 Sentinels, acks
+    # Durability: the Redis primary killed -9 under load, over and over (primary + 2 replicas + 3 Sentinels, acks
     # after WAIT 1): no acknowledged command lost, kill -> first ack; then the CPU and p99 cost of ACK_REPLICAS=1.
     ("failover", ["-m", "bench.failover_bench", "--failovers", "5" if QUICK else "100", "--games", "12",
                   "--rate", "100", "--pairs", "1" if QUICK else "2", "--seconds", "10" if QUICK else "30",
                   "--paced-rate", "400"]),
-    # Issue 24: N live games played open loop at human pace (think ~Exp(20 s)), 5% watched over SSE.
+    # Population: N live games played open loop at human pace (think ~Exp(20 s)), 5% watched over SSE.
     ("population", ["-m", "bench.population_bench", "--games", "300" if QUICK else "10000", "--think-s",
                     "5" if QUICK else "20", "--seconds", "30" if QUICK else "600", "--warmup", "10" if QUICK else "30"]),
-    # Issue 24: where it bends (20,000 games), the overload steps (0.5x-4x the saturation rate, admission control),
+    # Population: where it bends (20,000 games), the overload steps (0.5x-4x the saturation rate, admission control),
     # and the capacity model's backing run (command and projection doubled over a 3-master Redis Cluster).
     ("population_20000", ["-m", "bench.population_bench", "--games", "600" if QUICK else "20000", "--create-rate",
                           "80", "--seconds", "30" if QUICK else "240", "--warmup", "10" if QUICK else "30"]),

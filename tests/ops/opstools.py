@@ -27,10 +27,6 @@ DASHBOARDS = sorted((DEPLOY / "grafana/dashboards").glob("*.json"))
 OVERLAYS = ("base", "overlays/dev", "overlays/prod", "overlays/prod-cluster")
 SERVICES = {"command": 8001, "projection": 8002, "scoring": 8003, "archiver": 8004, "bots": 8005}
 ARCHIVE_CLIENTS = {"command", "projection", "archiver"}  # the services that connect to PostgreSQL
-# Settings the manifests and compose set that benthic.service.config does not read yet on this branch: those of round 2
-# (/work/notes/new-services.md, and issue 11's identity settings), added by the services' authors.  Once a name is a field of
-# benthic.service.config.Settings, a test says to drop it from here; empty this set when they have all landed.
-PENDING_SETTINGS: set[str] = set()
 INSTALL_HINT = "install it with scripts/install-ops-tools.sh"
 CHECKOV = (
     "/opt/benthic-ops/checkov/bin/checkov"  # its own virtualenv: its pinned dependencies never meet ours
@@ -264,12 +260,6 @@ def setting_names() -> set[str]:
     return {f"BENTHIC_{f.name.upper()}" for f in msgspec.structs.fields(Settings)} | {"REDIS_URL"}
 
 
-# Metrics of round 2 that the dashboards and alerts use and that the services do not define yet on this branch,
-# as /work/notes/new-services.md fixes them: name (a counter without `_total`) -> (type, label names).  The
-# services' authors define them; then a test says to drop each from here.  Empty it when they have all landed.
-PENDING_METRICS: dict[str, tuple[str, frozenset[str]]] = {}
-
-
 def samples(kind: str, name: str, labels: set[str]) -> dict[str, set[str]]:
     """The sample names (and their label names) a metric of this type exposes."""
     if kind == "counter":
@@ -283,7 +273,7 @@ def samples(kind: str, name: str, labels: set[str]) -> dict[str, set[str]]:
 
 @cache
 def service_metric_types() -> dict[str, tuple[str, frozenset[str]]]:
-    """The metrics the services define, as PENDING_METRICS writes them: name (a counter without `_total`) ->
+    """The metrics the services define: name (a counter without `_total`) ->
     (type, label names); every metric that benthic's and the services' modules register with prometheus_client
     once imported."""
     import importlib
@@ -316,11 +306,8 @@ def service_metrics() -> dict[str, set[str]]:
 
 @cache
 def defined_metrics() -> dict[str, set[str]]:
-    """Sample names the dashboards and alerts may use: what the services define, the pending metrics of round
-    2 (PENDING_METRICS), and `up`."""
+    """Sample names the dashboards and alerts may use: what the services define, and `up`."""
     names: dict[str, set[str]] = {"up": set()}
-    for name, (kind, labels) in PENDING_METRICS.items():
-        names.update(samples(kind, name, set(labels)))
     names.update(service_metrics())
     return names
 

@@ -22,7 +22,6 @@ from benthic.service.config import Settings
 from tests.ops.opstools import (
     ARCHIVE_CLIENTS,
     DEPLOY,
-    PENDING_SETTINGS,
     ROOT,
     SERVICES,
     run,
@@ -212,7 +211,7 @@ def test_compose_runs_redis_with_aof_and_noeviction_and_the_services_hardened() 
         "--appendonly yes" in redis and "--maxmemory-policy noeviction" in redis and "--maxmemory " in redis
     )
     assert any(v.endswith(":/data") for v in services["redis"]["volumes"])
-    fields = setting_names() | PENDING_SETTINGS | {"POD_NAME"}
+    fields = setting_names() | {"POD_NAME"}
     for name in SERVICES:
         service = services[name]
         assert service["command"] == [name]

@@ -22,7 +22,6 @@ from tests.ops.opstools import (
     ARCHIVE_CLIENTS,
     K8S,
     OVERLAYS,
-    PENDING_SETTINGS,
     ROOT,
     SERVICES,
     by_kind,
@@ -284,8 +283,7 @@ def _check_secret_files(where: str, pod: dict[str, Any], container: dict[str, An
     assert mount["readOnly"] is True, where
     pointers = {e["name"]: e["value"] for e in container["env"] if e["name"].endswith("_FILE")}
     assert pointers == {f"{k}_FILE": f"{mount['mountPath']}/{items[k]}" for k in keys}, where
-    readable = setting_names() | PENDING_SETTINGS
-    assert {p.removesuffix("_FILE") for p in pointers} <= readable, f"{where}: a pointer to no setting"
+    assert {p.removesuffix("_FILE") for p in pointers} <= setting_names(), f"{where}: a pointer to no setting"
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -410,8 +408,9 @@ def _ingress_backend(objects: list[dict[str, Any]], path: str) -> str:
     return "404"
 
 
-# Routes of round 2 that this branch's apps do not declare yet (issue 11's identity endpoints).
-ROUND2_ROUTES = {
+# Paths the ingress must route to one service, written out: what a client calls (static files, a path below a
+# declared one included), checked beside the routes the apps declare.
+CLIENT_PATHS = {
     "/games/g-123/token": "benthic-command",
     "/games/g-123/ops/audit": "benthic-command",
     "/games/g-123/ops/revoke": "benthic-command",
@@ -440,7 +439,7 @@ def test_ingress_sends_writes_to_command_and_reads_to_projection(overlay: str) -
         assert (
             _ingress_backend(objects, "/games/commands") == "benthic-projection"
         )  # a game called "commands"
-    for path, backend in ROUND2_ROUTES.items():
+    for path, backend in CLIENT_PATHS.items():
         assert _ingress_backend(objects, path) == backend, f"{overlay}: {path}"
 
 
@@ -782,7 +781,7 @@ def test_prod_uses_an_external_redis_more_replicas_and_no_secret_values(overlay:
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_redis_settings_are_ones_the_services_accept(overlay: str) -> None:
     """The Redis settings of every overlay pass the services' own start-up check; production acknowledges a
-    write only once a replica has it (issue 23), and only there."""
+    write only once a replica has it, and only there."""
     from benthic.service.config import from_env
     from benthic.service.redisconn import check_redis_settings
 
@@ -810,19 +809,16 @@ def test_the_placeholder_digest_is_documented() -> None:
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_config_map_sets_only_real_settings(overlay: str) -> None:
     fields = {f"BENTHIC_{f.name.upper()}" for f in msgspec.structs.fields(Settings)}
-    assert not PENDING_SETTINGS & fields, (
-        f"{PENDING_SETTINGS & fields} exist now: drop them from PENDING_SETTINGS"
-    )
     config = _config(render(overlay))
-    unknown = {k for k in config if k.startswith("BENTHIC_")} - fields - PENDING_SETTINGS
+    unknown = {k for k in config if k.startswith("BENTHIC_")} - fields
     assert not unknown, f"{overlay}: the services read no {unknown}"
     assert config["BENTHIC_HOST"] == "0.0.0.0", "listen beyond the pod's loopback"
     assert {k for k in config if not k.startswith("BENTHIC_")} <= {"REDIS_ADDRESS"}
     assert not (SECRET_KEYS | {ARCHIVE_DSN}) & set(config), "secrets belong in the Secret"
 
 
-# The round-2 settings with their defaults (the contract between the helpers: /work/notes/new-services.md).
-ROUND2_DEFAULTS = {
+# Settings the base ConfigMap writes out, with the services' defaults.
+CONFIG_MAP_DEFAULTS = {
     "BENTHIC_ARCHIVE_AFTER_S": 300,
     "BENTHIC_ARCHIVE_RETENTION_DAYS": 0,
     "BENTHIC_ARCHIVE_BATCH": 20,
@@ -830,7 +826,7 @@ ROUND2_DEFAULTS = {
     "BENTHIC_LIVE_STREAMS_MAX": 10000,
     "BENTHIC_REDIS_POOL": 64,
     "BENTHIC_REDIS_POOL_TIMEOUT_S": 2,
-    # identity (issue 11)
+    # identity
     "BENTHIC_SEAT_TOKEN_TTL_S": 3600,
     "BENTHIC_LIMIT_CREATE_PER_PLAYER": "10/minute",
     "BENTHIC_LIMIT_CREATE_PER_IP": "60/minute",
@@ -841,7 +837,7 @@ ROUND2_DEFAULTS = {
     "BENTHIC_LIMIT_TOKEN_PER_PLAYER": "60/minute",
     "BENTHIC_LIMIT_TOKEN_PER_IP": "300/minute",
     "BENTHIC_MAX_OPEN_GAMES_PER_PLAYER": 20,
-    # durability (issue 23); the prod overlays raise BENTHIC_REDIS_ACK_REPLICAS to 1
+    # durability; the prod overlays raise BENTHIC_REDIS_ACK_REPLICAS to 1
     "BENTHIC_REDIS_SENTINEL_MASTER": "benthic",
     "BENTHIC_REDIS_ACK_REPLICAS": 0,
     "BENTHIC_REDIS_ACK_TIMEOUT_MS": 1000,
@@ -855,16 +851,15 @@ def _same(value: object, default: int | str) -> bool:
 def test_config_map_carries_the_new_settings_at_their_defaults() -> None:
     config = _config(render("base"))
     defaults = Settings()
-    for name, default in ROUND2_DEFAULTS.items():
+    for name, default in CONFIG_MAP_DEFAULTS.items():
         assert _same(config[name], default), name
         field = name.removeprefix("BENTHIC_").lower()
-        if hasattr(defaults, field):  # once the service's author has added it: the same default
-            assert _same(getattr(defaults, field), default), f"{name}: benthic.service.config's default differs"
+        assert _same(getattr(defaults, field), default), f"{name}: benthic.service.config's default differs"
 
 
 @pytest.mark.parametrize("overlay", ["overlays/prod", "overlays/prod-cluster"])
 def test_prod_names_an_identity_provider(overlay: str) -> None:
-    """Outside dev the services refuse to start without a JWKS, an issuer and an audience (issue 11)."""
+    """Outside dev the services refuse to start without a JWKS, an issuer and an audience."""
     config = _config(render(overlay))
     assert urlsplit(config["BENTHIC_JWKS_URL"]).scheme == "https"
     assert config["BENTHIC_JWT_ISSUER"] and config["BENTHIC_JWT_AUDIENCE"]

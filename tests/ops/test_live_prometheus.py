@@ -1,12 +1,6 @@
 """A real Prometheus scrapes every service a running local platform starts (LocalPlatform: command,
-projection, scoring, and archiver and bots once they exist) while bots play a game of every registered game
-type; then every expression of every dashboard panel and every alert rule must return data from it.
-
-Except, for now, the expressions over metrics that the local platform does not export yet on this branch:
-those of services it does not start yet (archiver, bots) and the projection's live-stream metrics of round 2.
-NOT_EXPORTED_YET names them, by metric name prefix, in one place; `up` of a job whose service the platform
-does not start is skipped likewise.  A metric named there that does have series fails the test (so the list
-cannot outlive its reason).
+projection, scoring, archiver and bots) while bots play a game of every registered game type; then every
+expression of every dashboard panel and every alert rule must return data from it.
 
 How each expression is evaluated (opstools.probes):
   * dashboard queries: as written, Grafana's variables substituted ($__rate_interval -> 1m, $game_type -> .+);
@@ -41,7 +35,6 @@ from benthic.rules import game_types, get_engine
 
 from tests.ops.opstools import (
     RULE_FILES,
-    SERVICES,
     TARGET_LABELS,
     all_expressions,
     module,
@@ -52,15 +45,6 @@ from tests.ops.opstools import (
 
 GAMES = game_types()
 EXPECTED_ALERTS = {"BenthicScoringFailing", "BenthicConsumerFailures"}  # from the poisoned feed entry
-
-# Metrics the local platform does not export yet on this branch, by owner, as metric name prefixes: the
-# services LocalPlatform does not start yet, and the projection's live-stream metrics (issue 10), whose code
-# lands from other branches.  Expressions selecting them are skipped (and listed), not failed.
-# EMPTY THIS (the coordinator does) when archiver and bots run in LocalPlatform and the projection exports
-# benthic_live_streams*: from then on every expression must return data again.
-NOT_EXPORTED_YET: dict[str, tuple[str, ...]] = {
-}
-PREFIXES = tuple(prefix for prefixes in NOT_EXPORTED_YET.values() for prefix in prefixes)
 
 
 class Prometheus:
@@ -264,28 +248,9 @@ async def _poison(redis_url: str, game_type: str) -> None:
         await redis.aclose()
 
 
-def _not_started_jobs(platform: Any) -> set[str]:
-    """The jobs of the services of the contract (opstools.SERVICES) that the local platform does not start."""
-    return {f"benthic-{s}" for s in SERVICES if s not in platform.processes}
-
-
-def _not_exported(expr: str, platform: Any) -> list[str]:
-    """Why an expression cannot return data from this platform yet (empty: it must)."""
-    reasons = []
-    for selector in selectors(expr):
-        if selector.metric.startswith(PREFIXES):
-            owner = next(
-                o for o, prefixes in NOT_EXPORTED_YET.items() if selector.metric.startswith(prefixes)
-            )
-            reasons.append(f"{selector.metric} ({owner})")
-        elif selector.metric == "up" and selector.equals.get("job") in _not_started_jobs(platform):
-            reasons.append(f"up of {selector.equals['job']} (not started)")
-    return list(dict.fromkeys(reasons))
-
-
-def _failures(prometheus: Prometheus, platform: Any) -> tuple[list[str], list[str]]:
-    """(failures, skipped expressions with the reason)."""
-    failures, skipped = [], []
+def _failures(prometheus: Prometheus) -> list[str]:
+    """What returned no data, or lacks a label a query uses."""
+    failures = []
     series_labels: dict[str, set[str] | None] = {}
     for expression in all_expressions():
         for selector in selectors(expression.expr):
@@ -293,88 +258,29 @@ def _failures(prometheus: Prometheus, platform: Any) -> tuple[list[str], list[st
                 found = prometheus.api("series", **{"match[]": selector.metric})
                 series_labels[selector.metric] = set().union(*(s.keys() for s in found)) if found else None
             labels = series_labels[selector.metric]
-            if selector.metric.startswith(PREFIXES):
-                if labels is not None:
-                    failures.append(
-                        f"{selector.metric} has series now: drop its prefix from NOT_EXPORTED_YET"
-                    )
-            elif labels is None:
+            if labels is None:
                 failures.append(f"{expression.source}: metric {selector.metric} has no series")
             elif not selector.labels <= labels | TARGET_LABELS:
                 failures.append(
                     f"{expression.source}: {selector.metric} has no label {selector.labels - labels}"
                 )
         for how, expr in probes(expression.expr):
-            if reasons := _not_exported(expr, platform):
-                skipped.append(f"{expression.source}: {expr!r} ({', '.join(reasons)})")
-            elif not prometheus.query(expr):
+            if not prometheus.query(expr):
                 failures.append(f"{expression.source}: no data for {expr!r}" + (f" ({how})" if how else ""))
     active = {a["labels"]["alertname"] for a in prometheus.api("alerts")["alerts"]}
     if missing := EXPECTED_ALERTS - active:
         failures.append(f"alerts not pending or firing after a scoring failure: {missing}")
-    return failures, skipped
+    return failures
 
 
 def test_every_dashboard_and_alert_expression_returns_data(scraped_platform: tuple[Any, Prometheus]) -> None:
-    platform, prometheus = scraped_platform
+    _platform, prometheus = scraped_platform
     deadline = time.monotonic() + 90
     failures = ["not evaluated"]
-    skipped: list[str] = []
     while failures and time.monotonic() < deadline:
-        failures, skipped = _failures(prometheus, platform)
+        failures = _failures(prometheus)
         if failures:
             time.sleep(2)
     assert not failures, "\n".join(failures)
-    evaluated = sum(len(probes(e.expr)) for e in all_expressions()) - len(skipped)
+    evaluated = sum(len(probes(e.expr)) for e in all_expressions())
     assert evaluated >= 40, f"only {evaluated} expressions evaluated"
-    if skipped:
-        print(
-            f"\n{len(skipped)} expressions skipped until their metrics are exported:\n  "
-            + "\n  ".join(skipped)
-        )
-
-
-def test_the_not_exported_list_names_only_what_is_missing(scraped_platform: tuple[Any, Prometheus]) -> None:
-    """No service the platform starts is in NOT_EXPORTED_YET, and every prefix there is used by a query."""
-    platform, _prometheus = scraped_platform
-    assert not set(NOT_EXPORTED_YET) & set(platform.processes), "it runs now: drop it from NOT_EXPORTED_YET"
-    used = {s.metric for e in all_expressions() for s in selectors(e.expr)}
-    for prefix in PREFIXES:
-        assert any(m.startswith(prefix) for m in used), f"{prefix}: no query uses it"
-
-
-def test_rules_evaluate_cleanly_and_only_the_expected_alerts_are_active(
-    scraped_platform: tuple[Any, Prometheus],
-) -> None:
-    platform, prometheus = scraped_platform
-    groups = prometheus.api("rules")["groups"]
-    rules = [r for g in groups for r in g["rules"]]
-    assert len(rules) == sum(
-        len(g["rules"]) for p in RULE_FILES for g in yaml.safe_load(p.read_text())["groups"]
-    )
-    unhealthy = [(r["name"], r.get("lastError")) for r in rules if r["health"] != "ok"]
-    assert not unhealthy, unhealthy
-    unexpected = [
-        a["labels"]
-        for a in prometheus.api("alerts")["alerts"]
-        if a["labels"]["alertname"] not in EXPECTED_ALERTS
-        # a service of the contract that the platform does not start yet has no target, rightly
-        and not (
-            a["labels"]["alertname"] == "BenthicServiceMissing"
-            and a["labels"].get("job") in _not_started_jobs(platform)
-        )
-    ]
-    assert not unexpected, f"unexpected alerts on a healthy platform: {unexpected}"
-
-
-def test_every_target_is_up_and_game_type_variable_has_values(
-    scraped_platform: tuple[Any, Prometheus],
-) -> None:
-    platform, prometheus = scraped_platform
-    targets = prometheus.api("targets")["activeTargets"]
-    jobs = {t["labels"]["job"] for t in targets}
-    assert jobs == {f"benthic-{s}" for s in platform.processes}
-    assert jobs >= {"benthic-command", "benthic-projection", "benthic-scoring"}
-    assert all(t["health"] == "up" for t in targets), targets
-    values = prometheus.api("label/game_type/values", **{"match[]": "benthic_commands_total"})
-    assert set(values) == set(GAMES)

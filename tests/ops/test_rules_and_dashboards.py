@@ -1,6 +1,6 @@
 """Alert rules and dashboards, checked without a running Prometheus: promtool's own checks and unit tests,
 every alert unit-tested both ways and documented, every metric and label a query uses defined by the
-services (or, until they land, by the round-2 contract: opstools.PENDING_METRICS), dashboards well-formed,
+services, dashboards well-formed,
 the Kubernetes copies of both in sync."""
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
@@ -17,7 +16,6 @@ import yaml
 from tests.ops.opstools import (
     DASHBOARDS,
     DEPLOY,
-    PENDING_METRICS,
     ROOT,
     RULE_FILES,
     RULE_TESTS,
@@ -28,9 +26,7 @@ from tests.ops.opstools import (
     panels,
     rule_expressions,
     run,
-    samples,
     selectors,
-    service_metric_types,
     substitute,
     tool,
 )
@@ -149,40 +145,6 @@ def test_queries_use_only_metrics_and_labels_the_services_define(expression) -> 
     assert not unknown, f"{expression.source}: grouping by labels none of its metrics has: {unknown}"
 
 
-def _landed(pending: dict[str, tuple[str, frozenset[str]]]) -> dict[str, tuple[Any, Any]]:
-    """The entries of a PENDING_METRICS-like table that the services define now: name -> (the table's type and
-    labels, the real ones).  By metric name, whatever type the table gives: an entry with the wrong type (a
-    counter written as a gauge names no sample the service exports) has landed all the same."""
-    real = service_metric_types()
-    return {name: (spec, real[name]) for name, spec in pending.items() if name in real}
-
-
-def test_pending_metrics_are_not_defined_yet() -> None:
-    """A round-2 metric the services now define leaves PENDING_METRICS (with the labels the contract gave it),
-    and an entry there is one some query needs.
-
-    PENDING_METRICS is empty once every metric has landed, so the check also runs on a control, or it could
-    never fail: every metric the services define, entered as pending under each type, must be reported as
-    landed, and a metric nobody defines must not be."""
-    real = service_metric_types()
-    used = {s.metric for e in all_expressions() for s in selectors(e.expr)}
-    assert len(real) >= 20 and {m for n, (k, ls) in real.items() for m in samples(k, n, set(ls))} & used, (
-        "the services' metrics were not found (import walk or registry changed?)"
-    )
-    for kind in ("counter", "gauge", "histogram"):
-        control = {name: (kind, labels) for name, (_, labels) in real.items()}
-        assert set(_landed(control)) == set(real), f"defined metrics entered as {kind}s not seen as landed"
-    assert not _landed({"benthic_no_such_metric": ("gauge", frozenset())})
-    for name, (kind, labels) in PENDING_METRICS.items():
-        assert kind in {"counter", "gauge", "histogram", "info"}, f"{name}: unknown type {kind!r}"
-        assert not name.endswith("_total"), f"{name}: a counter is named without _total, as prometheus_client does"
-        assert set(samples(kind, name, set(labels))) & used, f"{name}: pending, but no query uses it"
-    landed = _landed(PENDING_METRICS)
-    assert not landed, (
-        f"defined by the services now: drop them from PENDING_METRICS ((contract type, labels), (real)): {landed}"
-    )
-
-
 def test_dashboards_are_well_formed() -> None:
     uids = set()
     for path in DASHBOARDS:
@@ -224,8 +186,7 @@ def test_overview_covers_what_operators_asked_for() -> None:
     assert 'outcome=\\"rejected\\"' in text and "by (code)" in text, "rule violations by code"
 
 
-# Rows of the overview and the metrics each must show (issue 10: capacity; issue 12: the game lifecycle; issue 23:
-# Redis replication and durability).
+# Rows of the overview and the metrics each must show.
 OVERVIEW_ROWS = {
     "Capacity": {
         "benthic_redis_memory_by_kind_bytes",
@@ -235,7 +196,7 @@ OVERVIEW_ROWS = {
         "benthic_archive_failures_total",
         "benthic_live_streams",
     },
-    # issue 23: replication, failover and the writes refused or unconfirmed
+    # replication, failover and the writes refused or unconfirmed
     "Redis replication and durability": {
         "benthic_redis_replicas_connected",
         "benthic_redis_replicas_required",
@@ -244,7 +205,7 @@ OVERVIEW_ROWS = {
         "benthic_durability_unconfirmed_total",
         "benthic_commands_total",
     },
-    # issue 24: admission control and the bounds of queues
+    # admission control and the bounds of queues
     "Saturation": {
         "benthic_admission_shed_total",
         "benthic_admission_in_flight",

@@ -1,4 +1,4 @@
-"""The spec's open alternatives (§11) as options (issue 14 rule 3): Q2 the Healer replays a discarded card as
+"""The spec's open alternatives (§11) as options: Q2 the Healer replays a discarded card as
 part of the Main action (`healer_replays`), Q4 the updated printing's components (`printing: "updated"`, or
 `components` alone), Q8 the players choose the Advanced goal tokens (`goal_tokens`)."""
 

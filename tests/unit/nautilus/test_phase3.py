@@ -225,7 +225,7 @@ def test_n33_tempo() -> None:
 
 
 def test_recovery_ends_the_subs_movement_even_after_a_tempo_move() -> None:
-    """Issue 14 rule 1 (rulebook: "That submarine's movement is thereby ended for this phase", spec §6.8):
+    """Rulebook ("That submarine's movement is thereby ended for this phase", spec §6.8):
     a Tempo move that ends on a find uses up that sub's normal move; R-14 still holds for a Tempo move that
     ends on no find (the N-33 variant above)."""
 

@@ -275,7 +275,7 @@ def test_as37_cloning_tile() -> None:
 
 
 def test_action_card_claimed_this_turn_is_usable_through_the_slots_use_action() -> None:
-    """Issue 14 rule 2 (rulebook p.7: the card may be resolved before the slot; p.8: an action card may be used
+    """Rulebook (p.7: the card may be resolved before the slot; p.8: an action card may be used
     the turn it is claimed): with the Personal Assistant used, 2 credits and no steelplast, yellow #34 on Y4
     (A18: build 1 tunnel; use 1 of your action cards) is usable because #34, claimed first, can be used."""
     for check in ("at_choice", "card_aware"):
