@@ -389,11 +389,6 @@ def card_budget(record: Record) -> tuple[float, float] | None:
     return (target - TOLERANCE, target + TOLERANCE)
 
 
-def budget_target(record: Record) -> float | None:
-    b = card_budget(record)
-    return None if b is None else (b[0] + b[1]) / 2
-
-
 def within_budget(record: Record) -> bool:
     b = card_budget(record)
     if b is None:

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import msgspec
 
 from benthic.service.config import Settings
 from benthic.rules import game_types, get_engine
@@ -94,7 +93,3 @@ def write_schemas(out: Path, games: list[str] | None = None) -> list[Path]:
             path.write_text(json.dumps(schema, indent=2, sort_keys=True) + "\n", encoding="utf-8")
             written.append(path)
     return written
-
-
-def to_json(value: Any) -> str:
-    return msgspec.json.encode(value).decode()

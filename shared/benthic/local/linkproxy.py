@@ -60,10 +60,6 @@ class LinkProxy:
     def port(self) -> int:
         return self._port
 
-    @property
-    def is_cut(self) -> bool:
-        return self._cut
-
     def start(self) -> LinkProxy:
         if self._loop is not None:
             raise RuntimeError("the proxy is running already")

@@ -206,15 +206,6 @@ async def refuse_deep_bodies(request: Request[Any, Any, Any]) -> None:
         raise ApiError(400, "body_too_deep", f"the body nests arrays and objects more than {MAX_BODY_DEPTH} deep")
 
 
-def decode_body(raw: bytes, kind: type[Any], what: str) -> Any:
-    try:
-        return msgspec.json.decode(raw, type=kind)
-    except msgspec.DecodeError as exc:
-        if isinstance(exc, msgspec.ValidationError):
-            raise ApiError(400, "invalid_request", f"{what}: {exc}") from None
-        raise ApiError(400, "invalid_json", f"the body is not valid JSON: {exc}") from None
-
-
 # --- path parameters, as enforced and documented ------------------------------------------------------------------
 
 GameId = Annotated[str, Parameter(pattern=r"^[A-Za-z0-9_.:\-]{1,128}$", description="a game id (as created)")]
@@ -271,12 +262,3 @@ def security_schemes(*names: str) -> dict[str, Any]:
         ),
     }
     return {name: scheme for name, scheme in schemes.items() if not names or name in names}
-
-
-def error_responses(*statuses: int) -> dict[int, Any]:
-    """Deprecated: a route declares its errors with ``opt=benthic.service.apidoc.doc(<codes>)``, which documents them
-    exactly (codes per status, headers); this older form documents only the statuses."""
-    from litestar.openapi.datastructures import ResponseSpec
-
-    return {status: ResponseSpec(data_container=ErrorBody, generate_examples=False, description="see docs/ERRORS.md")
-            for status in statuses}
