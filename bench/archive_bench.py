@@ -25,7 +25,7 @@ from benthic.archive import Archive
 from benthic.service.config import Settings
 from benthic.local.devpostgres import PrivatePostgres
 from benthic.local.devredis import PrivateRedis
-from benthic.game.events import Notification
+from benthic.feed.notification import Notification
 from benthic.game.gamestate import StateLoader
 from benthic.game.keys import GameKeys, RatingKeys
 from benthic.service.redisconn import redis_client

@@ -18,7 +18,8 @@ from typing import Any
 
 from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.clients.client import ApiFailure, BenthicClient
-from benthic.game.keys import GameKeys, feed_key, lobby_key
+from benthic.feed.keys import feed_key
+from benthic.game.keys import GameKeys, lobby_key
 from benthic.local.localplatform import LocalPlatform
 from benthic.service.redisconn import redis_client
 from benthic.rules import game_types, get_engine

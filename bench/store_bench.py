@@ -20,8 +20,8 @@ import uuid
 from typing import Any
 
 from benthic.local.devredis import PrivateRedis
-from benthic.game.events import Notification
-from benthic.service.feed import encode_notification
+from benthic.feed.notification import Notification
+from benthic.feed.encoding import encode_notification
 from benthic.game.keys import GameKeys
 from benthic.store import EventStore, NewEvent, SeatInfo, VersionConflict
 from benthic.store.append import SOURCE as APPEND_SOURCE

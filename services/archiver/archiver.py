@@ -35,7 +35,7 @@ from typing import Any
 from benthic.archive import Archive, ArchiveConflict, ArchiveError, ArchiveMismatch
 from benthic.archive.records import read_models_digest
 from benthic.service.config import Settings
-from benthic.game.events import Notification
+from benthic.feed.notification import Notification
 from benthic.rules import game_types
 from benthic.store.durability import NO_ACK, Ack
 from benthic.service.telemetry import (

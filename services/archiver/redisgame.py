@@ -14,7 +14,7 @@ from benthic.archive import ArchivedGame
 from benthic.game.events import PLATFORM, event_digest
 from benthic.game.keys import GameKeys, RatingKeys, archive_due_key, archive_since_key
 from benthic.store import parse_meta
-from benthic.service.pipelining import ScriptBatcher
+from benthic.store.pipelining import ScriptBatcher
 from benthic.store.entries import envelopes as parse_entries
 from benthic.store.durability import NO_ACK, Ack
 

@@ -10,11 +10,11 @@ from litestar import Litestar
 
 from benthic.game.content import install as install_content
 from benthic.game.gamestate import StateLoader
-from benthic.game.keys import managed_key
+from benthic.feed.keys import managed_key
 from benthic.rules import game_types
 from benthic.rules.bots import BOT_NAMES
 from benthic.service.bootstrap import consumer_lifespan, redis_lifespan, service_app, tasks_lifespan
-from benthic.service.bus import FeedConsumer
+from benthic.feed.consumer import FeedConsumer
 from benthic.service.config import Settings
 from benthic.service.telemetry import BOT_MOVES, zero_series
 from benthic.trust.auth import SeatTokens

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from benthic.game.keys import bot_due_key, clock_due_key
-from benthic.service.pipelining import ScriptBatcher
+from benthic.store.pipelining import ScriptBatcher
 from benthic.store.scripts import load_lua
 
 TAKE_DUE = load_lua(__package__, "take_due")

@@ -27,7 +27,7 @@ from typing import Any
 
 from benthic.game import lifecycle as lc
 from benthic.service.config import Settings
-from benthic.game.events import Notification
+from benthic.feed.notification import Notification
 from benthic.game.gamestate import Folded
 from benthic.service.http import ApiError
 from benthic.game.keys import partition_of

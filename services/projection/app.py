@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 from benthic.trust.auth import SeatGate, SeatTokens, bearer
-from benthic.service.bus import FeedConsumer
+from benthic.feed.consumer import FeedConsumer
 from benthic.service.config import Settings
 from benthic.game.content import install as install_content
 from benthic.game.gamestate import StateLoader

@@ -13,7 +13,7 @@ from benthic.archive import ArchiveUnavailable
 from benthic.game.gamestate import StateLoader
 from benthic.game.history import history_page
 from benthic.game.keys import GameKeys, RatingKeys, lobby_key
-from benthic.service.pipelining import ScriptBatcher
+from benthic.store.pipelining import ScriptBatcher
 from benthic.rules import get_engine
 from benthic.store import EventStore
 from redis.asyncio import Redis

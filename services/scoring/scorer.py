@@ -12,7 +12,8 @@ from typing import Any
 
 import msgspec
 from benthic.game import lifecycle
-from benthic.game.events import PLATFORM, GameScored, Notification
+from benthic.feed.notification import Notification
+from benthic.game.events import PLATFORM, GameScored
 from benthic.game.gamestate import StateLoader
 from benthic.rules import UnknownGameType, get_engine
 from benthic.store import EventStore, NewEvent, VersionConflict

@@ -10,8 +10,9 @@ import uuid
 from typing import Any
 
 import pytest
-from benthic.game.events import notification_decoder
-from benthic.service.feed import DATA_FIELD
+from benthic.feed.notification import notification_decoder
+from benthic.feed.encoding import DATA_FIELD
+from benthic.feed.keys import feed_key, lifecycle_key
 from benthic.store import Actor, EventStore, GameNotFound, JoinRefused, NewEvent, SeatInfo, Snapshot, VersionConflict
 from benthic.store.entries import DATA, HEAD
 from faststream.redis.parser import BinaryMessageFormatV1
@@ -69,13 +70,13 @@ class EventStoreContract:
         game_id = await new_game(store)
         first = await store.append(game_id, "test", 1, events(3), command_id="c1", now_ms=5)
         assert (first.first_version, first.last_version, first.duplicate) == (2, 4, False)
-        feed_len = await client.xlen(store.keys(game_id).feed)
+        feed_len = await client.xlen(feed_key(store.keys(game_id).partition))
         again = await store.append(game_id, "test", 1, events(3, "x"), command_id="c1", now_ms=6)
         later = await store.append(game_id, "test", 4, events(1, "y"), command_id="c1", now_ms=7)
         assert (again.first_version, again.last_version, again.duplicate) == (2, 4, True)
         assert later == again
         assert await store.version(game_id) == 4
-        assert await client.xlen(store.keys(game_id).feed) == feed_len
+        assert await client.xlen(feed_key(store.keys(game_id).partition)) == feed_len
         assert await store.committed(game_id, "c1") == again
         assert [e.data for e in await store.load(game_id, after=1)] == [e.data for e in events(3)]
 
@@ -118,7 +119,7 @@ class EventStoreContract:
         game_id = await new_game(store)
         await store.append(game_id, "test", 1, events(2), command_id="c", now_ms=42, ended=True)
         await store.append(game_id, "test", 3, events(1, kind="p"), command_id="s", now_ms=43)
-        (_, platform), (_, engine) = await client.xrevrange(store.keys(game_id).feed, count=2)
+        (_, platform), (_, engine) = await client.xrevrange(feed_key(store.keys(game_id).partition), count=2)
         body, headers = BinaryMessageFormatV1.parse(engine[DATA_FIELD.encode()])
         note = notification_decoder.decode(body)
         assert (note.game_id, note.first_version, note.last_version, note.ended) == (game_id, 2, 3, True)
@@ -127,7 +128,7 @@ class EventStoreContract:
         body, _ = BinaryMessageFormatV1.parse(platform[DATA_FIELD.encode()])
         assert notification_decoder.decode(body).types == ["tick"]
         # the lifecycle feed has only the commit that ended the game and the platform commit
-        lifecycle = [fields for _, fields in await client.xrange(store.keys(game_id).lifecycle)]
+        lifecycle = [fields for _, fields in await client.xrange(lifecycle_key(store.keys(game_id).partition))]
         assert lifecycle == [engine, platform]
 
     async def test_join_fills_open_seats_once(self, store) -> None:

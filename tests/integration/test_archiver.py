@@ -14,7 +14,9 @@ from typing import Any
 import msgspec
 import pytest
 from benthic.archive import Archive
-from benthic.game.events import Notification, event_digest
+from benthic.feed.keys import dead_letter_key, feed_key
+from benthic.feed.notification import Notification
+from benthic.game.events import event_digest
 from benthic.game.gamestate import StateLoader
 from benthic.game.history import history_page
 from benthic.game.keys import GameKeys, RatingKeys, archive_due_key, archive_since_key
@@ -280,8 +282,9 @@ async def test_due_games_and_lag_are_measured_from_the_first_due_time(platform: 
 
 def test_keys_are_sorted_into_kinds_by_name() -> None:
     keys = GameKeys("nau_1", 16)
+    feed = feed_key(keys.partition)
     assert [key_kind(k) for k in (keys.events, keys.meta, keys.commands, keys.snapshot, keys.read_model,
-                                  keys.lobby("nautilus", "open"), keys.feed, f"{keys.feed}:dead",
+                                  keys.lobby("nautilus", "open"), feed, dead_letter_key(feed),
                                   RatingKeys("nautilus").rated("nau_1"), RatingKeys("nautilus").leaderboard,
                                   archive_due_key(3), "unrelated")] == [
         "events", "meta", "commands", "snapshot", "read_model", "lobby", "feed", "feed", "ratings", "ratings",
@@ -338,7 +341,7 @@ async def test_memory_by_kind_covers_every_node_of_a_cluster(redis_cluster: Any)
         keys = GameKeys(f"g{i}", 16)
         await redis_cluster.hset(keys.meta, mapping={"version": "1", "game_type": "nautilus"})
         await redis_cluster.xadd(keys.events, {"type": "x", "data": "y" * 50})
-        await redis_cluster.xadd(keys.feed, {"__data__": "z"})
+        await redis_cluster.xadd(feed_key(keys.partition), {"__data__": "z"})
     exact: dict[str, int] = dict.fromkeys(KINDS, 0)
     async for key in redis_cluster.scan_iter(count=1000, target_nodes="primaries"):
         exact[key_kind(key)] += await redis_cluster.memory_usage(key, samples=5) or 0

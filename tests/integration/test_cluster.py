@@ -9,9 +9,10 @@ import uuid
 from typing import Any
 
 import pytest
-from benthic.service.bus import FeedConsumer
+from benthic.feed.consumer import FeedConsumer
 from benthic.game.gamestate import StateLoader
-from benthic.game.keys import GameKeys, RatingKeys, feed_key, lifecycle_key
+from benthic.feed.keys import feed_key, lifecycle_key
+from benthic.game.keys import GameKeys, RatingKeys
 from benthic.rules import game_types
 from benthic.store import EventStore, NewEvent, SeatInfo, VersionConflict
 

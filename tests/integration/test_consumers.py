@@ -7,9 +7,10 @@ import time
 
 import msgspec
 import pytest
-from benthic.service.bus import FeedConsumer, ensure_group, trim_consumed
+from benthic.feed.consumer import FeedConsumer, ensure_group, trim_consumed
 from benthic.game.gamestate import StateLoader
-from benthic.game.keys import GameKeys, RatingKeys, feed_key, lifecycle_key
+from benthic.feed.keys import feed_key, lifecycle_key
+from benthic.game.keys import GameKeys, RatingKeys
 from benthic.rules import game_types
 from benthic.store import EventStore
 
@@ -120,7 +121,7 @@ async def test_deleted_consumer_group_is_recreated_without_restart(redis, redis_
         await game.play(4)
         await _until(lambda: _version_is(redis, settings, game), what="projection after the group was lost")
         await _until(lambda: _healthy(consumer), what="every subscriber restarted")
-        groups = await redis.xinfo_groups(GameKeys(game.game_id, settings.partitions).feed)
+        groups = await redis.xinfo_groups(feed_key(GameKeys(game.game_id, settings.partitions).partition))
         assert [g["name"] for g in groups] == [b"projection"]
     finally:
         await consumer.stop()
@@ -257,7 +258,7 @@ async def test_an_unreadable_feed_entry_is_dead_lettered_and_the_batch_goes_on(r
     settings = settings_for_tests(redis_url, consumer_name="unreadable")
     store = EventStore(redis, settings.partitions)
     game = await StoreGame(store, GAMES[0]).create()
-    feed = GameKeys(game.game_id, settings.partitions).feed
+    feed = feed_key(GameKeys(game.game_id, settings.partitions).partition)
     group = f"g-{time.monotonic_ns()}"
     handled: list[str] = []
 

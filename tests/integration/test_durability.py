@@ -209,7 +209,7 @@ async def test_fused_calls_follow_a_failover_of_a_primary_that_is_still_running(
     """SENTINEL FAILOVER demotes a live primary: the connections to it answer READONLY.  A fused call gets that
     error inside the wrapper script's reply, where redis-py's Sentinel connection never sees it; the batcher
     must drop its connections so the next ones ask the Sentinels (they stayed on the replica for good)."""
-    from benthic.service.pipelining import ScriptBatcher
+    from benthic.store.pipelining import ScriptBatcher
 
     with PrivateSentinelSet(replicas=1) as servers:
         settings = settings_for_tests("redis://ignored:1/0", redis_sentinels=servers.sentinels_setting,

@@ -3,6 +3,7 @@ Redis: what it writes, what it refuses, what it answers."""
 
 from __future__ import annotations
 
+from benthic.feed.keys import feed_key, lifecycle_key, managed_key
 from benthic.game.keys import GameKeys, RatingKeys
 from benthic.store import Snapshot, append, join, snapshot
 from benthic.store.entries import CommitHead, decode_head, encode_head
@@ -34,18 +35,18 @@ async def test_append_script_writes_each_event_once_and_answers_every_outcome(re
     assert decode_head(entries[0][1][b"m"]).command_id == "c1" and entries[1][1][b"m"] == b""
     assert await redis.hgetall(keys.commands) == {b"c1": b"1:2"}
     assert await redis.hmget(keys.meta, ["version", "game_type", "updated_ms"]) == [b"2", b"t", b"7"]
-    assert await redis.xlen(keys.feed) == 1
+    assert await redis.xlen(feed_key(keys.partition)) == 1
     duplicate = await _append(redis, keys, 2, "c1", [b"{}"])
     conflict = await _append(redis, keys, 1, "c2", [b"{}"])
     assert (duplicate.status, duplicate.first, duplicate.last) == ("duplicate", 1, 2)
     assert (conflict.status, conflict.current) == ("conflict", 2)
-    assert await redis.xlen(keys.lifecycle) == 0
+    assert await redis.xlen(lifecycle_key(keys.partition)) == 0
     ended = await _append(redis, keys, 2, "c3", [b"{}"], ended=True)
     assert ended.status == "ok" and await redis.hget(keys.meta, "status") == b"finished"
-    assert await redis.xlen(keys.events) == 3 and await redis.xlen(keys.feed) == 2
-    assert await redis.xlen(keys.lifecycle) == 1  # the end of a game also goes to the lifecycle feed
+    assert await redis.xlen(keys.events) == 3 and await redis.xlen(feed_key(keys.partition)) == 2
+    assert await redis.xlen(lifecycle_key(keys.partition)) == 1  # the end of a game also goes to the lifecycle feed
     await _append(redis, keys, 3, "c4", [b"{}"], lifecycle=True)
-    assert await redis.xlen(keys.lifecycle) == 2
+    assert await redis.xlen(lifecycle_key(keys.partition)) == 2
 
 
 async def test_join_script_takes_a_seat_once_and_starts_the_game_when_full(redis) -> None:
@@ -62,27 +63,27 @@ async def test_join_script_takes_a_seat_once_and_starts_the_game_when_full(redis
     assert (await take(0, "b")).outcome == "seat_taken"
     assert await take(1, "a") == join.JoinReply("already_seated", seat=0)
     assert await take(1, "b") == join.JoinReply("ok", status="running")
-    assert await redis.hget(keys.meta, "status") == b"running" and await redis.xlen(keys.feed) == 1
-    assert await redis.xlen(keys.managed) == 0
+    assert await redis.hget(keys.meta, "status") == b"running" and await redis.xlen(feed_key(keys.partition)) == 1
+    assert await redis.xlen(managed_key(keys.partition)) == 0
 
 
 async def test_only_the_games_flagged_for_the_bots_reach_the_managed_feed(redis) -> None:
     keys, flagged = GameKeys("g4", 16), GameKeys("g5", 16)
     await _append(redis, keys, 0, "c1", [b"{}"], meta={"game_type": "t"})
     await _append(redis, keys, 1, "c2", [b"{}"])
-    assert await redis.xlen(keys.managed) == 0
+    assert await redis.xlen(managed_key(keys.partition)) == 0
     # a platform commit flags the game (the house bot takes a seat over): that commit and the next ones go there
     await _append(redis, keys, 2, "c3", [b"{}"], meta={"bots": "1"}, lifecycle=True)
     await _append(redis, keys, 3, "c4", [b"{}"])
-    assert [f[b"__data__"] for _, f in await redis.xrange(keys.managed)] == [b"note", b"note"]
-    assert await redis.xlen(keys.feed) == 4  # the projection's feed still has every commit
+    assert [f[b"__data__"] for _, f in await redis.xrange(managed_key(keys.partition))] == [b"note", b"note"]
+    assert await redis.xlen(feed_key(keys.partition)) == 4  # the projection's feed still has every commit
     # a game flagged at creation, and a join of it
     await _append(redis, flagged, 0, "c1", [b"{}"], meta={"game_type": "t", "bots": "1", "seats": "2",
                                                             "status": "open", "player:0": "a"})
     script_keys, args = join.join_call(flagged, seat=1, player_id="b", record=b"{}", now_ms=3, notification=b"j",
                                        feed_maxlen=100)
     assert join.parse_join_reply(await redis.eval(join.SOURCE, len(script_keys), *script_keys, *args)).outcome == "ok"
-    entries = await redis.xrange(flagged.managed)
+    entries = await redis.xrange(managed_key(flagged.partition))
     assert [f[b"__data__"] for _, f in entries][-2:] == [b"note", b"j"]
 
 

@@ -1,10 +1,11 @@
-"""Which games the bots service hears of: those flagged ``bots`` in their meta (benthic.game.keys.managed_key),
+"""Which games the bots service hears of: those flagged ``bots`` in their meta (benthic.feed.keys.managed_key),
 whether flagged at creation or, for a game an earlier release created, when the command service first reads it."""
 
 from __future__ import annotations
 
 import uuid
 
+from benthic.feed.keys import feed_key, managed_key
 from benthic.game.gamestate import StateLoader
 from benthic.rules import GameConfig, get_engine
 from benthic.store import EventStore, NewEvent, SeatInfo
@@ -40,4 +41,5 @@ async def test_the_command_service_flags_a_game_an_earlier_release_created_with_
     assert [(await store.meta(g)).managed for g in (with_bot, with_clock, players_only)] == [True, True, False]
     flagged = await _created(store, [SeatInfo("p0"), BOT], {}, managed=True)
     assert await redis.hget(store.keys(flagged).meta, "bots") == b"1"
-    assert (await redis.xrange(store.keys(flagged).managed))[-1][1] == (await redis.xrange(store.keys(flagged).feed))[-1][1]
+    partition = store.keys(flagged).partition
+    assert (await redis.xrange(managed_key(partition)))[-1][1] == (await redis.xrange(feed_key(partition)))[-1][1]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from benthic.service.pipelining import ScriptBatcher
+from benthic.store.pipelining import ScriptBatcher
 from redis.exceptions import OutOfMemoryError, ResponseError
 
 pytestmark = pytest.mark.asyncio

@@ -221,9 +221,10 @@ async def _refusals(client: Any, platform: Any, game_type: str) -> None:
 async def _poison(redis_url: str, game_type: str) -> None:
     """A lifecycle-feed notification (what scoring reads) that a game ended, for a game whose metadata is
     garbage: scoring fails on it, every delivery (the claimer retries it) until it is dead-lettered."""
-    from benthic.game.events import Notification
-    from benthic.service.feed import DATA_FIELD, encode_notification
-    from benthic.game.keys import GameKeys, lifecycle_key
+    from benthic.feed.notification import Notification
+    from benthic.feed.encoding import DATA_FIELD, encode_notification
+    from benthic.feed.keys import lifecycle_key
+    from benthic.game.keys import GameKeys
     from redis.asyncio import Redis
 
     game_id = f"poison-{uuid.uuid4().hex[:8]}"

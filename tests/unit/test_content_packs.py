@@ -195,7 +195,7 @@ def test_every_public_method_taking_a_state_runs_in_the_games_pack(game: str) ->
             continue
         defined_here = any(name in vars(k) for k in cls.__mro__[:-1] if k.__name__ != "Engine")
         if defined_here:
-            assert hasattr(member, "_switches_content") or hasattr(member, "__wrapped__"), name
+            assert hasattr(member, "_reads_no_content") or hasattr(member, "__wrapped__"), name
 
 
 @pytest.mark.parametrize("game", GAMES)

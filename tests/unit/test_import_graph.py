@@ -1,5 +1,6 @@
-"""The rules engines import in one direction only: no module of ``benthic.rules`` imports (even lazily, inside
-a function) a module that imports it back, directly or through others."""
+"""The import graph points one way.  No module of ``benthic.rules`` imports (even lazily, inside a function) a
+module that imports it back, directly or through others; and the packages of ``shared/benthic`` are layers,
+each importing only from the layers below it, with the services above them all."""
 
 from __future__ import annotations
 
@@ -9,10 +10,39 @@ from pathlib import Path
 import benthic.rules
 
 RULES = Path(benthic.rules.__file__).parent
+SHARED = RULES.parent.parent  # shared/: holds benthic
+REPO = SHARED.parent  # holds services
+
+# Bottom first.  A module belongs to the layer of the longest prefix naming it; a layer may import its own
+# layer and those below.  A new package of shared/benthic takes its place here (one line): the test fails while a
+# module of benthic has no layer.
+LAYERS: list[tuple[str, ...]] = [
+    ("benthic.rules",),  # pure rules engines: no I/O, nothing of the platform
+    # the runtime every layer uses (settings, logs and metrics, Redis connections): it lives in service/
+    ("benthic.service.config", "benthic.service.telemetry", "benthic.service.redisconn"),
+    ("benthic.game",),  # a game as the platform sees it: envelopes, keys, lifecycle, content packs
+    ("benthic.feed",),  # the partition feeds: the notification, its keys and encoding, the consumer groups
+    ("benthic.store",),  # the event store: appends a commit with its feed notification
+    ("benthic.game.gamestate",),  # lives in game/, folds the store's streams
+    ("benthic.archive",),
+    ("benthic.service",),  # what every service is made of: HTTP, OpenAPI, admission, start-up
+    ("benthic.trust",),
+    ("benthic.play",),
+    ("benthic.clients",),
+    ("benthic.local",),
+    ("benthic.cli",),
+    ("services",),
+]
+
+# The only imports of a higher layer allowed, as (importer, imported) prefixes, each with why it must be.
+UPWARD_ALLOWED: list[tuple[str, str]] = [
+    ("benthic.service.serve", "services"),  # `benthic serve` runs the services' apps in one process
+    ("benthic.cli", "services.archiver.redisgame"),  # `benthic archive backfill` fills the archiver's due sets
+]
 
 
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(RULES.parent.parent).with_suffix("").parts
+def _module_name(path: Path, root: Path) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -42,11 +72,51 @@ def _imports(path: Path, name: str, known: set[str]) -> set[str]:
 
 
 def _graph() -> dict[str, set[str]]:
-    paths = {_module_name(p): p for p in RULES.rglob("*.py")}
+    paths = {_module_name(p, RULES.parent.parent): p for p in RULES.rglob("*.py")}
     known = set(paths)
     graph = {name: _imports(path, name, known) for name, path in paths.items()}
     # importing a package runs its __init__: a package's modules depend on their package only through it
     return graph
+
+
+def _platform_graph(shared: Path = SHARED, repo: Path = REPO) -> dict[str, set[str]]:
+    """Every module of benthic and of the services, with the modules of either it imports."""
+    paths = {_module_name(p, shared): p for p in (shared / "benthic").rglob("*.py")}
+    paths.update({_module_name(p, repo): p for p in (repo / "services").rglob("*.py")})
+    known = set(paths)
+    return {name: _imports(path, name, known) for name, path in paths.items()}
+
+
+def _covers(prefix: str, module: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def _layer(module: str, layers: list[tuple[str, ...]]) -> int | None:
+    """The index of ``module``'s layer (the longest prefix naming it), None if no layer names it.  The root
+    package ``benthic`` (its version) is under every layer."""
+    if module == "benthic":
+        return -1
+    best: tuple[int, int] | None = None
+    for index, prefixes in enumerate(layers):
+        for prefix in prefixes:
+            if _covers(prefix, module) and (best is None or len(prefix) > best[0]):
+                best = (len(prefix), index)
+    return None if best is None else best[1]
+
+
+def _upward(
+    graph: dict[str, set[str]], layers: list[tuple[str, ...]], allowed: list[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """The imports of a module of a higher layer than the importer's, except the ``allowed`` ones."""
+    out = []
+    for importer, imported in sorted(graph.items()):
+        for target in sorted(imported):
+            low, high = _layer(importer, layers), _layer(target, layers)
+            if low is None or high is None or high <= low:
+                continue
+            if not any(_covers(a, importer) and _covers(b, target) for a, b in allowed):
+                out.append((importer, target))
+    return out
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -94,3 +164,27 @@ def test_no_import_cycles_in_the_rules_engines() -> None:
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_every_module_of_benthic_has_a_layer() -> None:
+    graph = _platform_graph()
+    assert [m for m in sorted(graph) if _layer(m, LAYERS) is None] == []
+
+
+def test_the_layers_import_only_downward() -> None:
+    assert _upward(_platform_graph(), LAYERS, UPWARD_ALLOWED) == []
+
+
+def test_every_allowed_upward_import_is_still_made() -> None:
+    made = _upward(_platform_graph(), LAYERS, [])
+    stale = [(a, b) for a, b in UPWARD_ALLOWED if not any(_covers(a, x) and _covers(b, y) for x, y in made)]
+    assert stale == []
+
+
+def test_the_layer_check_finds_an_upward_import() -> None:
+    graph = {"benthic.store.x": {"benthic.feed.y"}, "benthic.feed.y": {"benthic.service.http"},
+             "benthic.service.http": {"services.command.app"}, "benthic.game.gamestate": {"benthic.store.x"},
+             "benthic.game.keys": {"benthic.rules"}}
+    assert _upward(graph, LAYERS, []) == [("benthic.feed.y", "benthic.service.http"),
+                                          ("benthic.service.http", "services.command.app")]
+    assert _upward(graph, LAYERS, [("benthic.service", "services")]) == [("benthic.feed.y", "benthic.service.http")]

@@ -6,8 +6,9 @@ import msgspec
 import pytest
 from benthic.trust.auth import SeatTokens, TokenError, bearer, is_operator
 from benthic.service.config import from_env
-from benthic.game.events import Notification, notification_decoder
-from benthic.service.feed import decode_message, encode_message, encode_notification
+from benthic.feed.notification import Notification, notification_decoder
+from benthic.feed.encoding import decode_message, encode_message, encode_notification
+from benthic.feed.keys import feed_key
 from benthic.game.keys import GameKeys, partition_of
 from faststream.redis.parser import BinaryMessageFormatV1
 
@@ -67,7 +68,7 @@ async def test_feed_messages_decode_ours_and_faststreams() -> None:
 def test_game_keys_share_one_hash_slot() -> None:
     keys = GameKeys("game-123", 16)
     tag = f"{{p{partition_of('game-123', 16)}}}"
-    for key in (keys.events, keys.meta, keys.commands, keys.snapshot, keys.feed, keys.read_model,
+    for key in (keys.events, keys.meta, keys.commands, keys.snapshot, feed_key(keys.partition), keys.read_model,
                 keys.lobby("nautilus", "open"), keys.updates):
         assert key.startswith(tag)
 

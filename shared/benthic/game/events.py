@@ -1,4 +1,4 @@
-"""The envelope the store keeps around every event, platform events, and the feed notification."""
+"""The envelope the store keeps around every event, and platform events."""
 
 from __future__ import annotations
 
@@ -39,24 +39,6 @@ class GameScored(msgspec.Struct, frozen=True, tag_field="type", tag="game_scored
     details: dict[str, Any] = {}
     players: list[str] = []
     rated: bool = False  # only rated games change ratings and leaderboards
-
-
-class Notification(msgspec.Struct, frozen=True, omit_defaults=True):
-    """The body of a partition feed entry (inside FastStream's message format).  ``types`` lists the event
-    types of a platform commit (``game_scored``, ...); an engine commit leaves it empty to keep the feed small."""
-
-    game_id: str
-    game_type: str
-    kind: str  # "events" | "seats"
-    first_version: int = 0
-    last_version: int = 0
-    ts_ms: int = 0
-    ended: bool = False
-    types: list[str] = []
-
-
-notification_encoder = msgspec.json.Encoder()
-notification_decoder = msgspec.json.Decoder(Notification)
 
 
 _digest_encoder = msgspec.msgpack.Encoder()

@@ -1,5 +1,6 @@
 """The Redis key layout.  Every key of a game carries the hash tag ``{pK}`` of its partition, so each
-append and each read-model write touches one Redis Cluster slot."""
+append and each read-model write touches one Redis Cluster slot.  The partition feeds' keys, in the same
+slot, are ``benthic.feed.keys``."""
 
 from __future__ import annotations
 
@@ -37,18 +38,6 @@ class GameKeys:
         return f"{self.tag}:s:{self.game_id}"
 
     @property
-    def feed(self) -> str:
-        return feed_key(self.partition)
-
-    @property
-    def lifecycle(self) -> str:
-        return lifecycle_key(self.partition)
-
-    @property
-    def managed(self) -> str:
-        return managed_key(self.partition)
-
-    @property
     def read_model(self) -> str:  # hash: version, status, summary, views per viewer, scores
         return f"{self.tag}:rm:{self.game_id}"
 
@@ -63,23 +52,6 @@ class GameKeys:
     @property
     def updates(self) -> str:
         return updates_channel(self.partition)
-
-
-def feed_key(partition: int) -> str:
-    """Every commit and join of the partition's games (the projection)."""
-    return f"{{p{partition}}}:feed"
-
-
-def lifecycle_key(partition: int) -> str:
-    """Only the commits that end a game or carry platform events (game_scored, ...): scoring and archiving
-    read this small feed instead of every move."""
-    return f"{{p{partition}}}:lifecycle"
-
-
-def managed_key(partition: int) -> str:
-    """The commits and joins of the games the bots service looks after (meta flag ``bots``: a bot or the house
-    bot plays a seat, or a clock runs): the bots read this feed, not every move of every game."""
-    return f"{{p{partition}}}:managed"
 
 
 def lobby_key(partition: int, game_type: str, status: str) -> str:

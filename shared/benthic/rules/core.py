@@ -38,7 +38,7 @@ __all__ = [
     "SeatResult",
     "Secret",
     "rng_for",
-    "switches_content",
+    "reads_no_content",
 ]
 
 
@@ -194,13 +194,10 @@ class ContentPacks(Protocol):
     def run(self, key: str, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R: ...
 
 
-def switches_content(method: Callable[..., R]) -> Callable[..., R]:
-    """Mark an engine method that switches to its state's content pack itself, a hot path written as
-    ``if state.content is not PACKS.key: return PACKS.run(PACKS.key_of(state), f, state, ...)`` then
-    ``return f(state, ...)``, where ``f`` is the module function (never the method: ``key_of`` gives the
-    default pack for a state without one, which would call the method again forever).  The base class wraps
-    every other public method that takes a state."""
-    setattr(method, "_switches_content", True)
+def reads_no_content(method: Callable[..., R]) -> Callable[..., R]:
+    """Mark an engine method taking a state that reads nothing of the content pack (``is_over``): the base
+    class leaves it as it is instead of running it in the state's pack."""
+    setattr(method, "_reads_no_content", True)
     return method
 
 
@@ -240,7 +237,7 @@ class Engine(ABC, Generic[S, C, E]):
         if packs is None:
             return
         for name, member in list(vars(cls).items()):
-            if name.startswith("_") or not inspect.isfunction(member) or hasattr(member, "_switches_content"):
+            if name.startswith("_") or not inspect.isfunction(member) or hasattr(member, "_reads_no_content"):
                 continue
             params = list(inspect.signature(member).parameters)[1:]
             if name == "start":
@@ -443,6 +440,9 @@ def _last_state_memo(method: Callable[..., R]) -> Callable[..., R]:
 
 
 def _in_pack(method: Callable[..., R], packs: ContentPacks, event_param: bool) -> Callable[..., R]:
+    """``method`` run with its state's pack in use (``evolve``, ``event_param``: on the first event, the pack the
+    event names): the content-pack dispatch of every engine.  A state of the pack in use costs one identity
+    test (the states and the pack set intern their keys)."""
     if event_param:  # evolve: the first event of a game names its pack
 
         @functools.wraps(method)

@@ -6,7 +6,7 @@ Litestar's ``lifespan=[...]`` (each is entered in order and left in reverse).
   (``app.state.store``, acknowledging writes as ``BENTHIC_REDIS_ACK_*`` say, its epoch moved when the primary
   changes so that caches of what was read are dropped), the probe that watches Redis (``app.state.probe``) and
   the sampler of Redis' memory;
-- :func:`consumer_lifespan`: a feed consumer (``benthic.service.bus.FeedConsumer``) started and drained;
+- :func:`consumer_lifespan`: a feed consumer (``benthic.feed.consumer.FeedConsumer``) started and drained;
 - :func:`tasks_lifespan`: background loops, given the drain timeout to finish on shutdown.
 
 Each registers what it owns with the app's :class:`Readiness`, so ``/readyz`` is derived from flags the
@@ -27,7 +27,7 @@ from litestar import Litestar
 from litestar.datastructures import State
 
 from benthic.service.admission import Admission
-from benthic.service.bus import FeedConsumer
+from benthic.feed.consumer import FeedConsumer
 from benthic.service.config import Settings
 from benthic.service.http import EXCEPTION_HANDLERS, health_routes
 from benthic.service.redisconn import RedisProbe, check_redis_settings, connect, on_primary_change, sample_memory

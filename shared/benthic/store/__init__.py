@@ -1,6 +1,5 @@
 """The event store on Redis Streams: appends (one Lua script per commit), loads, snapshots."""
 
-from benthic.service.feed import DATA_FIELD
 from benthic.store.eventstore import EventStore
 from benthic.store.records import (
     Actor,
@@ -16,7 +15,6 @@ from benthic.store.records import (
 )
 
 __all__ = [
-    "DATA_FIELD",
     "Actor",
     "Commit",
     "EventStore",

@@ -7,6 +7,7 @@ from typing import Any
 
 import msgspec
 
+from benthic.feed.keys import feed_key, lifecycle_key, managed_key
 from benthic.game.keys import GameKeys
 from benthic.store.scripts import load_lua, text
 
@@ -51,7 +52,8 @@ def append_call(
     ]
     for field, value in meta.items():
         args.extend((field, value))
-    return [keys.events, keys.meta, keys.commands, keys.feed, keys.lifecycle, keys.managed], args
+    feeds = [feed_key(keys.partition), lifecycle_key(keys.partition), managed_key(keys.partition)]
+    return [keys.events, keys.meta, keys.commands, *feeds], args
 
 
 def parse_append_reply(reply: Sequence[Any]) -> AppendReply:

@@ -15,12 +15,13 @@ from typing import Any
 import msgspec
 from redis.asyncio import Redis
 
-from benthic.game.events import Envelope, Notification
-from benthic.service.feed import encode_notification
+from benthic.feed.encoding import encode_notification
+from benthic.feed.notification import Notification
+from benthic.game.events import Envelope
 from benthic.game.keys import GameKeys
-from benthic.service.pipelining import ScriptBatcher
 from benthic.store import append, join, snapshot
 from benthic.store.durability import NO_ACK, Ack, DurabilityUnconfirmed
+from benthic.store.pipelining import ScriptBatcher
 from benthic.store.scripts import load_lua
 from benthic.store.entries import CommitHead, encode_head, envelopes, last_head, starts_inside_commit
 from benthic.store.records import (

@@ -7,6 +7,7 @@ from typing import Any
 
 import msgspec
 
+from benthic.feed.keys import feed_key, managed_key
 from benthic.game.keys import GameKeys
 from benthic.store.scripts import load_lua, text
 
@@ -24,8 +25,8 @@ def join_call(
     keeps_rated: bool = True,
 ) -> tuple[list[str], list[Any]]:
     """``keeps_rated`` False: the seat's holder makes the game unrated (not an authenticated player)."""
-    return [keys.meta, keys.feed, keys.managed], [seat, player_id, record, now_ms, notification, feed_maxlen,
-                                    "1" if keeps_rated else "0"]
+    feeds = [feed_key(keys.partition), managed_key(keys.partition)]
+    return [keys.meta, *feeds], [seat, player_id, record, now_ms, notification, feed_maxlen, "1" if keeps_rated else "0"]
 
 
 def parse_join_reply(reply: Sequence[Any]) -> JoinReply:

@@ -30,7 +30,7 @@ from limits.aio.strategies import FixedWindowRateLimiter, RateLimiter, SlidingWi
 
 from benthic.service.config import Settings
 from benthic.service.http import ApiError
-from benthic.service.pipelining import ScriptBatcher
+from benthic.store.pipelining import ScriptBatcher
 from benthic.game.keys import RATE_LIMIT_PREFIX
 from benthic.service.redisconn import connect, connection_options, sentinel_addresses
 from benthic.service.telemetry import RATE_LIMITED

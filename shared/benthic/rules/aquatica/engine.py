@@ -19,7 +19,7 @@ from benthic.rules.aquatica.prompts import prompt_details, prompt_kind
 from benthic.rules.aquatica.state import State
 from benthic.rules.aquatica.upcast import UPCASTERS
 from benthic.rules.aquatica.viewtypes import AquaticaView
-from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, Secret, switches_content
+from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, Secret, reads_no_content
 from benthic.rules.presentation import Description
 
 
@@ -51,33 +51,20 @@ class AquaticaEngine(Engine[State, Command, Event]):
     def initial_state(self) -> State:
         return State()
 
-    @switches_content
     def evolve(self, state: State, event: Any) -> State:
-        if state.content is PACKS.key:  # the hot path: a game of the pack in use
-            return evolve(state, event)
-        return PACKS.run(PACKS.key_of(state, event), evolve, state, event)
+        return evolve(state, event)
 
-    # The hot paths switch to their state's pack themselves (see evolve); every other method is wrapped.
-    @switches_content
     def decide(self, state: State, seat: int, command: Any) -> list[Any]:
-        if state.content is not PACKS.key:
-            return PACKS.run(PACKS.key_of(state), deciding.decide, state, seat, command)
         return deciding.decide(state, seat, command)
 
-    @switches_content
     def prompt(self, state: State) -> Prompt | None:
-        if state.content is not PACKS.key:
-            return PACKS.run(PACKS.key_of(state), _prompt, state)
         return _prompt(state)
 
-    @switches_content
+    @reads_no_content
     def is_over(self, state: State) -> bool:
-        return state.phase == "ended"  # reads no content
+        return state.phase == "ended"
 
-    @switches_content
     def legal_commands(self, state: State, seat: int) -> list[Any]:
-        if state.content is not PACKS.key:
-            return PACKS.run(PACKS.key_of(state), legal.legal_commands, state, seat)
         return legal.legal_commands(state, seat)
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:

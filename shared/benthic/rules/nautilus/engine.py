@@ -15,7 +15,7 @@ from benthic.rules.core import (
     RuleViolation,
     Secret,
     rng_for,
-    switches_content,
+    reads_no_content,
 )
 from benthic.rules.nautilus import decide as deciding
 from benthic.rules.nautilus import events as ev
@@ -106,33 +106,20 @@ class NautilusEngine(Engine[State, Command, ev.Event]):
     def initial_state(self) -> State:
         return State()
 
-    @switches_content
     def evolve(self, state: State, event: Any) -> State:
-        if state.content is PACKS.key:  # the hot path: a game of the pack in use
-            return evolve(state, event)
-        return PACKS.run(PACKS.key_of(state, event), evolve, state, event)
+        return evolve(state, event)
 
-    # The hot paths switch to their state's pack themselves (see evolve); every other method is wrapped.
-    @switches_content
     def decide(self, state: State, seat: int, command: Any) -> list[Any]:
-        if state.content is not PACKS.key:
-            return PACKS.run(PACKS.key_of(state), deciding.decide, state, seat, command)
         return deciding.decide(state, seat, command)
 
-    @switches_content
     def prompt(self, state: State) -> Prompt | None:
-        if state.content is not PACKS.key:
-            return PACKS.run(PACKS.key_of(state), views.prompt, state)
         return views.prompt(state)
 
-    @switches_content
+    @reads_no_content
     def is_over(self, state: State) -> bool:
-        return state.ended  # reads no content
+        return state.ended
 
-    @switches_content
     def legal_commands(self, state: State, seat: int) -> list[Any]:
-        if state.content is not PACKS.key:
-            return PACKS.run(PACKS.key_of(state), legal_commands, state, seat)
         return legal_commands(state, seat)
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:

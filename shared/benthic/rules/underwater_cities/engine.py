@@ -6,7 +6,7 @@ import random
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, SeatResult, Secret, switches_content
+from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, SeatResult, Secret, reads_no_content
 from benthic.rules.presentation import Description
 
 from . import views
@@ -46,33 +46,20 @@ class UnderwaterCitiesEngine(Engine[GameState, Command, Event]):
     def initial_state(self) -> GameState:
         return GameState()
 
-    @switches_content
     def evolve(self, state: GameState, event: Any) -> GameState:
-        if state.content is PACKS.key:  # the hot path: a game of the pack in use
-            return evolve(state, event)
-        return PACKS.run(PACKS.key_of(state, event), evolve, state, event)
+        return evolve(state, event)
 
-    # The hot paths switch to their state's pack themselves (see evolve); every other method is wrapped.
-    @switches_content
     def decide(self, state: GameState, seat: int, command: Any) -> list[Any]:
-        if state.content is not PACKS.key:
-            return PACKS.run(PACKS.key_of(state), decide, state, seat, command)
         return decide(state, seat, command)
 
-    @switches_content
     def prompt(self, state: GameState) -> Prompt | None:
-        if state.content is not PACKS.key:
-            return PACKS.run(PACKS.key_of(state), views.prompt, state)
         return views.prompt(state)
 
-    @switches_content
+    @reads_no_content
     def is_over(self, state: GameState) -> bool:
-        return state.phase == "over"  # reads no content
+        return state.phase == "over"
 
-    @switches_content
     def legal_commands(self, state: GameState, seat: int) -> list[Any]:
-        if state.content is not PACKS.key:
-            return PACKS.run(PACKS.key_of(state), legal_commands, state, seat)
         return legal_commands(state, seat)
 
     def view(self, state: GameState, seat: int | None) -> dict[str, Any]:

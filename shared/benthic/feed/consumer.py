@@ -2,7 +2,7 @@
 call), a batch per read, acknowledged with one pipeline.  The group is created at ID ``0`` (the whole
 backlog); a group lost in Redis (``NOGROUP``) is recreated without a process restart; a claimer takes over the
 pending entries of dead consumers.  The entries are in FastStream's ``BinaryMessageFormatV1`` (see
-``benthic.service.feed``), so a FastStream subscriber can read the feeds too.
+``benthic.feed.encoding``), so a FastStream subscriber can read the feeds too.
 
 Delivery is at-least-once: handlers must be idempotent.  A batch whose handler raises is not acknowledged;
 its entries stay pending and the claimer retries them after ``claim_idle_ms``.
@@ -19,10 +19,10 @@ import msgspec
 from redis.asyncio import Redis
 from redis.exceptions import ResponseError
 
+from benthic.feed.encoding import DATA_FIELD, decode_message
+from benthic.feed.keys import dead_letter_key, feed_key
+from benthic.feed.notification import Notification, notification_decoder
 from benthic.service.config import Settings
-from benthic.game.events import Notification, notification_decoder
-from benthic.service.feed import DATA_FIELD, decode_message
-from benthic.game.keys import feed_key
 from benthic.service.redisconn import UNAVAILABLE, connect
 from benthic.service.telemetry import (
     CONSUMER_CLAIMED,
@@ -41,10 +41,6 @@ Handler = Callable[[list[Notification]], Awaitable[None]]
 DEAD_CONSUMER_IDLE_MS = 3_600_000  # consumers idle this long with nothing pending are removed
 MAX_DELIVERIES = 25  # an entry failing this often is moved to the dead-letter stream
 _DATA = DATA_FIELD.encode()
-
-
-def dead_letter_key(feed: str) -> str:
-    return f"{feed}:dead"
 
 
 async def ensure_group(redis: Redis, stream: str, group: str) -> bool:

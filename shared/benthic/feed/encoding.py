@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from struct import pack, unpack_from
 
-from benthic.game.events import Notification, notification_encoder
+from benthic.feed.notification import Notification, notification_encoder
 
 DATA_FIELD = "__data__"
 _IDENTITY = b"\x89BIN\x0d\x0a\x1a\x0a"
