@@ -76,6 +76,8 @@ class Summary(msgspec.Struct, frozen=True):
     scored: bool = False
     rated: bool = False  # only rated games change ratings and leaderboards
     lifecycle: dict[str, Any] | None = None  # seats' status (taken over, resigned...), clocks, abort
+    # The content pack (id@version) the game plays with: GET /game-types/{type}/content?pack= draws it.
+    content_pack: str | None = None
 
 
 class View(msgspec.Struct, frozen=True):
@@ -122,6 +124,7 @@ def build(engine: Engine, meta: GameMeta, folded: Folded, tail: Sequence[Envelop
         scored=scored,
         rated=meta.rated and folded.life.aborted is None,
         lifecycle=life,
+        content_pack=engine.content_packs.key_of(state) if engine.content_packs is not None else None,
     )
     fields: list[tuple[str, bytes]] = [
         (SUMMARY, _json.encode(summary)),
