@@ -137,7 +137,10 @@ def _refine(document: dict[str, Any]) -> dict[str, Any]:
     accepted = schemas["CommandAccepted"]["properties"]
     accepted["events"]["items"] = {
         "type": "object", "required": ["version", "event"],
-        "properties": {"version": {"type": "integer", "minimum": 1}, "event": redacted_events_schema()}}
+        "properties": {"version": {"type": "integer", "minimum": 1}, "event": {
+            "anyOf": [redacted_events_schema(), {"type": "null"}],
+            "description": "the event as the caller's seat sees it; null: an event it sees nothing of (another seat's "
+                           "hidden draw, say), whose version still counts (the history leaves such events out)"}}}
     accepted["legal"] = {"anyOf": [{"type": "array", "items": commands_schema()}, {"type": "null"}], "default": None}
     return document
 
