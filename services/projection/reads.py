@@ -26,9 +26,11 @@ from services.projection.readmodel import (
     STATUSES,
     SUMMARY,
     VERSION,
+    VersionNotFound,
     build_views,
     stored_version,
     unpack_view,
+    view_at,
     view_field,
 )
 
@@ -97,6 +99,33 @@ class ReadModels:
             return None
         stored = [game.read_models.get(view_field(v)) for v in viewers]
         return game.last_version, {v: unpack_view(body) for v, body in zip(viewers, stored, strict=True) if body}
+
+    async def view_at(self, game_id: str, viewer: int | None, at: int) -> bytes | None:
+        """The view ``viewer`` had of the game at version ``at`` (1 ≤ at ≤ the projected version): the game's
+        events folded to ``at`` and rendered as the live views are; None when the game is nowhere;
+        VersionNotFound beyond the projected version."""
+        raw = await self.redis.hmget(self.keys(game_id).read_model,
+                                     [VERSION, "status", GAME_TYPE, SUMMARY, view_field(viewer)])
+        if raw[0] is None:
+            return await self._archived_view_at(game_id, viewer, at)
+        if raw[2] is None or raw[3] is None:
+            return None  # not projected yet: nothing to show
+        projected, status = int(raw[0]), raw[1].decode()
+        if at > projected:
+            raise VersionNotFound(projected)
+        if at == projected and raw[4] is not None and _shows(raw[4], at, status):
+            return unpack_view(raw[4])  # the live view itself
+        engine = get_engine(raw[2].decode())
+        meta = await self.store.meta(game_id)
+        folded = await self.loader.load_at(game_id, engine, at) if meta is not None else None
+        if meta is None or folded is None or folded.version != at:  # archived under us: the archive has it whole
+            return await self._archived_view_at(game_id, viewer, at)
+        return view_at(engine, game_id, folded, status, meta.options, len(meta.seats), viewer)
+
+    async def _archived_view_at(self, game_id: str, viewer: int | None, at: int) -> bytes | None:
+        if self.archived is None:
+            return None
+        return await self.archived.view_at(game_id, viewer, at)
 
     async def history(self, game_id: str, viewer: int | None, after: int, limit: int) -> tuple[int, list[bytes]] | None:
         """(projected version, up to ``limit`` entries after ``after`` as ``viewer`` sees them), never beyond the
