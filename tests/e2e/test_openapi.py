@@ -194,3 +194,20 @@ def test_every_command_answer_with_legal_of_a_whole_game_validates(platform: Loc
             assert answers < 2000, "the game does not end"
         assert body["prompt"] is None and body["legal"] == [] and body["labels"] == []
         assert nulls > 0, "the game had no event hidden from its player: the case is not covered"
+
+
+def test_views_at_a_version_and_content_packs_are_documented(platform: LocalPlatform) -> None:
+    with httpx.Client(timeout=30) as http:
+        command = http.get(f"{platform.command_url}/schema/openapi.json").json()
+        read = http.get(f"{platform.read_url}/schema/openapi.json").json()
+    for path in ("/games/{game_id}/view", "/games/{game_id}/seats/{seat}/view"):
+        operation = read["paths"][path]["get"]
+        at = next(p for p in operation["parameters"] if p["name"] == "at")
+        assert at["in"] == "query" and at["schema"]["minimum"] == 1 and not at.get("required")
+        codes = operation["responses"]["404"]["content"]["application/json"]["schema"]["properties"]["code"]["enum"]
+        assert {"game_not_found", "version_not_found"} <= set(codes)
+    content = command["paths"]["/game-types/{game_type}/content"]["get"]
+    assert any(p["name"] == "pack" and p["in"] == "query" for p in content["parameters"])
+    codes = content["responses"]["404"]["content"]["application/json"]["schema"]["properties"]["code"]["enum"]
+    assert set(codes) == {"unknown_game_type", "unknown_content_pack"}
+    assert "content_pack" in read["components"]["schemas"]["Summary"]["properties"]
