@@ -6,11 +6,12 @@ between two calls) asks the archive instead."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 import msgspec
 from benthic.archive import ArchiveUnavailable
-from benthic.game.gamestate import StateLoader
+from benthic.game.gamestate import Folded, StateLoader, fold_envelopes
 from benthic.game.history import history_page
 from benthic.game.keys import GameKeys, RatingKeys, lobby_key
 from benthic.service.pipelining import ScriptBatcher
@@ -35,6 +36,9 @@ from services.projection.readmodel import (
 )
 
 
+AT_STATES = 256  # games whose last ``?at=`` state is kept to step on from
+
+
 class ReadModels:
     def __init__(
         self,
@@ -49,6 +53,7 @@ class ReadModels:
         self.archived = archived  # games no longer in Redis are read from the archive
         self.loader = loader or StateLoader(store, 256, snapshot_every=0)  # folds states for views not built yet
         self._write_views = ScriptBatcher(redis, writes.VIEWS_SOURCE)
+        self._at_states: OrderedDict[str, tuple[int, Folded]] = OrderedDict()  # (store epoch, the last ?at= state)
 
     def keys(self, game_id: str) -> GameKeys:
         return GameKeys(game_id, self.partitions)
@@ -117,10 +122,30 @@ class ReadModels:
             return unpack_view(raw[4])  # the live view itself
         engine = get_engine(raw[2].decode())
         meta = await self.store.meta(game_id)
-        folded = await self.loader.load_at(game_id, engine, at) if meta is not None else None
+        folded = await self._fold_at(game_id, engine, at) if meta is not None else None
         if meta is None or folded is None or folded.version != at:  # archived under us: the archive has it whole
             return await self._archived_view_at(game_id, viewer, at)
         return view_at(engine, game_id, folded, status, meta.options, len(meta.seats), viewer)
+
+    async def _fold_at(self, game_id: str, engine: Any, at: int) -> Folded:
+        """The state at ``at``: on from the state the last ``?at=`` of this game folded (a replay steps forward),
+        else as the loader folds it (its cache, the snapshot, or from the start).  A state folded before the
+        primary changed is not used (it may hold writes the new primary never got)."""
+        latest = self.loader.cached(game_id)
+        mine = self._at_states.get(game_id)
+        if (mine is not None and mine[0] == self.store.epoch and mine[1].version <= at
+                and (latest is None or latest.version > at or latest.version < mine[1].version)):
+            start = mine[1]
+            tail = await self.store.load(game_id, after=start.version, until=at) if start.version < at else []
+            folded = fold_envelopes(engine, start, tail, game_id) if tail else start
+        else:
+            folded = await self.loader.load_at(game_id, engine, at)
+        if folded.version == at:
+            self._at_states[game_id] = (self.store.epoch, folded)
+            self._at_states.move_to_end(game_id)
+            while len(self._at_states) > AT_STATES:
+                self._at_states.popitem(last=False)
+        return folded
 
     async def _archived_view_at(self, game_id: str, viewer: int | None, at: int) -> bytes | None:
         if self.archived is None:
