@@ -137,7 +137,10 @@ def _refine(document: dict[str, Any]) -> dict[str, Any]:
     accepted = schemas["CommandAccepted"]["properties"]
     accepted["events"]["items"] = {
         "type": "object", "required": ["version", "event"],
-        "properties": {"version": {"type": "integer", "minimum": 1}, "event": redacted_events_schema()}}
+        "properties": {"version": {"type": "integer", "minimum": 1}, "event": {
+            "anyOf": [redacted_events_schema(), {"type": "null"}],
+            "description": "the event as the caller's seat sees it; null: an event it sees nothing of (another seat's "
+                           "hidden draw, say), whose version still counts (the history leaves such events out)"}}}
     accepted["legal"] = {"anyOf": [{"type": "array", "items": commands_schema()}, {"type": "null"}], "default": None}
     return document
 
@@ -389,12 +392,23 @@ def game_type(request: Request[Any, Any, Any], game_type: str, v: str | None = N
     return gametypes.answer(gametypes.game_type_document(game_type), request.headers.get("if-none-match"), v)
 
 
+PackQuery = Annotated[str | None, Parameter(
+    max_length=200, description="a content pack: `id` (its newest installed version) or `id@version`, as a game's "
+                                "option `content` names it (and its lobby card's `content_pack`); default: the "
+                                "default pack")]
+
+
 @get("/game-types/{game_type:str}/content", summary="The content catalogue of a game type", tags=["content"],
-     sync_to_thread=False, opt=doc("404:unknown_game_type", **_CACHEABLE))
-def game_type_content(request: Request[Any, Any, Any], game_type: str, v: str | None = None) -> Response[Any]:
+     sync_to_thread=False,
+     opt=doc("404:unknown_game_type", "unknown_content_pack", "content_pack_unavailable",
+             **{**_CACHEABLE, "ok_headers": {**_CACHEABLE["ok_headers"],
+                                            "X-Benthic-Content-Pack": "the pack (`id@version`) it is drawn from"}}))
+def game_type_content(request: Request[Any, Any, Any], game_type: str, v: str | None = None,
+                      pack: PackQuery = None) -> Response[Any]:
     """Every card, tile, board, space, track, term and option, with texts and geometry (see
-    docs/ENGINE_CONTRACT.md).  Cacheable like `/game-types/{type}`."""
-    return gametypes.answer(gametypes.content_document(game_type), request.headers.get("if-none-match"), v)
+    docs/ENGINE_CONTRACT.md), of the default content pack or of `?pack=`.  Cacheable like `/game-types/{type}`."""
+    document = gametypes.content_document(game_type, pack)
+    return gametypes.answer(document, request.headers.get("if-none-match"), v)
 
 
 def build_identity(settings: Settings) -> tuple[JwtVerifier, DevIssuer | None]:

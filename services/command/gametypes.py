@@ -13,7 +13,7 @@ from urllib.parse import quote
 import msgspec
 from benthic.game import lifecycle
 from benthic.service.http import ApiError
-from benthic.rules import UnknownGameType, game_types, get_engine
+from benthic.rules import RuleViolation, UnknownGameType, game_types, get_engine
 from litestar import Response
 
 MAX_AGE = 86_400  # a day: the answers change only with a new content version
@@ -25,12 +25,13 @@ class Document:
     body: bytes
     etag: str  # strong, quoted
     content_version: str
+    pack: str = ""  # the content pack (id@version) a catalogue is drawn from; "": not a catalogue, or no packs
 
 
-def _document(payload: Any, content_version: str) -> Document:
+def _document(payload: Any, content_version: str, pack: str = "") -> Document:
     body = msgspec.json.encode(payload)
     digest = hashlib.sha256(body).hexdigest()[:32]  # the body carries the content version it belongs to
-    return Document(body, f'"{digest}"', content_version)
+    return Document(body, f'"{digest}"', content_version, pack)
 
 
 def _engine(game_type: str) -> Any:
@@ -90,10 +91,31 @@ def game_type_document(game_type: str) -> Document:
     ), version)
 
 
+def content_document(game_type: str, pack: str | None = None) -> Document:
+    """The catalogue of ``game_type`` drawn from content pack ``pack`` (``id`` (its newest installed version)
+    or ``id@version``, as the option ``content`` of a game names it; None: the default pack)."""
+    engine = _engine(game_type)
+    packs = engine.content_packs
+    if pack is None:
+        return _content_document(game_type, packs.default_ref.key if packs is not None else "")
+    if packs is None:
+        raise ApiError(404, "unknown_content_pack", f"{game_type} has no content packs")
+    try:
+        key = packs.resolve(pack).key
+    except RuleViolation as refused:
+        if refused.code == "unknown_content_pack":
+            raise ApiError(404, "unknown_content_pack", refused.message,
+                           {"installed": sorted(packs.installed())}) from None
+        raise ApiError(503, "content_pack_unavailable", refused.message) from None
+    return _content_document(game_type, key)
+
+
 @cache
-def content_document(game_type: str) -> Document:
-    catalogue = _engine(game_type).catalogue()
-    return _document(catalogue, catalogue["content_version"])
+def _content_document(game_type: str, key: str) -> Document:
+    engine = get_engine(game_type)
+    packs = engine.content_packs
+    catalogue = packs.run(key, engine.catalogue) if packs is not None and key else engine.catalogue()
+    return _document(catalogue, catalogue["content_version"], key)
 
 
 def _matches(if_none_match: str | None, etag: str) -> bool:
@@ -117,6 +139,8 @@ def answer(document: Document, if_none_match: str | None, version: str | None) -
         cache_control = "no-cache"
     headers = {"ETag": document.etag, "Cache-Control": cache_control,
                "X-Benthic-Content-Version": document.content_version}
+    if document.pack:
+        headers["X-Benthic-Content-Pack"] = document.pack
     if _matches(if_none_match, document.etag):
         return Response(b"", status_code=304, headers=headers)
     return Response(document.body, media_type="application/json", headers=headers)

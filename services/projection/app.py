@@ -43,7 +43,15 @@ from litestar.response import Stream
 from services.projection.archived import ArchivedReads
 from services.projection.live import LiveCapacityReached, LiveHub
 from services.projection.projector import Projector
-from services.projection.readmodel import FINISHED_MARK, SCORES, STATUSES, SUMMARY, Summary, viewer_name
+from services.projection.readmodel import (
+    FINISHED_MARK,
+    SCORES,
+    STATUSES,
+    SUMMARY,
+    Summary,
+    VersionNotFound,
+    viewer_name,
+)
 from services.projection.reads import ReadModels
 from services.projection.webclient import web_routes
 
@@ -117,34 +125,62 @@ async def _view_response(
     return Response(body, media_type="application/json", headers=headers)
 
 
+async def _view_at_response(request: Request[Any, Any, Any], game_id: str, viewer: int | None,
+                            at: int) -> Response[bytes]:
+    """The view at version ``at``: the same body (and ETag) the live view had at that version."""
+    try:
+        body = await _reads(request).view_at(game_id, viewer, at)
+    except VersionNotFound as beyond:
+        raise ApiError(404, "version_not_found", f"game {game_id!r} has no version {at} (it is at version "
+                                                 f"{beyond.current})", {"current_version": beyond.current}) from None
+    if body is None:
+        raise _not_found(game_id)
+    etag = f'"{game_id}:{at}:{viewer_name(viewer)}"'
+    headers = {"ETag": etag, "X-Benthic-Version": str(at), "Cache-Control": "no-cache"}
+    if request.headers.get("if-none-match") == etag:
+        return Response(b"", status_code=304, headers=headers)
+    return Response(body, media_type="application/json", headers=headers)
+
+
 _VIEW_DOC: dict[str, Any] = {
     "ok": lambda shared: view_schema(STATUSES), "not_modified": True,
     "ok_headers": {"ETag": "`\"<game>:<version>:<viewer>\"`", "X-Benthic-Version": "the view's version"},
     "description": "`?after_version=N&wait=S` long-polls: the answer waits (at most S seconds, capped by "
                    "BENTHIC_LONG_POLL_MAX_S) for a version after N, also for a game created but not projected yet; "
-                   "after the wait it is the current view (or 404 if the game is still not projected).",
+                   "after the wait it is the current view (or 404 if the game is still not projected).  "
+                   "`?at=V`: the view as it was at version V (1 to the current version; the same redaction as "
+                   "the live view, for archived games too), then `after_version` and `wait` are ignored; beyond "
+                   "the current version `404 version_not_found` (`details.current_version`).",
 }
 TokenQuery = Annotated[str | None, Parameter(
     description="the seat token, where `Authorization` cannot be set (EventSource)")]
 AfterVersion = Annotated[int | None, Parameter(ge=0, description="long-poll: wait for a version after this one")]
 Wait = Annotated[float, Parameter(ge=0, description="long-poll: seconds to wait at most")]
+At = Annotated[int | None, Parameter(ge=1, le=2**53, description="the view as it was at this version (replays)")]
 
 
 @get("/games/{game_id:str}/view", summary="Spectator view (long-poll with after_version & wait)", tags=["read"],
-     opt=doc(*GAME_BY_ID, "too_many_live_clients", **_VIEW_DOC))
+     opt=doc(*GAME_BY_ID, "too_many_live_clients", "version_not_found", *FOLD, **_VIEW_DOC))
 async def public_view(
-    request: Request[Any, Any, Any], game_id: GameId, after_version: AfterVersion = None, wait: Wait = 0
+    request: Request[Any, Any, Any], game_id: GameId, after_version: AfterVersion = None, wait: Wait = 0,
+    at: At = None,
 ) -> Response[bytes]:
+    if at is not None:
+        return await _view_at_response(request, game_id, None, at)
     return await _view_response(request, game_id, None, after_version, wait)
 
 
 @get("/games/{game_id:str}/seats/{seat:int}/view", summary="A seat's view (needs its token)", tags=["read"],
-     security=[{SEAT_TOKEN: []}], opt=doc(*SEAT_AUTH, "wrong_seat", *GAME_BY_ID, "too_many_live_clients", **_VIEW_DOC))
+     security=[{SEAT_TOKEN: []}], opt=doc(*SEAT_AUTH, "wrong_seat", *GAME_BY_ID, "too_many_live_clients",
+                                          "version_not_found", *FOLD, **_VIEW_DOC))
 async def seat_view(
     request: Request[Any, Any, Any], game_id: GameId, seat: Seat, after_version: AfterVersion = None, wait: Wait = 0,
-    token: TokenQuery = None,
+    token: TokenQuery = None, at: At = None,
 ) -> Response[bytes]:
-    return await _view_response(request, game_id, await _viewer(request, game_id, seat), after_version, wait)
+    viewer = await _viewer(request, game_id, seat)
+    if at is not None:
+        return await _view_at_response(request, game_id, viewer, at)
+    return await _view_response(request, game_id, viewer, after_version, wait)
 
 
 async def _history(

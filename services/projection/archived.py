@@ -7,8 +7,11 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from benthic.archive import Archive, ArchivedGame
+from benthic.game.gamestate import Folded, fold_envelopes
 from benthic.game.history import history_page
 from benthic.rules import get_engine
+
+from services.projection.readmodel import VersionNotFound, stored_version, unpack_view, view_at, view_field
 
 
 class ArchivedReads:
@@ -21,6 +24,7 @@ class ArchivedReads:
         self.cache_summaries = cache_summaries
         self._games: OrderedDict[str, ArchivedGame] = OrderedDict()
         self._summaries: OrderedDict[str, bytes] = OrderedDict()  # lobby cards: small, read by every lobby
+        self._folded: OrderedDict[str, Folded] = OrderedDict()  # the last state folded per game (?at= steps on)
 
     async def game(self, game_id: str) -> ArchivedGame | None:
         game = self._games.get(game_id)
@@ -37,6 +41,30 @@ class ArchivedReads:
     async def field(self, game_id: str, field: str) -> tuple[int, bytes | None] | None:
         game = await self.game(game_id)
         return None if game is None else (game.last_version, game.read_models.get(field))
+
+    async def view_at(self, game_id: str, viewer: int | None, at: int) -> bytes | None:
+        """The view ``viewer`` had at version ``at``: the archived events folded to ``at`` and rendered as the live
+        views were (the archived view itself at the last version).  None: no such game; VersionNotFound beyond
+        its last version."""
+        game = await self.game(game_id)
+        if game is None:
+            return None
+        if at > game.last_version:
+            raise VersionNotFound(game.last_version)
+        stored = game.read_models.get(view_field(viewer))
+        if at == game.last_version and stored is not None and stored_version(stored) == at:
+            return unpack_view(stored)
+        engine = get_engine(game.game_type)
+        folded = self._folded.get(game_id)
+        if folded is None or folded.version > at:
+            folded = Folded(0, engine.initial_state())
+        tail = [e for e in game.envelopes if folded.version < e.version <= at]
+        folded = fold_envelopes(engine, folded, tail, game_id) if tail else folded
+        self._folded[game_id] = folded
+        self._folded.move_to_end(game_id)
+        while len(self._folded) > self.cache_games:
+            self._folded.popitem(last=False)
+        return view_at(engine, game_id, folded, "finished", game.options, len(game.seats), viewer)
 
     async def history(self, game_id: str, viewer: int | None, after: int, limit: int) -> tuple[int, list[bytes]] | None:
         game = await self.game(game_id)

@@ -62,6 +62,14 @@ def unpack_view(stored: bytes) -> bytes:
     return zlib.decompress(packed if sep and stored[:1].isdigit() else stored)
 
 
+class VersionNotFound(LookupError):
+    """A view asked at a version the game has not reached (``current``: the version it is at)."""
+
+    def __init__(self, current: int) -> None:
+        super().__init__(f"the game is at version {current}")
+        self.current = current
+
+
 class Summary(msgspec.Struct, frozen=True):
     """A game as the lobby shows it."""
 
@@ -76,6 +84,8 @@ class Summary(msgspec.Struct, frozen=True):
     scored: bool = False
     rated: bool = False  # only rated games change ratings and leaderboards
     lifecycle: dict[str, Any] | None = None  # seats' status (taken over, resigned...), clocks, abort
+    # The content pack (id@version) the game plays with: GET /game-types/{type}/content?pack= draws it.
+    content_pack: str | None = None
 
 
 class View(msgspec.Struct, frozen=True):
@@ -122,6 +132,7 @@ def build(engine: Engine, meta: GameMeta, folded: Folded, tail: Sequence[Envelop
         scored=scored,
         rated=meta.rated and folded.life.aborted is None,
         lifecycle=life,
+        content_pack=engine.content_packs.key_of(state) if engine.content_packs is not None else None,
     )
     fields: list[tuple[str, bytes]] = [
         (SUMMARY, _json.encode(summary)),
@@ -135,6 +146,20 @@ def build(engine: Engine, meta: GameMeta, folded: Folded, tail: Sequence[Envelop
     if scores is not None:
         fields.append((SCORES, _json.encode(scores)))
     return ReadModel(folded.version, status, updated_ms, fields)
+
+
+def view_at(
+    engine: Engine, game_id: str, folded: Folded, status_now: str, options: dict[str, Any], seats: int,
+    viewer: int | None,
+) -> bytes:
+    """The view body ``viewer`` had of the game at ``folded.version`` (``GET .../view?at=``): what
+    :func:`build_views` wrote at that version, from the same engine view (the same redaction) and the same
+    lifecycle summary.  ``status_now``: the game's status now (``open`` or ``running`` while it was not over then:
+    a game over now was running then)."""
+    over = lifecycle.is_finished(engine, folded.state, folded.life)
+    status = "finished" if over else ("running" if status_now == "finished" else status_now)
+    life = lifecycle.summary(folded.life, lifecycle.parse_options(options), seats)
+    return _json.encode(View(game_id, folded.version, status, viewer, engine.view(folded.state, viewer), life))
 
 
 def build_views(

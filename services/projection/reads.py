@@ -6,11 +6,12 @@ between two calls) asks the archive instead."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 import msgspec
 from benthic.archive import ArchiveUnavailable
-from benthic.game.gamestate import StateLoader
+from benthic.game.gamestate import Folded, StateLoader, fold_envelopes
 from benthic.game.history import history_page
 from benthic.game.keys import GameKeys, RatingKeys, lobby_key
 from benthic.store.pipelining import ScriptBatcher
@@ -26,11 +27,16 @@ from services.projection.readmodel import (
     STATUSES,
     SUMMARY,
     VERSION,
+    VersionNotFound,
     build_views,
     stored_version,
     unpack_view,
+    view_at,
     view_field,
 )
+
+
+AT_STATES = 256  # games whose last ``?at=`` state is kept to step on from
 
 
 class ReadModels:
@@ -47,6 +53,7 @@ class ReadModels:
         self.archived = archived  # games no longer in Redis are read from the archive
         self.loader = loader or StateLoader(store, 256, snapshot_every=0)  # folds states for views not built yet
         self._write_views = ScriptBatcher(redis, writes.VIEWS_SOURCE)
+        self._at_states: OrderedDict[str, tuple[int, Folded]] = OrderedDict()  # (store epoch, the last ?at= state)
 
     def keys(self, game_id: str) -> GameKeys:
         return GameKeys(game_id, self.partitions)
@@ -97,6 +104,53 @@ class ReadModels:
             return None
         stored = [game.read_models.get(view_field(v)) for v in viewers]
         return game.last_version, {v: unpack_view(body) for v, body in zip(viewers, stored, strict=True) if body}
+
+    async def view_at(self, game_id: str, viewer: int | None, at: int) -> bytes | None:
+        """The view ``viewer`` had of the game at version ``at`` (1 ≤ at ≤ the projected version): the game's
+        events folded to ``at`` and rendered as the live views are; None when the game is nowhere;
+        VersionNotFound beyond the projected version."""
+        raw = await self.redis.hmget(self.keys(game_id).read_model,
+                                     [VERSION, "status", GAME_TYPE, SUMMARY, view_field(viewer)])
+        if raw[0] is None:
+            return await self._archived_view_at(game_id, viewer, at)
+        if raw[2] is None or raw[3] is None:
+            return None  # not projected yet: nothing to show
+        projected, status = int(raw[0]), raw[1].decode()
+        if at > projected:
+            raise VersionNotFound(projected)
+        if at == projected and raw[4] is not None and _shows(raw[4], at, status):
+            return unpack_view(raw[4])  # the live view itself
+        engine = get_engine(raw[2].decode())
+        meta = await self.store.meta(game_id)
+        folded = await self._fold_at(game_id, engine, at) if meta is not None else None
+        if meta is None or folded is None or folded.version != at:  # archived under us: the archive has it whole
+            return await self._archived_view_at(game_id, viewer, at)
+        return view_at(engine, game_id, folded, status, meta.options, len(meta.seats), viewer)
+
+    async def _fold_at(self, game_id: str, engine: Any, at: int) -> Folded:
+        """The state at ``at``: on from the state the last ``?at=`` of this game folded (a replay steps forward),
+        else as the loader folds it (its cache, the snapshot, or from the start).  A state folded before the
+        primary changed is not used (it may hold writes the new primary never got)."""
+        latest = self.loader.cached(game_id)
+        mine = self._at_states.get(game_id)
+        if (mine is not None and mine[0] == self.store.epoch and mine[1].version <= at
+                and (latest is None or latest.version > at or latest.version < mine[1].version)):
+            start = mine[1]
+            tail = await self.store.load(game_id, after=start.version, until=at) if start.version < at else []
+            folded = fold_envelopes(engine, start, tail, game_id) if tail else start
+        else:
+            folded = await self.loader.load_at(game_id, engine, at)
+        if folded.version == at:
+            self._at_states[game_id] = (self.store.epoch, folded)
+            self._at_states.move_to_end(game_id)
+            while len(self._at_states) > AT_STATES:
+                self._at_states.popitem(last=False)
+        return folded
+
+    async def _archived_view_at(self, game_id: str, viewer: int | None, at: int) -> bytes | None:
+        if self.archived is None:
+            return None
+        return await self.archived.view_at(game_id, viewer, at)
 
     async def history(self, game_id: str, viewer: int | None, after: int, limit: int) -> tuple[int, list[bytes]] | None:
         """(projected version, up to ``limit`` entries after ``after`` as ``viewer`` sees them), never beyond the

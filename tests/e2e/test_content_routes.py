@@ -3,22 +3,31 @@ unknown types) and the labels of `/legal` and `POST /commands?include=legal`."""
 
 from __future__ import annotations
 
+import uuid
+from pathlib import Path
 from urllib.parse import quote
 
 import httpx
 import msgspec
 import pytest
-from benthic.clients.client import BenthicClient
+from benthic.clients.bots_http import start_bot_game
+from benthic.clients.client import ApiFailure, BenthicClient
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
 
+from tests.e2e.waiting import until
 from tests.platform_helpers import PlatformFactory
+from tests.variant_packs import VARIANT_ID, VARIANT_VERSION
 
 GAMES = game_types()
+PACKED = [g for g in GAMES if get_engine(g).content_packs is not None]
+VARIANT = f"{VARIANT_ID}@{VARIANT_VERSION}"
 
 @pytest.fixture(scope="module")
-def platform(make_platform: PlatformFactory) -> LocalPlatform:
-    return make_platform({"BENTHIC_DRAIN_TIMEOUT_S": "2"}, shared_archive=False)
+def platform(make_platform: PlatformFactory, packs: Path) -> LocalPlatform:
+    """With the second content pack of every game installed (tests/variant_packs.py; ``packs``, in
+    tests/e2e/conftest.py, installs it in this process too)."""
+    return make_platform({"BENTHIC_DRAIN_TIMEOUT_S": "2", "BENTHIC_CONTENT_DIRS": str(packs)}, shared_archive=False)
 
 
 def _cacheable(response: httpx.Response, max_age: str = "public, max-age=86400") -> str:
@@ -73,6 +82,71 @@ async def test_content_document_is_the_catalogue_versioned_by_its_url(platform: 
         assert revalidated.status_code == 304 and revalidated.content == b"", header
     changed = await client.http.get(url, headers={"If-None-Match": '"something-else"'})
     assert changed.status_code == 200 and changed.content == response.content
+
+
+def _json(value: object) -> object:
+    return msgspec.json.decode(msgspec.json.encode(value))
+
+
+@pytest.mark.parametrize("game", PACKED)
+async def test_the_catalogue_of_a_chosen_pack_is_that_packs(platform: LocalPlatform, client: BenthicClient,
+                                                            game: str) -> None:
+    """`?pack=` draws the catalogue from that content pack (by id, its newest version, or id@version), with its
+    own content version and ETag; without it, the default pack as before."""
+    engine = get_engine(game)
+    packs = engine.content_packs
+    assert packs is not None
+    url = f"{platform.command_url}/game-types/{game}/content"
+    default = await client.http.get(url)
+    assert default.headers["x-benthic-content-pack"] == packs.default_ref.key
+    variant = await client.http.get(url, params={"pack": VARIANT_ID})
+    assert variant.status_code == 200, variant.text
+    expected = _json(packs.run(VARIANT, engine.catalogue))
+    assert variant.json() == expected and variant.json() != default.json()
+    assert variant.headers["x-benthic-content-pack"] == VARIANT
+    assert variant.headers["x-benthic-content-version"] == expected["content_version"] != engine.content_version
+    assert variant.headers["etag"] != default.headers["etag"]
+    assert _json(engine.catalogue()) == default.json(), "the default catalogue stays the default pack's"
+    exact = await client.http.get(url, params={"pack": VARIANT})
+    assert exact.content == variant.content and exact.headers["etag"] == variant.headers["etag"]
+    pinned = await client.http.get(url, params={"pack": VARIANT, "v": expected["content_version"]})
+    assert pinned.headers["cache-control"] == "public, max-age=31536000, immutable"
+    revalidated = await client.http.get(url, params={"pack": VARIANT}, headers={"If-None-Match": variant.headers["etag"]})
+    assert revalidated.status_code == 304
+    by_default_id = await client.http.get(url, params={"pack": packs.default_ref.id})
+    assert by_default_id.content == default.content
+    if game == "underwater_cities":  # what the variant changes shows in the catalogue's tables
+        assert variant.json()["tables"]["starting_resources"]["credit"] == 9
+        assert default.json()["tables"]["starting_resources"]["credit"] != 9
+
+
+@pytest.mark.parametrize("game", PACKED)
+async def test_a_games_lobby_card_names_its_pack_and_the_catalogue_route_draws_it(
+        platform: LocalPlatform, client: BenthicClient, game: str) -> None:
+    game_id, _ = await start_bot_game(client, game, 2, name=f"pk{uuid.uuid4().hex[:4]}",
+                                      options={"content": VARIANT_ID})
+    card = await until(lambda: client.summary(game_id), "lobby card", retry_on=(ApiFailure,))
+    assert card["content_pack"] == VARIANT
+    drawn = await client.http.get(f"{platform.command_url}/game-types/{game}/content",
+                                  params={"pack": card["content_pack"]})
+    assert drawn.headers["x-benthic-content-pack"] == VARIANT
+    plain_id, _ = await start_bot_game(client, game, 2, name=f"pk{uuid.uuid4().hex[:4]}")
+    plain = await until(lambda: client.summary(plain_id), "lobby card", retry_on=(ApiFailure,))
+    assert plain["content_pack"] == get_engine(game).content_packs.default_ref.key  # type: ignore[union-attr]
+
+
+async def test_unknown_packs_are_404_unknown_content_pack(platform: LocalPlatform, client: BenthicClient) -> None:
+    game = PACKED[0]
+    url = f"{platform.command_url}/game-types/{game}/content"
+    for pack in ("no-such-pack", f"{VARIANT_ID}@9.9.9", ""):
+        response = await client.http.get(url, params={"pack": pack})
+        assert response.status_code == 404, (pack, response.text)
+        body = response.json()
+        assert body["code"] == "unknown_content_pack", body
+        assert VARIANT in body["details"]["installed"]
+    unknown_type = await client.http.get(f"{platform.command_url}/game-types/chess/content",
+                                         params={"pack": VARIANT_ID})
+    assert (unknown_type.status_code, unknown_type.json()["code"]) == (404, "unknown_game_type")
 
 
 async def test_unknown_game_types_are_404_with_the_error_body(platform: LocalPlatform,

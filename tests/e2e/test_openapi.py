@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import time
 from pathlib import Path
 
 import httpx
+import jsonschema
 import pytest
 from benthic.local.localplatform import LocalPlatform
 
@@ -151,3 +153,61 @@ def test_history_limits_and_unsupported_methods(platform: LocalPlatform) -> None
             answer = http.request(method, url)
             assert (answer.status_code, answer.json()["code"]) == (405, "method_not_allowed"), answer.text
             assert allowed in {m.strip() for m in answer.headers["allow"].split(",")}, answer.headers
+
+
+def _ucg(platform: LocalPlatform, http: httpx.Client, players: tuple[str, ...]) -> tuple[str, list[str]]:
+    created = http.post(f"{platform.command_url}/games", headers=_jwt(platform, "house", "benthic:matchmaker"),
+                        json={"game_type": "underwater_cities", "seats": [{"player_id": p} for p in players]})
+    assert created.status_code == 201, created.text
+    game_id = created.json()["game_id"]
+    return game_id, [http.post(f"{platform.command_url}/games/{game_id}/token",
+                               headers=_jwt(platform, p)).json()["token"] for p in players]
+
+
+def test_every_command_answer_with_legal_of_a_whole_game_validates(platform: LocalPlatform) -> None:
+    """Issue 25: an answer of `POST /commands?include=legal` of an Underwater Cities game carried `event: null`
+    (an event the caller's seat sees nothing of), which the document did not allow.  A whole game, each answer
+    checked against the served document."""
+    with httpx.Client(timeout=30) as http:
+        document = http.get(f"{platform.command_url}/schema/openapi.json").json()
+        validator = jsonschema.Draft202012Validator(
+            {"$ref": "#/components/schemas/CommandAccepted", "components": document["components"]})
+        game_id, tokens = _ucg(platform, http, ("wes", "xia"))
+        rng = random.Random(25)
+        answers = nulls = 0
+        url = f"{platform.command_url}/games/{game_id}"
+        while True:
+            legal = http.get(f"{url}/legal", headers={"Authorization": f"Bearer {tokens[0]}"}).json()
+            if legal["prompt"] is None:
+                break
+            seat = legal["prompt"]["seats"][0]
+            auth = {"Authorization": f"Bearer {tokens[seat]}"}
+            options = http.get(f"{url}/legal", headers=auth).json()["commands"]
+            answer = http.post(f"{url}/commands", params={"include": "legal"}, headers=auth,
+                               json={"command_id": f"c{answers}", "command": rng.choice(options)})
+            assert answer.status_code == 200, answer.text
+            body = answer.json()
+            errors = [f"{list(e.absolute_path)}: {e.message[:200]}" for e in validator.iter_errors(body)]
+            assert not errors, (answers, errors[:5])
+            nulls += sum(entry["event"] is None for entry in body["events"])
+            answers += 1
+            assert answers < 2000, "the game does not end"
+        assert body["prompt"] is None and body["legal"] == [] and body["labels"] == []
+        assert nulls > 0, "the game had no event hidden from its player: the case is not covered"
+
+
+def test_views_at_a_version_and_content_packs_are_documented(platform: LocalPlatform) -> None:
+    with httpx.Client(timeout=30) as http:
+        command = http.get(f"{platform.command_url}/schema/openapi.json").json()
+        read = http.get(f"{platform.read_url}/schema/openapi.json").json()
+    for path in ("/games/{game_id}/view", "/games/{game_id}/seats/{seat}/view"):
+        operation = read["paths"][path]["get"]
+        at = next(p for p in operation["parameters"] if p["name"] == "at")
+        assert at["in"] == "query" and at["schema"]["minimum"] == 1 and not at.get("required")
+        codes = operation["responses"]["404"]["content"]["application/json"]["schema"]["properties"]["code"]["enum"]
+        assert {"game_not_found", "version_not_found"} <= set(codes)
+    content = command["paths"]["/game-types/{game_type}/content"]["get"]
+    assert any(p["name"] == "pack" and p["in"] == "query" for p in content["parameters"])
+    codes = content["responses"]["404"]["content"]["application/json"]["schema"]["properties"]["code"]["enum"]
+    assert set(codes) == {"unknown_game_type", "unknown_content_pack"}
+    assert "content_pack" in read["components"]["schemas"]["Summary"]["properties"]

@@ -3,10 +3,15 @@ finished OpenAPI documents give every error status the ``{code, message, details
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from benthic.service.apidoc import DOC, finish
+from benthic.service.apidoc import DOC, FinishedJson, finish
 from benthic.service.config import from_env
 from benthic.game.gameschemas import game_schemas
 from litestar import Litestar
@@ -36,3 +41,48 @@ def test_every_documented_route_declares_its_answers(create: Any) -> None:
                     schema = response["content"]["application/json"]["schema"]
                     assert set(schema["required"]) == {"code", "message"}, (method, path, status)
                     assert schema["properties"]["code"].get("enum") or schema["properties"]["code"].get("pattern")
+
+
+def _served(create: Any) -> dict[str, Any]:
+    """The document as `/schema/openapi.json` serves it (its render plugin: finished, refined, portable)."""
+    app = create(SETTINGS)
+    plugin = next(p for p in app.openapi_config.render_plugins if isinstance(p, FinishedJson))
+    return json.loads(plugin.render(SimpleNamespace(app=app), app.openapi_schema.to_schema()))  # type: ignore[arg-type]
+
+
+def test_the_documents_are_in_forms_client_generators_read() -> None:
+    """No tuple `items: false`, no boolean `enum`, no title shared by two components (issue 25: openapi-python-client
+    refused the first and warned on the others)."""
+    for create in (command_app, projection_app):
+        document = _served(create)
+        text = json.dumps(document)
+        assert '"items": false' not in text
+        stack: list[Any] = [document]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                assert not (isinstance(node.get("enum"), list) and node["enum"]
+                            and all(isinstance(v, bool) for v in node["enum"])), node
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+        titles = [s["title"] for s in document["components"]["schemas"].values() if "title" in s]
+        assert len(titles) == len(set(titles)), sorted(t for t in titles if titles.count(t) > 1)
+    rules = _served(command_app)["components"]["schemas"]["underwater_cities.Rules"]["properties"]
+    assert rules["contracts_auto_claim"] == {"type": "boolean", "const": True, "default": True}
+
+
+def test_openapi_python_client_generates_both_clients_without_a_warning(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("post_hooks: []\n")  # no formatter run: only what the generator says of the documents
+    for name, create in (("command", command_app), ("read", projection_app)):
+        spec = tmp_path / f"{name}.json"
+        spec.write_text(json.dumps(_served(create)))
+        run = subprocess.run(
+            [sys.executable, "-m", "openapi_python_client", "generate", "--path", str(spec), "--meta", "none",
+             "--output-path", str(tmp_path / name), "--config", str(config)],
+            capture_output=True, text=True, timeout=300, check=False)
+        printed = run.stdout + run.stderr
+        assert run.returncode == 0, printed[-4000:]
+        assert "warning" not in printed.lower() and "unable" not in printed.lower(), printed[:4000]
+        assert (tmp_path / name / "api").is_dir() and any((tmp_path / name / "models").iterdir())

@@ -222,11 +222,15 @@ class BenthicClient:
         token: str | None = None,
         after_version: int | None = None,
         wait: float = 0,
+        at: int | None = None,
     ) -> dict[str, Any]:
+        """The view (``at``: as it was at that version)."""
         path = f"/games/{game_id}/view" if seat is None else f"/games/{game_id}/seats/{seat}/view"
         params: dict[str, Any] = {}
         if after_version is not None:
             params = {"after_version": after_version, "wait": wait}
+        if at is not None:
+            params["at"] = at
         return _check(
             await self.http.get(f"{self.read_url}{path}", params=params, headers=_auth(token), timeout=wait + 30)
         )

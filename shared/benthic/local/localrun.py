@@ -30,19 +30,63 @@ def say(text: str) -> None:
 
 
 def bot_seats(count: int, bots: str) -> list[dict[str, Any] | None]:
-    """``count`` bot seats: all ``bots``, or (greedy) greedy bots against one random bot."""
-    seats: list[dict[str, Any] | None] = [{"bot": bots, "name": f"{bots} {i + 1}"} for i in range(count)]
+    """``count`` bot seats: all ``bots``, or (greedy) greedy bots against one random bot.  Each seat has its own
+    level, so its own player id (``bot:greedy@1``, ``bot:greedy@2``, ...): a bot seated twice under one id would
+    make the game unrated, and the leaderboards would stay empty (greedy and random bots ignore the level)."""
+    seats: list[dict[str, Any] | None] = [{"bot": bots, "level": i + 1, "name": f"{bots} {i + 1}"}
+                                          for i in range(count)]
     if bots == "greedy" and count > 1:
         seats[-1] = {"bot": "random", "name": "random"}
     return seats
 
 
-async def demo(platform: LocalPlatform, seats: int | None, bots: str = "greedy") -> None:
+BAR_WIDTH = 24
+
+
+def progress_line(versions: dict[str, int], finished: set[str], names: dict[str, str], seconds: float) -> str:
+    """One line for every bot game at once: a bar of the games over, then each game's version (its events so far,
+    with a check mark once it is over)."""
+    done = len(finished)
+    total = max(1, len(versions))
+    filled = round(BAR_WIDTH * done / total)
+    games = "  ".join(f"{names[g]} v{v}{' done' if g in finished else ''}" for g, v in versions.items())
+    return f"  [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{len(versions)} games over  {games}  {seconds:.0f}s"
+
+
+class Progress:
+    """The progress line, redrawn in place on a terminal; elsewhere (a log, a pipe) printed every ``every_s``
+    seconds and whenever a game ends, never once per move."""
+
+    def __init__(self, out: Any = None, every_s: float = 10.0) -> None:
+        self.out = out or sys.stdout
+        self.tty = bool(getattr(self.out, "isatty", lambda: False)())
+        self.every_s = every_s
+        self._last = (-1, float("-inf"))  # (games over, time) of the last line printed off a terminal
+        self._width = 0
+
+    def show(self, line: str, done: int) -> None:
+        if self.tty:
+            self.out.write("\r" + line.ljust(self._width))
+            self._width = len(line)
+        elif done != self._last[0] or time.monotonic() - self._last[1] >= self.every_s:
+            self.out.write(line + "\n")
+            self._last = (done, time.monotonic())
+        self.out.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            self.out.write("\n")
+            self.out.flush()
+
+
+async def demo(platform: LocalPlatform, seats: int | None, bots: str = "greedy", ratings_timeout_s: float = 60.0,
+               progress: Progress | None = None) -> None:
     # The house creates the games as a matchmaker; the bots service plays every bot seat on the server.
     client = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
                            mint=platform.mint)
     read = platform.read_url
     games: list[tuple[str, str]] = []
+    before = {g: await _games_rated(client, g) for g in game_types()}  # a Redis kept from an earlier run has some
     for game_type in game_types():
         engine = get_engine(game_type)
         count = max(engine.min_seats, min(seats or engine.max_seats, engine.max_seats))
@@ -61,44 +105,61 @@ async def demo(platform: LocalPlatform, seats: int | None, bots: str = "greedy")
         say(f"  {game_type:<18} {open_game['game_id']}  join and play: {read}/app/#/game/{open_game['game_id']}")
     say("  or from a terminal: .venv/bin/benthic join GAME --player you, then `benthic legal` and `benthic play`")
     say("")
+    say("The bot games (the version counts the events so far):")
     started = time.monotonic()
-    last_report = 0.0
-    pending = {game_id: game_type for game_type, game_id in games}
-    while pending:
-        for game_id in list(pending):
+    progress = progress or Progress()
+    names = {game_id: game_type for game_type, game_id in games}
+    versions = {game_id: 0 for _, game_id in games}
+    finished: set[str] = set()
+    while len(finished) < len(games):
+        for game_id in versions:
+            if game_id in finished:
+                continue
             try:
                 summary = await client.summary(game_id)
             except ApiFailure:
                 continue  # not projected yet
+            versions[game_id] = summary["version"]
             if summary["status"] == "finished":
-                del pending[game_id]
-            elif time.monotonic() - last_report > 5.0:
-                prompt = summary.get("prompt") or {}
-                say(f"  {game_id}: version {summary['version']}, next: {prompt.get('kind')} for seat(s) "
-                    f"{prompt.get('seats')}")
-        if pending and time.monotonic() - last_report > 5.0:
-            last_report = time.monotonic()
-        await asyncio.sleep(0.5)
+                finished.add(game_id)
+        progress.show(progress_line(versions, finished, names, time.monotonic() - started), len(finished))
+        if len(finished) < len(games):
+            await asyncio.sleep(0.5)
+    progress.close()
     say(f"\nAll bot games over in {time.monotonic() - started:.1f}s. Final scores:")
     for game_type, game_id in games:
         scores = await _wait_for(lambda gid=game_id: client.scores(gid))
         table = ", ".join(f"seat {r['seat']}: {r['score']} (rank {r['rank']})" for r in scores["results"])
         say(f"  {game_type:<18} {game_id}: {table}")
         say(f"  {'':<18} scores: {read}/games/{game_id}/scores")
-    say("\nLeaderboards (ratings apply once the scoring service has scored each game):")
+    say(f"\nLeaderboards (waiting at most {ratings_timeout_s:.0f}s for the scoring service to rate each game):")
     for game_type, game_id in games:
-        await _wait_for(lambda gid=game_id: _scored(client, gid))
+        rated = await _wait_for(lambda gid=game_id, gt=game_type: _rated(client, gid, gt, before[gt]),
+                                ratings_timeout_s)
         board = await client.leaderboard(game_type, 5)
         rows = ", ".join(f"{p['rank']}. {p['name']} ({p['rating']:.2f}, {p['games']} games)" for p in board["players"])
-        say(f"  {game_type:<18} {rows}")
+        say(f"  {game_type:<18} {rows or '(empty)'}{'' if rated else '  (this game is unrated)'}")
         say(f"  {'':<18} {read}/leaderboards/{game_type}")
     await client.aclose()
 
 
-async def _scored(client: BenthicClient, game_id: str) -> bool:
+async def _games_rated(client: BenthicClient, game_type: str) -> dict[str, int]:
+    """Rated games per player on ``game_type``'s leaderboard (its first 500)."""
+    return {p["player_id"]: p["games"] for p in (await client.leaderboard(game_type, 500))["players"]}
+
+
+async def _rated(client: BenthicClient, game_id: str, game_type: str, before: dict[str, int]) -> bool:
+    """Once the game is scored: whether it is rated; for a rated game, only once the scoring service has applied
+    its ratings (every player of the game has one more rated game than ``before``), a moment after
+    ``game_scored``."""
     summary = await client.summary(game_id)
     if not summary.get("scored"):
         raise LookupError("not scored yet")
+    if not summary.get("rated"):
+        return False
+    now = await _games_rated(client, game_type)
+    if any(now.get(s["player_id"], 0) <= before.get(s["player_id"], 0) for s in summary["seats"] if s):
+        raise LookupError("not rated yet")
     return True
 
 

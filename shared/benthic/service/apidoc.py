@@ -263,6 +263,36 @@ def finish(document: dict[str, Any], app: Litestar, shared: dict[str, Any] | Non
                 if operation is not None:
                     _operation(operation, handler, spec, components, shared)
     components.resolve(document)
+    return portable(document)
+
+
+def portable(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` (changed in place) in forms client generators read, each exactly equivalent under JSON Schema
+    2020-12 (openapi-python-client refused the first and warned on the others):
+
+    - a tuple's ``items: false`` beside ``prefixItems`` and ``maxItems`` equal to their number goes (redundant);
+    - an ``enum`` of booleans only becomes ``type: boolean`` (with ``const`` for a single value);
+    - a component's ``title`` other than its key goes: generators name a class by its title, and two game types'
+      ``GameStarted`` (or a title equal to another component's key) collided; each is named by its key then."""
+    stack: list[Any] = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if node.get("items") is False and node.get("maxItems") == len(node.get("prefixItems", ())) > 0:
+                del node["items"]
+            values = node.get("enum")
+            if (isinstance(values, list) and values and all(isinstance(v, bool) for v in values)
+                    and node.get("type", "boolean") == "boolean"):
+                del node["enum"]
+                node["type"] = "boolean"
+                if len(set(values)) == 1:
+                    node["const"] = values[0]
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    for key, schema in document.get("components", {}).get("schemas", {}).items():
+        if isinstance(schema, dict) and schema.get("title", key) != key:
+            del schema["title"]
     return document
 
 
@@ -285,5 +315,5 @@ class FinishedJson(OpenAPIRenderPlugin):
     def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
         if self._body is None:
             document = finish(openapi_schema, request.app, self._shared())
-            self._body = msgspec.json.encode(self._refine(document) if self._refine else document)
+            self._body = msgspec.json.encode(portable(self._refine(document)) if self._refine else document)
         return self._body

@@ -48,6 +48,10 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     # 404
     ErrorCode(404, "game_not_found", "no such game (on the read API: or not projected yet)"),
     ErrorCode(404, "unknown_game_type", "no such game type"),
+    ErrorCode(404, "unknown_content_pack", "no such content pack is installed for this game type (`details.installed` "
+                                           "lists those that are)"),
+    ErrorCode(404, "version_not_found", "a view asked at a version the game has not reached "
+                                        "(`details.current_version`)"),
     ErrorCode(404, "not_finished", "the game has no final scores yet"),
     ErrorCode(404, "not_found", "no such resource (a path parameter of the wrong type)"),
     ErrorCode(405, "method_not_allowed", "the path has no such method (with Allow; any path, not per operation)"),

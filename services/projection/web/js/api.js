@@ -38,9 +38,12 @@ async function call(base, method, path, { body, bearer, signal } = {}) {
 export const read = (path, options) => call("", "GET", path, options);
 export const command = async (method, path, options) => call((await loadConfig()).commandUrl, method, path, options);
 
-export async function catalogue(gameType) {
-  if (!catalogues.has(gameType)) catalogues.set(gameType, command("GET", `/game-types/${gameType}/content`));
-  return catalogues.get(gameType);
+// The catalogue of a game type's default content pack, or of `pack` (a game's lobby card names its `content_pack`).
+export async function catalogue(gameType, pack = null) {
+  const key = pack ? `${gameType}|${pack}` : gameType;
+  const query = pack ? `?pack=${encodeURIComponent(pack)}` : "";
+  if (!catalogues.has(key)) catalogues.set(key, command("GET", `/game-types/${gameType}/content${query}`));
+  return catalogues.get(key);
 }
 
 // --- identity ------------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ async function summaryOf(gameId) {
 
 export async function gamePage(main, gameId, watchOnly) {
   let summary = await summaryOf(gameId);
-  const cat = await catalogue(summary.game_type);
+  const cat = await catalogue(summary.game_type, summary.content_pack);
   const layout = LAYOUTS[summary.game_type];
   let mySeat = watchOnly ? null : await seatFor(gameId);
   const g = {

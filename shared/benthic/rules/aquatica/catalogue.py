@@ -300,19 +300,25 @@ def _options() -> list[dict[str, Any]]:
     return out
 
 
-@cache
 def component_names() -> dict[str, str]:
-    """Component id -> name (what labels call things)."""
-    return {cid: entry["name"] for cid, entry in _body()["components"].items()}
+    """Component id -> name (what labels call things), of the pack in use."""
+    return _component_names(content_module.PACKS.key)
 
 
 @cache
-def catalogue(engine_version: str) -> dict[str, Any]:
-    return envelope(engine_version, "aquatica", "Aquatica", (MIN_SEATS, MAX_PLAYERS), _body())
+def _component_names(pack: str) -> dict[str, str]:
+    return {cid: entry["name"] for cid, entry in _body(pack)["components"].items()}
 
 
 @cache
-def _body() -> dict[str, Any]:
+def catalogue(engine_version: str, pack: str = "") -> dict[str, Any]:
+    """The catalogue of the pack in use (``pack``, its key, keys the cache: one catalogue per pack)."""
+    return envelope(engine_version, "aquatica", "Aquatica", (MIN_SEATS, MAX_PLAYERS), _body(pack))
+
+
+@cache
+def _body(pack: str = "") -> dict[str, Any]:
+    """The catalogue's sections from the pack in use (``pack`` keys the cache)."""
     cat = catalog()
     layout = load_layout()
     raw = _read("terms.json")

@@ -86,7 +86,7 @@ class AquaticaEngine(Engine[State, Command, Event]):
         return scoring.heuristic(state, seat)
 
     def catalogue(self) -> dict[str, Any]:
-        return catalogue(self.version)
+        return catalogue(self.version, PACKS.key)  # the pack in use: the default unless switched
 
     def describe(self, state: State, command: Any, seat: int | None = None) -> Description:
         return describe(state, command, seat)

@@ -287,7 +287,8 @@ def _options() -> list[dict[str, Any]]:
 
 
 @cache
-def catalogue(engine_version: str) -> dict[str, Any]:
+def catalogue(engine_version: str, pack: str = "") -> dict[str, Any]:
+    """The catalogue of the pack in use (``pack``, its key, keys the cache: one catalogue per pack)."""
     c = content_module.CONTENT
     layout = load_layout(c)
     components: dict[str, Any] = {}

@@ -141,7 +141,7 @@ class NautilusEngine(Engine[State, Command, ev.Event]):
         return heuristic(state, seat)
 
     def catalogue(self) -> dict[str, Any]:
-        return catalogue(self.version)
+        return catalogue(self.version, PACKS.key)  # the pack in use: the default unless switched
 
     def describe(self, state: State, command: Any, seat: int | None = None) -> Description:
         return describe(state, command, seat)

@@ -411,7 +411,8 @@ def _allowed(t: Any) -> list[Any] | None:
 # --- the catalogue ------------------------------------------------------------------------------------------
 
 @cache
-def catalogue(engine_version: str) -> dict[str, Any]:
+def catalogue(engine_version: str, pack: str = "") -> dict[str, Any]:
+    """The catalogue of the pack in use (``pack``, its key, keys the cache: one catalogue per pack)."""
     data = content()
     layout = load_layout(data)
     slot_texts = {code: effect_text(node) for code, node in data.slot_effects.items()}

@@ -94,7 +94,7 @@ class UnderwaterCitiesEngine(Engine[GameState, Command, Event]):
         return evaluate(state, seat)
 
     def catalogue(self) -> dict[str, Any]:
-        return catalogue(self.version)
+        return catalogue(self.version, PACKS.key)  # the pack in use: the default unless switched
 
     def describe(self, state: GameState, command: Any, seat: int | None = None) -> Description:
         return describe(state, command, seat)

@@ -1,0 +1,47 @@
+"""`make run`'s demo (benthic.local.localrun.demo) against the services as processes: the bot games are rated
+and the final leaderboards are not empty (issue 25: a greedy bot seated twice under one player id made every
+game of more than two seats unrated, and the demo read the leaderboards before the ratings were applied), and
+the progress is one line, not a line per move."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from benthic.local.localplatform import LocalPlatform
+from benthic.local.localrun import Progress, bot_seats, demo, progress_line
+from benthic.rules import game_types
+
+from tests.platform_helpers import PlatformFactory
+
+
+@pytest.fixture(scope="module")
+def platform(make_platform: PlatformFactory) -> LocalPlatform:
+    return make_platform({"BENTHIC_BOT_MOVE_DELAY_MS": "0", "BENTHIC_DRAIN_TIMEOUT_S": "2"})
+
+
+def test_bot_seats_have_player_ids_of_their_own() -> None:
+    for bots in ("greedy", "random"):
+        seats = bot_seats(4, bots)
+        ids = [(s["bot"], s.get("level")) for s in seats if s]
+        assert len(set(ids)) == 4, ids
+
+
+def test_the_progress_line_is_a_bar_of_the_games_over() -> None:
+    line = progress_line({"a": 10, "b": 7}, {"a"}, {"a": "nautilus", "b": "aquatica"}, 3.2)
+    assert line.startswith("  [" + "#" * 12 + "." * 12 + "] 1/2 games over")
+    assert "nautilus v10 done" in line and "aquatica v7" in line and "aquatica v7 done" not in line
+
+
+async def test_the_demo_shows_rated_leaderboards_and_a_progress_line(
+        platform: LocalPlatform, capsys: pytest.CaptureFixture[str]) -> None:
+    out = io.StringIO()  # not a terminal: a line every 10 s and when a game ends
+    await demo(platform, seats=3, bots="random", ratings_timeout_s=60, progress=Progress(out))
+    printed = capsys.readouterr().out
+    boards = printed[printed.index("Leaderboards"):].splitlines()[1:]
+    for game_type in game_types():
+        row = next(line for line in boards if line.strip().startswith(game_type))
+        assert "1. random " in row and "(empty)" not in row and "unrated" not in row, row
+    progress = out.getvalue().splitlines()
+    assert progress[-1].startswith("  [" + "#" * 24 + "]") and f"{len(game_types())}/{len(game_types())}" in progress[-1]
+    assert len(progress) <= 2 * len(game_types()) + 12, progress  # never a line per move

@@ -1,0 +1,176 @@
+"""Views at any version (`GET /games/{id}/view?at=V`, `GET /games/{id}/seats/{seat}/view?at=V`), end to end: for
+every game type, the live views recorded while a game is played over HTTP are served again, byte for byte, at
+their versions, while the game runs, once it is over and once it is archived; every version's view is the engine's
+view of the state folded to it (the same redaction: a seat's view at V hides what its live view hid); versions
+beyond the game's are 404 version_not_found."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import Any
+
+import httpx
+import msgspec
+import pytest
+from benthic.clients.bots_http import HttpGame, start_bot_game
+from benthic.clients.client import ApiFailure, BenthicClient
+from benthic.game.keys import GameKeys
+from benthic.local.localplatform import LocalPlatform
+from benthic.rules import game_types, get_engine
+from benthic.service.redisconn import redis_client
+from benthic.store import EventStore
+
+from tests.e2e.waiting import until
+from tests.engine_harness import hidden_from, strings_in
+from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory
+
+GAMES = game_types()
+RECORDED_MOVES = 30  # live views are recorded after each of a game's first moves, and at its end
+
+
+@pytest.fixture(scope="module")
+def platform(make_platform: PlatformFactory) -> LocalPlatform:
+    running = make_platform({"BENTHIC_ARCHIVE_AFTER_S": "0", "BENTHIC_ARCHIVE_LEASE_S": "1",
+                             "BENTHIC_DRAIN_TIMEOUT_S": "1", **GENEROUS_LIMITS})
+    running.kill("archiver")  # started again once the games have been read from Redis
+    return running
+
+
+class Recorder:
+    """The live views of a game as its viewers got them: (viewer, version) -> (body, ETag)."""
+
+    def __init__(self, http: httpx.AsyncClient, game_id: str, tokens: dict[int, str]) -> None:
+        self.http, self.game_id, self.tokens = http, game_id, tokens
+        self.views: dict[tuple[int | None, int], tuple[bytes, str]] = {}
+
+    def path(self, viewer: int | None) -> str:
+        return f"/games/{self.game_id}/view" if viewer is None else f"/games/{self.game_id}/seats/{viewer}/view"
+
+    def auth(self, viewer: int | None) -> dict[str, str]:
+        return {} if viewer is None else {"Authorization": f"Bearer {self.tokens[viewer]}"}
+
+    async def record(self) -> None:
+        for viewer in [None, *self.tokens]:
+            live = await self.http.get(self.path(viewer), headers=self.auth(viewer))
+            if live.status_code == 404:
+                continue  # not projected yet
+            assert live.status_code == 200, live.text
+            self.views[(viewer, int(live.headers["x-benthic-version"]))] = (live.content, live.headers["etag"])
+
+    async def at(self, viewer: int | None, version: int) -> httpx.Response:
+        return await self.http.get(self.path(viewer), params={"at": version}, headers=self.auth(viewer))
+
+    async def check_recorded(self, where: str) -> int:
+        for (viewer, version), (body, etag) in self.views.items():
+            answer = await self.at(viewer, version)
+            assert answer.status_code == 200, (where, viewer, version, answer.text)
+            assert answer.json() == msgspec.json.decode(body), (where, viewer, version)
+            assert answer.content == body and answer.headers["etag"] == etag, (where, viewer, version)
+            assert answer.headers["x-benthic-version"] == str(version)
+        return len(self.views)
+
+
+async def _stream(platform: LocalPlatform, game_id: str) -> tuple[Any, list[Any], list[Any]]:
+    """The engine, the envelopes and the engine state after each envelope, straight from Redis."""
+    redis = redis_client(platform.redis_url)
+    try:
+        store = EventStore(redis, 16)
+        meta = await store.meta(game_id)
+        envelopes = await store.load(game_id)
+    finally:
+        await redis.aclose()
+    engine = get_engine(meta.game_type)
+    state, states = engine.initial_state(), []
+    for envelope in envelopes:
+        if envelope.is_engine:
+            state = engine.evolve(state, engine.decode_event(envelope.data, envelope.engine_version))
+        states.append(state)
+    return engine, envelopes, states
+
+
+async def _check_every_version(recorder: Recorder, engine: Any, states: list[Any], viewer: int | None,
+                               step: int = 1) -> None:
+    """Each version's view is the engine's view of the state at that version, and shows nothing hidden from the
+    viewer then."""
+    for version in range(1, len(states) + 1, step):
+        answer = await recorder.at(viewer, version)
+        assert answer.status_code == 200, (viewer, version, answer.text)
+        served = answer.json()
+        state = states[version - 1]
+        assert (served["version"], served["seat"]) == (version, viewer)
+        assert served["view"] == msgspec.json.decode(msgspec.json.encode(engine.view(state, viewer))), version
+        leaked = hidden_from(engine, state, viewer) & strings_in(served["view"])
+        assert not leaked, f"the view of {viewer} at {version} leaks {leaked}"
+
+
+async def _archived(platform: LocalPlatform, game_id: str) -> bool:
+    redis = redis_client(platform.redis_url)
+    try:
+        return not await redis.exists(*GameKeys(game_id, 16).game_keys())
+    finally:
+        await redis.aclose()
+
+
+async def test_views_at_any_version_are_the_live_views_of_then(platform: LocalPlatform,
+                                                               client: BenthicClient) -> None:
+    http = httpx.AsyncClient(base_url=platform.read_url, timeout=30)
+    recorders: dict[str, Recorder] = {}
+    last: dict[str, int] = {}
+    try:
+        for game_type in GAMES:
+            game_id, tokens = await start_bot_game(client, game_type, 2, name=f"at{game_type[:3]}")
+            recorder = recorders[game_type] = Recorder(http, game_id, tokens)
+            game = HttpGame(client, game_id, tokens, random.Random(game_type))
+            await until(lambda g=game_id: client.view(g), "first view", retry_on=(ApiFailure,))
+            for moves in range(1, RECORDED_MOVES + 1):
+                await game.play(pause_after=moves)
+                await recorder.record()
+            assert len({v for _, v in recorder.views}) >= 5, "too few versions recorded"
+            assert await recorder.check_recorded("running") >= 15  # from Redis, while the game runs
+
+            await game.play()
+            await until(lambda g=game_id: _scored(client, g), "game_scored projected", timeout=60,
+                        retry_on=(ApiFailure,))
+            await recorder.record()  # the final views
+            engine, envelopes, states = await _stream(platform, game_id)
+            last[game_type] = len(envelopes)
+            assert (None, len(envelopes)) in recorder.views
+            await recorder.check_recorded("finished")
+            await _check_every_version(recorder, engine, states, 0)
+            await _check_every_version(recorder, engine, states, None, step=7)
+
+            beyond = await recorder.at(1, len(envelopes) + 1)
+            assert (beyond.status_code, beyond.json()["code"]) == (404, "version_not_found"), beyond.text
+            assert beyond.json()["details"]["current_version"] == len(envelopes)
+            for bad in ("0", "-3", "x"):
+                refused = await http.get(recorder.path(None), params={"at": bad})
+                assert (refused.status_code, refused.json()["code"]) == (400, "invalid_request"), (bad, refused.text)
+            other = await http.get(recorder.path(1), params={"at": 1}, headers=recorder.auth(0))
+            assert (other.status_code, other.json()["code"]) == (403, "wrong_seat")
+            anonymous = await http.get(recorder.path(1), params={"at": 1})
+            assert (anonymous.status_code, anonymous.json()["code"]) == (401, "missing_token")
+        unknown = await http.get("/games/no-such-game/view", params={"at": 1})
+        assert (unknown.status_code, unknown.json()["code"]) == (404, "game_not_found")
+
+        platform.start_service("archiver")
+        deadline = time.monotonic() + 120
+        for recorder in recorders.values():
+            while not await _archived(platform, recorder.game_id):
+                assert time.monotonic() < deadline, f"{recorder.game_id} was not archived"
+                await asyncio.sleep(0.2)
+        for game_type, recorder in recorders.items():  # the same views, now from the archive's events
+            await recorder.check_recorded("archived")
+            engine = get_engine(game_type)
+            answer = await recorder.at(1, last[game_type] // 2)
+            assert answer.status_code == 200 and answer.json()["version"] == last[game_type] // 2
+            beyond = await recorder.at(None, last[game_type] + 1)
+            assert (beyond.status_code, beyond.json()["code"]) == (404, "version_not_found"), beyond.text
+    finally:
+        await http.aclose()
+
+
+async def _scored(client: BenthicClient, game_id: str) -> dict[str, Any] | None:
+    summary = await client.summary(game_id)
+    return summary if summary.get("scored") else None
