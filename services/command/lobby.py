@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import secrets
-import time
 
 from benthic.game import lifecycle as lc
 from benthic.game.gamestate import Folded
@@ -12,7 +11,7 @@ from benthic.rules import GameConfig, RuleViolation, UnknownGameType, game_types
 from benthic.service.http import ApiError
 from benthic.service.telemetry import EVENTS_APPENDED, GAMES_CREATED, SEAT_TOKENS_ISSUED, log
 from benthic.store import Actor, EventStore, GameMeta, JoinRefused, NewEvent, SeatInfo
-from benthic.trust.auth import IssuedToken, SeatTokens
+from benthic.trust.auth import IssuedToken, SeatTokens, now_ms
 from benthic.trust.identity import PLAYER, Credential
 
 from services.command.game_facts import GameFacts
@@ -25,10 +24,6 @@ from services.command.seating import (
     rated_at_creation,
     seats_at_creation,
 )
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 class Lobby:
