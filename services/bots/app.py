@@ -17,11 +17,9 @@ from benthic.service.bootstrap import consumer_lifespan, redis_lifespan, service
 from benthic.feed.consumer import FeedConsumer
 from benthic.service.config import Settings
 from benthic.service.telemetry import BOT_MOVES, zero_series
-from benthic.trust.auth import SeatTokens
+from benthic.play import PlayerGames, PlayPath
 from services.bots.duesets import DueSets
 from services.bots.runner import BotRunner
-from services.command.players import PlayerGames
-from services.command.service import CommandService
 
 SERVICE = "bots"
 GROUP = "bots"
@@ -35,9 +33,8 @@ def create_app(settings: Settings) -> Litestar:
         redis, store = app.state.redis, app.state.store
         loader = StateLoader(store, settings.state_cache_games, settings.snapshot_every)
         players = PlayerGames(redis, store, settings.max_open_games_per_player)
-        service = CommandService(store, loader, SeatTokens(settings.token_keys, settings.seat_token_ttl_s),
-                                 settings.conflict_retries, players)
-        app.state.runner = BotRunner(service, DueSets(redis, settings.partitions), settings)
+        play = PlayPath(store, loader, players, settings.conflict_retries)
+        app.state.runner = BotRunner(play, DueSets(redis, settings.partitions), settings)
         zero_series(SERVICE, game_types(), (GROUP,))
         for game_type in game_types():
             for name in BOT_NAMES:

@@ -5,7 +5,7 @@ with a bot seat, a clock or a seat the house bot plays) looks at every commit of
 clocks once every seat is taken, and schedules in Redis (``duesets``) the game's next bot move (the newest
 commit's time plus ``BENTHIC_BOT_MOVE_DELAY_MS``) and its earliest clock deadline.
 
-``run`` takes due games (leased) and acts through the command service's own decide/append path:
+``run`` takes due games (leased) and acts through the play path the command service uses (benthic.play):
 
 - a bot move for the first prompted seat a bot plays (its own bot, or the house bot after a takeover,
   resignation or forfeit), with command id ``bot:<game>:<version>:<seat>`` and that expected version: each
@@ -31,6 +31,7 @@ from benthic.feed.notification import Notification
 from benthic.game.gamestate import Folded
 from benthic.service.http import ApiError
 from benthic.game.keys import partition_of
+from benthic.play import PlayPath, platform_commits
 from benthic.rules import UnknownGameType, get_engine
 from benthic.rules.bots import make_bot
 from benthic.store import Actor, GameMeta
@@ -46,8 +47,6 @@ from benthic.service.telemetry import (
 )
 
 from services.bots.duesets import CLOCKS, MOVES, DueSets
-from services.command import lifecycle as platform
-from services.command.service import CommandService
 
 TIMEKEEPER = Actor("timekeeper", "bot")
 
@@ -71,9 +70,9 @@ def managed(meta: GameMeta) -> bool:
 
 
 class BotRunner:
-    def __init__(self, service: CommandService, due: DueSets, settings: Settings) -> None:
-        self.service = service
-        self.store = service.store
+    def __init__(self, play: PlayPath, due: DueSets, settings: Settings) -> None:
+        self.play = play
+        self.store = play.store
         self.due = due
         self.partitions = settings.partitions
         self.delay_ms = settings.bot_move_delay_ms
@@ -110,14 +109,14 @@ class BotRunner:
         if meta.status == "open":
             return
         engine = get_engine(meta.game_type)
-        folded = await self.service.loader.load(game_id, engine)
+        folded = await self.play.load(game_id, engine)
         if lc.is_finished(engine, folded.state, folded.life):
             await self.due.schedule(MOVES, partition, game_id, None)
             await self.due.schedule(CLOCKS, partition, game_id, None)
             return
         options = lc.parse_options(meta.options)
         if options.clock is not None and not folded.life.clock_on:
-            await self.service.platform(game_id, f"clocks:{game_id}", TIMEKEEPER, platform.clocks_started)
+            await self.play.platform(game_id, f"clocks:{game_id}", TIMEKEEPER, platform_commits.clocks_started)
             return  # the clocks_started commit's notification schedules the rest
         move_due = self._move_due(engine, meta, folded)
         await self.due.schedule(MOVES, partition, game_id, move_due)
@@ -188,16 +187,16 @@ class BotRunner:
             await self.due.schedule(CLOCKS, partition, game_id, None)
             return
         engine = get_engine(meta.game_type)
-        folded = await self.service.loader.load(game_id, engine)
+        folded = await self.play.load(game_id, engine)
         now = now_ms()
-        made = platform.expire(engine, meta, folded, now)
+        made = platform_commits.expire(engine, meta, folded, now)
         if made is None:  # not due (yet): schedule the current deadline again
             deadline = lc.next_deadline(folded.life, lc.parse_options(meta.options), len(meta.seats))
             if not lc.is_finished(engine, folded.state, folded.life):
                 await self.due.schedule(CLOCKS, partition, game_id, deadline[0] if deadline else None)
             return
         commit_made, seat, policy = made
-        commit, _ = await self.service.platform(
+        commit, _ = await self.play.platform(
             game_id, f"clock:{game_id}:{folded.version}", TIMEKEEPER, lambda *_: commit_made,
             expected_version=folded.version,
         )
@@ -213,7 +212,7 @@ class BotRunner:
             await self.due.schedule(MOVES, partition, game_id, None)
             return
         engine = get_engine(meta.game_type)
-        folded = await self.service.loader.load(game_id, engine)
+        folded = await self.play.load(game_id, engine)
         if lc.is_finished(engine, folded.state, folded.life):
             return
         due = self._move_due(engine, meta, folded)
@@ -231,7 +230,7 @@ class BotRunner:
         command = await asyncio.to_thread(bot.choose, engine, folded.state, seat, rng)
         BOT_THINK.labels(meta.game_type, name).observe(time.perf_counter() - started)
         try:
-            accepted = await self.service.play_as_bot(
+            played = await self.play.play(
                 engine, game_id, seat, command, f"bot:{game_id}:{folded.version}:{seat}", folded.version,
                 Actor(player_id, "bot"),
             )
@@ -239,7 +238,7 @@ class BotRunner:
             if error.code in ("version_conflict", "game_finished"):
                 return  # the game moved on meanwhile (another replica, a reclaim): its notification reschedules
             raise
-        if not accepted.duplicate:
+        if not played.duplicate:
             BOT_MOVES.labels(meta.game_type, name).inc()
             BOT_MOVE_LAG.labels(meta.game_type).observe(max(0.0, (now_ms() - due) / 1000))
 

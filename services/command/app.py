@@ -46,6 +46,7 @@ from benthic.trust.revocation import GAME, Revocation, Revocations
 from benthic.trust.revocation import PLAYER as PLAYER_SCOPE
 from benthic.rules import game_types, get_engine
 from benthic.store import Actor
+from benthic.play import PlayerGames, platform_commits
 from benthic.service.telemetry import TOKENS_REVOKED, log, zero_series
 from litestar import Litestar, Request, Response, get, post
 from litestar.openapi import OpenAPIConfig
@@ -54,15 +55,14 @@ from litestar.params import Parameter
 from litestar.openapi.spec import Components
 
 from services.command.play_socket import play_socket
-from services.command.players import PlayerGames
 from services.command.seating import NAME_PATTERN, SeatRequest, check_player_id
-from services.command import gametypes, lifecycle
+from services.command import gametypes
 from services.command.devtoken import dev_token
 from services.command.turns import TurnPushes
-from services.command.service import (
+from services.command.service import CommandService
+from services.command.schemas import (
     CommandAccepted,
     CommandRequest,
-    CommandService,
     CreateGame,
     GameCreated,
     Joined,
@@ -161,7 +161,7 @@ async def create_game(request: Request[Any, Any, Any], data: CreateGame) -> Resp
     if not credential.trusted:
         await request.app.state.limits.hit("create", credential.subject, _ip(request))
     with _acting(credential.subject, credential.kind):
-        created = await _service(request).create(data, credential, seed_allowed=credential.kind == OPERATOR_KIND)
+        created = await _service(request).lobby.create(data, credential, seed_allowed=credential.kind == OPERATOR_KIND)
     return Response(created, status_code=201, headers=NO_STORE)
 
 
@@ -174,7 +174,7 @@ async def join_game(request: Request[Any, Any, Any], game_id: GameId, data: Join
     credential = await _credential(request, PLAYER)
     await request.app.state.limits.hit("join", credential.subject, _ip(request))
     with _acting(credential.subject, credential.kind):
-        return Response(await _service(request).join(game_id, data, credential), headers=NO_STORE)
+        return Response(await _service(request).lobby.join(game_id, data, credential), headers=NO_STORE)
 
 
 @post("/games/{game_id:str}/token", status_code=200, summary="A fresh seat token for your seat", tags=["lobby"],
@@ -185,7 +185,7 @@ async def seat_token(request: Request[Any, Any, Any], game_id: GameId) -> Respon
     credential = await _credential(request, PLAYER)
     await request.app.state.limits.hit("token", credential.subject, _ip(request))
     with _acting(credential.subject, credential.kind):
-        return Response(await _service(request).seat_token(game_id, credential), headers=NO_STORE)
+        return Response(await _service(request).lobby.seat_token(game_id, credential), headers=NO_STORE)
 
 
 @get("/players/me/seats", summary="Your seats in unfinished games, with fresh tokens", tags=["lobby"],
@@ -195,7 +195,7 @@ async def my_seats(request: Request[Any, Any, Any]) -> Response[PlayerSeats]:
     credential = await _credential(request, PLAYER)
     await request.app.state.limits.hit("token", credential.subject, _ip(request))
     with _acting(credential.subject, credential.kind):
-        return Response(await _service(request).player_seats(credential), headers=NO_STORE)
+        return Response(await _service(request).lobby.player_seats(credential), headers=NO_STORE)
 
 
 async def _seat_claim(request: Request[Any, Any, Any]) -> SeatClaim:
@@ -243,7 +243,7 @@ async def operator_state(
     service = _service(request)
     meta = await service.meta(game_id)
     engine = get_engine(meta.game_type)
-    folded = await service.loader.load(game_id, engine)
+    folded = await service.play.load(game_id, engine)
     headers = {"X-Benthic-Version": str(folded.version), "X-Benthic-Engine-Version": engine.version}
     if format == "msgpack":
         return Response(engine.encode_state(folded.state), media_type="application/msgpack", headers=headers)
@@ -293,7 +293,7 @@ async def _lifecycle(request: Request[Any, Any, Any], game_id: str, command_id: 
     with _acting(claim.player_id, PLAYER):
         service = _service(request)
         cid = command_id or f"{action.__name__}:{game_id}:{claim.seat}:{secrets.token_hex(6)}"
-        commit, _ = await service.platform(
+        commit, _ = await service.play.platform(
             game_id, cid, Actor(claim.player_id, PLAYER),
             lambda engine, meta, folded: action(engine, meta, folded, claim.seat, claim.player_id))
     assert commit is not None
@@ -307,7 +307,7 @@ async def resign_seat(
 ) -> LifecycleDone:
     """The caller's seat resigns (any time): it is ranked last; the house bot plays it on, or the game ends
     when fewer than two seats remain in play.  `?command_id=` makes a retry safe."""
-    return await _lifecycle(request, game_id, command_id, lifecycle.resign)
+    return await _lifecycle(request, game_id, command_id, platform_commits.resign)
 
 
 @post("/games/{game_id:str}/reclaim", status_code=200, summary="Take your seat back from the house bot",
@@ -317,7 +317,7 @@ async def reclaim_seat(
 ) -> LifecycleDone:
     """After a clock takeover (policy `takeover`), the player plays their seat again with a fresh clock.
     `409 seat_not_taken_over` when the seat is not taken over, `409 seat_resigned` after a resignation."""
-    return await _lifecycle(request, game_id, command_id, lifecycle.reclaim)
+    return await _lifecycle(request, game_id, command_id, platform_commits.reclaim)
 
 
 @post("/games/{game_id:str}/ops/abort", status_code=200, summary="Operator: abort a game (unrated)",
@@ -327,9 +327,9 @@ async def abort_game(request: Request[Any, Any, Any], game_id: GameId, data: Abo
     """The game ends now, unrated, with `reason` recorded (`game_aborted` in its history)."""
     operator = await _credential(request, OPERATOR_KIND)
     with _acting(operator.subject, operator.kind):
-        commit, _ = await _service(request).platform(
+        commit, _ = await _service(request).play.platform(
             game_id, f"abort:{game_id}", Actor(operator.subject, operator.kind),
-            lambda engine, meta, folded: lifecycle.abort(engine, meta, folded, data.reason, operator.subject))
+            lambda engine, meta, folded: platform_commits.abort(engine, meta, folded, data.reason, operator.subject))
     assert commit is not None
     return LifecycleDone(game_id, commit.last_version, commit.duplicate)
 

@@ -37,7 +37,9 @@ from benthic.service.telemetry import log
 from litestar import WebSocket, websocket
 from litestar.exceptions import WebSocketDisconnect
 
-from services.command.service import CommandRequest, CommandService
+from services.command.legal import legal_commands
+from services.command.schemas import CommandRequest
+from services.command.service import CommandService
 from services.command.turns import TurnPushes
 
 
@@ -150,7 +152,7 @@ async def _push_turns(service: CommandService, pushes: TurnPushes, game_id: str,
     if not others:
         return
     try:
-        folded = service.loader.cached(game_id)
+        folded = service.play.cached(game_id)
         if folded is None or folded.version != version:
             return  # another commit came in between: the clients ask
         engine = get_engine(await service.game_type(game_id))
@@ -160,7 +162,7 @@ async def _push_turns(service: CommandService, pushes: TurnPushes, game_id: str,
         for other, send in others:
             if other not in prompt.seats:
                 continue
-            legal = service.legal_in(engine, game_id, other, folded)
+            legal = legal_commands(engine, game_id, other, folded)
             if not legal.commands:
                 continue
             try:

@@ -16,8 +16,8 @@ from benthic.service.redisconn import redis_client
 from benthic.trust.revocation import GAME, PLAYER, Revocations
 from benthic.rules import game_types
 from benthic.store import Actor, EventStore, NewEvent, SeatInfo
+from benthic.play import PlayerGames
 
-from services.command.players import PlayerGames
 from tests.platform_helpers import StoreGame, settings_for_tests
 
 TOKENS = SeatTokens((("k", b"secret"),), ttl_s=600)

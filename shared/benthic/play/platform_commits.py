@@ -1,6 +1,7 @@
 """The platform's own commits to a game: resign, reclaim, abort, clock expiry, clocks started.  Each function
 decides, from the game's meta and folded state, the platform events to append (or refuses with a clear
-error); ``CommandService.platform`` appends them with the expected version, so each applies exactly once."""
+error); ``PlayPath.platform`` appends them with the expected version, so each applies exactly once.  (The
+lifecycle these events fold into, seats, clocks and their rules, is benthic.game.lifecycle.)"""
 
 from __future__ import annotations
 

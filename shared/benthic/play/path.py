@@ -1,0 +1,267 @@
+"""The play path: a game's meta and folded state, a seat's command decided and appended (``PlayPath.play``), the
+platform's own commits appended (``PlayPath.platform``), with the guarantees the package docstring states."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from benthic.game import lifecycle as lc
+from benthic.game.gamestate import Folded, StateLoader
+from benthic.rules import Engine, RuleViolation, get_engine
+from benthic.service.http import ApiError
+from benthic.service.telemetry import APPEND_CONFLICTS, EVENTS_APPENDED, count_platform_events, log, series
+from benthic.store import Actor, Commit, EventStore, GameMeta, NewEvent, VersionConflict
+from benthic.trust.identity import PLAYER
+
+from benthic.play.outcome import CommandOutcome
+from benthic.play.platform_commits import PlatformCommit
+from benthic.play.players import PlayerGames
+
+if TYPE_CHECKING:
+    from benthic.archive import Archive
+
+# (engine, meta, folded) -> the platform events to append, or None: nothing to do
+DecidePlatform = Callable[[Any, GameMeta, Folded], PlatformCommit | None]
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class Played(msgspec.Struct, frozen=True):
+    """A command's commit, as its seat may see it."""
+
+    first_version: int
+    last_version: int
+    duplicate: bool  # committed before under the same command id: its first commit, nothing new
+    events: list[dict[str, Any]]  # {version, event}, each event redacted for the seat
+    state: Any = None  # the engine state after the commit (None for a duplicate)
+
+
+@dataclass(frozen=True)
+class _Refusal:
+    outcome: str  # rejected | conflict
+    code: str  # the outcome's code
+    error: ApiError
+    stale_may_explain: bool  # a cached state behind another replica's append may explain it: decide again, fresh
+    may_be_done: bool  # the command may have been committed already (a retry): answer its first commit
+
+
+class PlayPath:
+    def __init__(
+        self,
+        store: EventStore,
+        loader: StateLoader,
+        players: PlayerGames,
+        conflict_retries: int,
+        archive: Archive | None = None,
+    ) -> None:
+        self.store = store
+        self.players = players
+        self.conflict_retries = conflict_retries
+        self.archive = archive  # where finished games go once they leave Redis (None: no archive)
+        self._loader = loader
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    # --- reading ------------------------------------------------------------------------------------------------
+    async def meta(self, game_id: str) -> GameMeta:
+        """The game's meta; 404 ``game_not_found``, or 409 ``game_finished`` once archived."""
+        meta = await self.store.meta(game_id)
+        if meta is None:
+            await self.refuse_if_archived(game_id)
+            raise ApiError(404, "game_not_found", f"no game {game_id!r}")
+        if not meta.managed and lc.bots_look_after(meta.seats, meta.options):
+            await self.store.flag_managed(game_id)  # created by an earlier release, which set no flag
+            meta = msgspec.structs.replace(meta, managed=True)
+        return meta
+
+    async def refuse_if_archived(self, game_id: str) -> None:
+        """409 game_finished when the game has left Redis for the archive (Redis is asked first: while the
+        game's meta is there, Redis is authoritative)."""
+        if self.archive is None or await self.store.version(game_id):
+            return
+        if await self.archive.exists(game_id):
+            raise ApiError(409, "game_finished", f"game {game_id!r} is finished and archived; its record is read "
+                           "through the read API (views, history, scores)")
+
+    async def load(self, game_id: str, engine: Engine) -> Folded:
+        """The game's current folded state (from this process's cache when it is current)."""
+        return await self._loader.load(game_id, engine)
+
+    def cached(self, game_id: str) -> Folded | None:
+        """The game's folded state as this process last knew it, maybe behind (no I/O)."""
+        return self._loader.cached(game_id)
+
+    def remember_created(self, game_id: str, engine: Engine, folded: Folded) -> None:
+        """Cache the state of a game just created (its first commit)."""
+        self._loader.remember(game_id, engine, 0, folded)
+
+    # --- writing ------------------------------------------------------------------------------------------------
+    async def play(
+        self, engine: Engine, game_id: str, seat: int, command: Any, command_id: str, expected_version: int | None,
+        actor: Actor, outcome: CommandOutcome | None = None,
+    ) -> Played:
+        """Decide ``seat``'s ``command`` and append its events; refusals are ApiErrors.  The outcome is recorded
+        in ``outcome`` (counted when the caller's ``with`` ends), or counted here when none is given."""
+        if outcome is None:
+            with CommandOutcome(engine.game_type, engine.command_name(command)) as own:
+                return await self.play(engine, game_id, seat, command, command_id, expected_version, actor, own)
+        async with self._lock(game_id):
+            return await self._decide_and_append(engine, game_id, seat, command, command_id, expected_version,
+                                                 actor, outcome)
+
+    async def platform(
+        self, game_id: str, command_id: str, actor: Actor, decide: DecidePlatform,
+        expected_version: int | None = None,
+    ) -> tuple[Commit | None, Folded]:
+        """Append the platform events ``decide`` makes of the current state, with the expected version (a lost
+        race decides again on the new state, unless ``expected_version`` pins the state)."""
+        meta = await self.meta(game_id)
+        engine = get_engine(meta.game_type)
+        async with self._lock(game_id):
+            for _attempt in range(self.conflict_retries + 1):
+                folded = await self._loader.load(game_id, engine)
+                if expected_version is not None and folded.version != expected_version:
+                    return None, folded
+                made = decide(engine, meta, folded)
+                if made is None:
+                    return None, folded
+                try:
+                    commit = await self.store.append(
+                        game_id, engine.game_type, folded.version, made.events, command_id=command_id,
+                        now_ms=now_ms(), ended=made.ended, meta=made.meta, actor=actor,
+                    )
+                except VersionConflict:
+                    APPEND_CONFLICTS.labels(engine.game_type).inc()
+                    if expected_version is not None:
+                        return None, folded
+                    continue
+                self._loader.cache.drop(game_id)
+                if not commit.duplicate:
+                    count_platform_events(engine.game_type, [e.type for e in made.events])
+                    log().info("platform_commit", game_id=game_id, command_id=command_id,
+                               version=commit.last_version, events=[e.type for e in made.events])
+                    if made.ended:
+                        await self._game_over(game_id)
+                return commit, folded
+        raise ApiError(409, "too_many_conflicts", "the game changed too often; retry")
+
+    def _lock(self, game_id: str) -> asyncio.Lock:
+        """The game's lock: one write at a time per game in this process (weakly held: gone once unused)."""
+        lock = self._locks.get(game_id)
+        if lock is None:
+            lock = self._locks[game_id] = asyncio.Lock()
+        return lock
+
+    async def _decide_and_append(
+        self, engine: Engine, game_id: str, seat: int, command: Any, command_id: str, expected_version: int | None,
+        actor: Actor, outcome: CommandOutcome,
+    ) -> Played:
+        folded = self._loader.cached(game_id)
+        fresh = folded is None or (expected_version is not None and expected_version > folded.version)
+        if fresh:
+            folded = await self._loader.load(game_id, engine)
+        assert folded is not None
+        for _attempt in range(self.conflict_retries + 1):
+            decided = _decide(engine, folded, seat, command, expected_version, actor)
+            if isinstance(decided, _Refusal):
+                if decided.stale_may_explain and not fresh:
+                    folded, fresh = await self._loader.load(game_id, engine), True
+                    continue
+                if decided.may_be_done and (done := await self.store.committed(game_id, command_id)) is not None:
+                    return await self._replayed(engine, game_id, seat, done, outcome)
+                if decided.error.status == 422:  # a rule violation
+                    log().info("command_rejected", game_id=game_id, command_id=command_id, version=folded.version,
+                               code=decided.code)
+                outcome.record(decided.outcome, decided.code)
+                raise decided.error
+            after = engine.fold(folded.state, decided)
+            ts = now_ms()
+            try:
+                commit = await self.store.append(
+                    game_id,
+                    engine.game_type,
+                    folded.version,
+                    [NewEvent(engine.event_name(e), engine.encode_event(e), engine_version=engine.engine_version)
+                     for e in decided],
+                    command_id=command_id,
+                    seat=seat,
+                    now_ms=ts,
+                    ended=engine.is_over(after),
+                    actor=actor,
+                )
+            except VersionConflict:
+                APPEND_CONFLICTS.labels(engine.game_type).inc()
+                folded, fresh = await self._loader.load(game_id, engine), True
+                continue
+            if commit.duplicate:
+                return await self._replayed(engine, game_id, seat, commit, outcome)
+            life = lc.advance(folded.life, engine, after, ts, seat, True)
+            self._loader.remember(game_id, engine, folded.version, Folded(commit.last_version, after, life))
+            if engine.is_over(after):
+                await self._game_over(game_id)
+            outcome.record("accepted")
+            series(EVENTS_APPENDED, engine.game_type).inc(len(decided))
+            log().debug("command_accepted", game_id=game_id, command_id=command_id, version=commit.last_version,
+                        events=len(decided))
+            events = [_redacted(engine, e, seat, v) for v, e in enumerate(decided, commit.first_version)]
+            return Played(commit.first_version, commit.last_version, False, events, after)
+        raise outcome.refuse("conflict", ApiError(409, "too_many_conflicts",
+                                                  "the game changed too often while deciding; retry the command"))
+
+    async def _replayed(self, engine: Engine, game_id: str, seat: int, commit: Any, outcome: CommandOutcome) -> Played:
+        outcome.record("duplicate")
+        envelopes = await self.store.load(game_id, after=commit.first_version - 1, until=commit.last_version)
+        events = [
+            _redacted(engine, engine.decode_event(e.data, e.engine_version), seat, e.version)
+            for e in envelopes if e.is_engine
+        ]
+        return Played(commit.first_version, commit.last_version, True, events)
+
+    async def _game_over(self, game_id: str) -> None:
+        """The players' lists of unfinished games lose this one (a miss is repaired when a list is read)."""
+        try:
+            await self.players.finished(await self.meta(game_id))
+        except Exception as error:  # noqa: BLE001 - the commit stands; the lists prune themselves
+            log().warning("player_games_not_updated", game_id=game_id, error=repr(error))
+
+
+def _decide(
+    engine: Engine, folded: Folded, seat: int, command: Any, expected_version: int | None, actor: Actor
+) -> list[Any] | _Refusal:
+    """The events ``command`` makes in ``folded``, or why it is refused there."""
+    if lc.is_finished(engine, folded.state, folded.life):
+        return _Refusal("rejected", "game_finished",
+                        ApiError(409, "game_finished", "the game is over: it accepts no more commands"),
+                        stale_may_explain=False, may_be_done=True)
+    if expected_version is not None and expected_version != folded.version:
+        return _Refusal("conflict", "version_conflict", ApiError(
+            409,
+            "version_conflict",
+            f"expected version {expected_version}, the game is at {folded.version}",
+            {"current_version": folded.version},
+        ), stale_may_explain=True, may_be_done=True)
+    if folded.life.house_plays(seat) and actor.kind == PLAYER:
+        if seat in folded.life.out:
+            error = ApiError(409, "seat_resigned", f"seat {seat} has left the game: the house bot plays it")
+        else:
+            error = ApiError(409, "seat_taken_over", f"the house bot plays seat {seat} since its clock ran out: "
+                             "reclaim it (POST /games/{id}/reclaim) to play again")
+        # counted as seat_taken_over whether the seat was taken over or left
+        return _Refusal("rejected", "seat_taken_over", error, stale_may_explain=True, may_be_done=False)
+    try:
+        return engine.decide(folded.state, seat, command)
+    except RuleViolation as violation:
+        return _Refusal("rejected", violation.code, ApiError(422, violation.code, violation.message),
+                        stale_may_explain=True, may_be_done=True)
+
+
+def _redacted(engine: Engine, event: Any, seat: int, version: int) -> dict[str, Any]:
+    """One event of a commit as ``seat`` sees it."""
+    return {"version": version, "event": engine.redact(event, seat)}
