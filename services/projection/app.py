@@ -262,7 +262,8 @@ def _sse_event_schema(shared: dict[str, Any]) -> dict[str, Any]:
             "event": {"const": "closed"},
             "data": {"type": "string", "contentMediaType": "application/json", "contentSchema": {
                 "type": "object", "required": ["code", "message"],
-                "properties": {"code": {"enum": ["invalid_token", "token_expired", "token_revoked"]}, "message": {"type": "string"}}}}}},
+                "properties": {"code": {"enum": ["invalid_token", "token_expired", "token_revoked"]},
+                               "message": {"type": "string"}}}}}},
     ]}
 
 
@@ -411,7 +412,8 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
         SERVICE, settings, lifespans,
         [public_view, seat_view, public_history, seat_history, public_live, seat_live, game_summary, scores, lobby,
          leaderboard, *web_routes()],
-        started={"port": settings.projection_port, "content_packs": packs["packs"], "rejected_packs": packs["rejected"]},
+        started={"port": settings.projection_port, "content_packs": packs["packs"],
+                 "rejected_packs": packs["rejected"]},
         cors_config=cors_config(settings),
         openapi_config=OpenAPIConfig(
             title="Benthic read API", version="1", components=Components(security_schemes=security_schemes(SEAT_TOKEN)),

@@ -40,4 +40,5 @@ async def test_the_command_service_flags_a_game_an_earlier_release_created_with_
     assert [(await store.meta(g)).managed for g in (with_bot, with_clock, players_only)] == [True, True, False]
     flagged = await _created(store, [SeatInfo("p0"), BOT], {}, managed=True)
     assert await redis.hget(store.keys(flagged).meta, "bots") == b"1"
-    assert (await redis.xrange(store.keys(flagged).managed))[-1][1] == (await redis.xrange(store.keys(flagged).feed))[-1][1]
+    managed = await redis.xrange(store.keys(flagged).managed)
+    assert managed[-1][1] == (await redis.xrange(store.keys(flagged).feed))[-1][1]

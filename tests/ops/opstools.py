@@ -28,8 +28,8 @@ OVERLAYS = ("base", "overlays/dev", "overlays/prod", "overlays/prod-cluster")
 SERVICES = {"command": 8001, "projection": 8002, "scoring": 8003, "archiver": 8004, "bots": 8005}
 ARCHIVE_CLIENTS = {"command", "projection", "archiver"}  # the services that connect to PostgreSQL
 # Settings the manifests and compose set that benthic.service.config does not read yet on this branch: those of round 2
-# (/work/notes/new-services.md, and issue 11's identity settings), added by the services' authors.  Once a name is a field of
-# benthic.service.config.Settings, a test says to drop it from here; empty this set when they have all landed.
+# (/work/notes/new-services.md, and issue 11's identity settings), added by the services' authors.  Once a name is a
+# field of benthic.service.config.Settings, a test says to drop it from here; empty this set when they have all landed.
 PENDING_SETTINGS: set[str] = set()
 INSTALL_HINT = "install it with scripts/install-ops-tools.sh"
 CHECKOV = (

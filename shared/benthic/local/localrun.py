@@ -140,7 +140,8 @@ def main(exit_after_demo: bool = False, seats: int | None = None, bots: str = "g
         + " and the services...")
     platform.start()
     say(f"  command API     {platform.command_url}   (OpenAPI: {platform.command_url}/schema)")
-    say(f"  read API        {platform.read_url}   (OpenAPI: {platform.read_url}/schema, lobby: {platform.read_url}/lobby)")
+    say(f"  read API        {platform.read_url}   "
+        f"(OpenAPI: {platform.read_url}/schema, lobby: {platform.read_url}/lobby)")
     say(f"  scoring         {platform.url('scoring')}/readyz")
     say(f"  archiver        {platform.url('archiver')}/readyz   (finished games move to PostgreSQL "
         f"{os.environ.get('BENTHIC_ARCHIVE_AFTER_S', '300')}s after scoring)")

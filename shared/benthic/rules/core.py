@@ -200,7 +200,7 @@ def switches_content(method: Callable[..., R]) -> Callable[..., R]:
     ``return f(state, ...)``, where ``f`` is the module function (never the method: ``key_of`` gives the
     default pack for a state without one, which would call the method again forever).  The base class wraps
     every other public method that takes a state."""
-    setattr(method, "_switches_content", True)
+    setattr(method, "_switches_content", True)  # noqa: B010 (mypy: a Callable declares no such attribute)
     return method
 
 
@@ -208,9 +208,9 @@ class Engine(ABC, Generic[S, C, E]):
     """Base class of every game engine: ``class MyEngine(Engine[MyState, MyCommand, MyEvent])``.
 
     Subclasses set the class attributes and implement the twelve abstract methods (the decider, the prompt,
-    legal commands, what leaves the engine, scores, the bots' heuristic and determinization); the codecs, ``replay``, ``fold``
-    and ``is_over`` are shared.  Every state Struct has an int field ``version``: the number of events
-    folded into it.
+    legal commands, what leaves the engine, scores, the bots' heuristic and determinization); the codecs,
+    ``replay``, ``fold`` and ``is_over`` are shared.  Every state Struct has an int field ``version``: the number
+    of events folded into it.
     """
 
     game_type: ClassVar[str]

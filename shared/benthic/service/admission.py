@@ -85,7 +85,7 @@ class Admission:
         try:
             overloaded = started < self._overloaded_until
             await asyncio.wait_for(asyncio.shield(waiter), self.overload_s if overloaded else self.queue_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             if waiter.done():  # handed a slot just as the wait ran out: keep it
                 self._wait.observe(time.perf_counter() - started)
                 return None

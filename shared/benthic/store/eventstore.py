@@ -197,7 +197,9 @@ class EventStore:
         value = await self.redis.hget(self.keys(game_id).meta, "version")
         return int(value) if value is not None else 0
 
-    async def load(self, game_id: str, after: int = 0, until: int | None = None, count: int | None = None) -> list[Envelope]:
+    async def load(
+        self, game_id: str, after: int = 0, until: int | None = None, count: int | None = None
+    ) -> list[Envelope]:
         """Entries with after < version <= until (all after ``after`` when until is None), at most ``count``."""
         key = self.keys(game_id).events
         end = "+" if until is None else f"{until}-0"

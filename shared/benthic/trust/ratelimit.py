@@ -70,8 +70,9 @@ def _storage(settings: Settings) -> Any:
     if settings.redis_sentinels:  # the primary the Sentinels name, as every other client of the service
         credentials = parts.netloc.rpartition("@")[0]
         hosts = ",".join(f"{host}:{port}" for host, port in sentinel_addresses(settings.redis_sentinels))
+        userinfo = credentials + "@" if credentials else ""
         return RedisSentinelStorage(
-            f"async+redis+sentinel://{credentials + '@' if credentials else ''}{hosts}/{settings.redis_sentinel_master}",
+            f"async+redis+sentinel://{userinfo}{hosts}/{settings.redis_sentinel_master}",
             implementation="redispy", key_prefix=RATE_LIMIT_PREFIX, use_replicas=False, **options,
         )
     if cluster:
