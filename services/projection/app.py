@@ -93,7 +93,7 @@ async def _view_response(
     waiting = after_version is not None and wait > 0
     if latest is None and not (waiting and await _reads(request).store.meta(game_id) is not None):
         raise _not_found(game_id)  # a game created but not projected yet is waited for, like a new version
-    if waiting and (latest is None or latest[0] <= after_version):
+    if after_version is not None and wait > 0 and (latest is None or latest[0] <= after_version):
         release_slot(request.scope)  # waiting for a version costs nothing: a waiter holds no admission slot
         loop = asyncio.get_running_loop()
         deadline = loop.time() + min(wait, request.app.state.settings.long_poll_max_s)

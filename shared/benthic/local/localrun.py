@@ -82,8 +82,8 @@ async def demo(platform: LocalPlatform, seats: int | None, bots: str = "greedy")
     say(f"\nAll bot games over in {time.monotonic() - started:.1f}s. Final scores:")
     for game_type, game_id in games:
         scores = await _wait_for(lambda gid=game_id: client.scores(gid))
-        table = ", ".join(f"seat {r['seat']}: {r['score']} (rank {r['rank']})" for r in scores["results"])
-        say(f"  {game_type:<18} {game_id}: {table}")
+        standings = ", ".join(f"seat {r['seat']}: {r['score']} (rank {r['rank']})" for r in scores["results"])
+        say(f"  {game_type:<18} {game_id}: {standings}")
         say(f"  {'':<18} scores: {read}/games/{game_id}/scores")
     say("\nLeaderboards (ratings apply once the scoring service has scored each game):")
     for game_type, game_id in games:
@@ -120,10 +120,10 @@ def _interrupt(*_: object) -> None:
 def main(exit_after_demo: bool = False, seats: int | None = None, bots: str = "greedy") -> None:
     import os
 
-    ports = {s: p if _port_free(p) else None for s, p in DEFAULT_PORTS.items()}
+    wanted = {s: p if _port_free(p) else None for s, p in DEFAULT_PORTS.items()}
     from benthic.local.devredis import free_port
 
-    ports = {s: p or free_port() for s, p in ports.items()}
+    ports = {s: p or free_port() for s, p in wanted.items()}
     run_dir = Path(".run")
     platform = LocalPlatform(
         redis_url=os.environ.get("REDIS_URL"),
