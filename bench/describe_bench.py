@@ -63,7 +63,7 @@ def bench(game: str, seats: int, states: int, repeat: int) -> dict[str, Any]:
         json_t.append(best_json)
         commands += len(legal)
     total_legal, total_describe = sum(legal_t), sum(describe_t)
-    ratios = [d / max(lg, 1e-9) for d, lg in zip(describe_t, legal_t)]
+    ratios = [d / max(lg, 1e-9) for d, lg in zip(describe_t, legal_t, strict=True)]
     return {
         "game": game, "seats": seats, "states": len(samples), "commands_per_state": round(commands / len(samples), 1),
         "legal_median_us": round(statistics.median(legal_t) * 1e6, 1),

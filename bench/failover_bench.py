@@ -170,7 +170,8 @@ class Api:
         return str(created["game_id"])
 
     async def seat_token(self, game_id: str, player_id: str) -> str:
-        return str((await self.call("POST", f"{self.command_url}/games/{game_id}/token", self.mint(player_id)))["token"])
+        answer = await self.call("POST", f"{self.command_url}/games/{game_id}/token", self.mint(player_id))
+        return str(answer["token"])
 
     async def legal(self, game_id: str, token: str) -> Any:
         return await self.call("GET", f"{self.command_url}/games/{game_id}/legal", token)
@@ -367,7 +368,8 @@ def sentinel_switches(servers: PrivateSentinelSet) -> list[tuple[float, int, int
     for line in log_file.read_text(errors="replace").splitlines():
         if "+switch-master" not in line:
             continue
-        parts = line.split()  # 26626:X 02 Dec 2026 13:54:06.589 # +switch-master benthic 127.0.0.1 54453 127.0.0.1 32943
+        # 26626:X 02 Dec 2026 13:54:06.589 # +switch-master benthic 127.0.0.1 54453 127.0.0.1 32943
+        parts = line.split()
         at = datetime.datetime.strptime(" ".join(parts[1:5]), "%d %b %Y %H:%M:%S.%f").timestamp()
         events.append((at + to_monotonic, int(parts[-3]), int(parts[-1])))
     return events
@@ -406,7 +408,9 @@ def missing_in_redis(servers: PrivateSentinelSet, acked: dict[tuple[str, str], t
     return missing
 
 
-async def _failover_loop(servers: PrivateSentinelSet, platform: LocalPlatform, args: argparse.Namespace) -> dict[str, Any]:
+async def _failover_loop(
+    servers: PrivateSentinelSet, platform: LocalPlatform, args: argparse.Namespace
+) -> dict[str, Any]:
     api = Api(platform)
     ledger = Ledger()
     stop = asyncio.Event()

@@ -978,8 +978,10 @@ def _report(args: argparse.Namespace, bench: Population, raw: dict[str, Any]) ->
             "live_games_end": live_end,
             "population_end": population,
             "mean_game_version_end": raw["mean_version"],
-            "redis_used_memory_bytes": {"before_games": before, **{k: s["redis_used_memory"] for k, s in snaps.items()}},
-            "redis_bytes_per_live_game": round((snaps["end"]["redis_used_memory"] - before) / live_end) if live_end else None,
+            "redis_used_memory_bytes": {"before_games": before,
+                                        **{k: s["redis_used_memory"] for k, s in snaps.items()}},
+            "redis_bytes_per_live_game": (round((snaps["end"]["redis_used_memory"] - before) / live_end)
+                                          if live_end else None),
             "rss_mb": {k: s["rss_mb"] for k, s in snaps.items()},
             "peak_rss_mb": {n: round(kb / 1024, 1) for n, pid in pids.items() if (kb := _rss_kb(pid, "VmHWM"))},
             "consumer_lag_entries_end": snaps["end"]["consumer_lag_entries"],
@@ -1084,7 +1086,8 @@ def main() -> None:
     parser.add_argument("--multipliers", default="0.5,1,2,4")
     parser.add_argument("--step-s", type=float, default=60.0)
     parser.add_argument("--burst-s", type=float, default=20.0)
-    parser.add_argument("--burst-games", type=int, default=1000, help="games in the closed-loop burst (at most --games)")
+    parser.add_argument("--burst-games", type=int, default=1000,
+                        help="games in the closed-loop burst (at most --games)")
     parser.add_argument("--recovery-s", type=float, default=120.0, help="longest wait for recovery after the steps")
     parser.add_argument("--recovery-bucket-s", type=float, default=2.0)
     parser.add_argument("--recovery-buckets", type=int, default=2)

@@ -30,8 +30,8 @@ STEPS = [
     # Many concurrent games, closed loop: accepted commands/s and errors against the 200-game figure.
     ("e2e_2000", ["-m", "bench.e2e_bench", "--rates", "0", "--transports", "http", "--seconds", "10" if QUICK else "60",
                   "--games", "200" if QUICK else "2000"]),
-    ("e2e_10000", ["-m", "bench.e2e_bench", "--rates", "0", "--transports", "http", "--seconds", "10" if QUICK else "90",
-                   "--games", "400" if QUICK else "10000"]),
+    ("e2e_10000", ["-m", "bench.e2e_bench", "--rates", "0", "--transports", "http",
+                   "--seconds", "10" if QUICK else "90", "--games", "400" if QUICK else "10000"]),
     # Finished games leave Redis: memory over >= 1,000 finished games with archiving on.
     ("soak", ["-m", "bench.soak_bench", "--games", "30" if QUICK else "1000"]),
     # Bot-only games of mixed types played to the end by the bots service (games/s, bot move lag).
@@ -44,8 +44,9 @@ STEPS = [
                   "--rate", "100", "--pairs", "1" if QUICK else "2", "--seconds", "10" if QUICK else "30",
                   "--paced-rate", "400"]),
     # Population: N live games played open loop at human pace (think ~Exp(20 s)), 5% watched over SSE.
-    ("population", ["-m", "bench.population_bench", "--games", "300" if QUICK else "10000", "--think-s",
-                    "5" if QUICK else "20", "--seconds", "30" if QUICK else "600", "--warmup", "10" if QUICK else "30"]),
+    ("population", ["-m", "bench.population_bench", "--games", "300" if QUICK else "10000",
+                    "--think-s", "5" if QUICK else "20", "--seconds", "30" if QUICK else "600",
+                    "--warmup", "10" if QUICK else "30"]),
     # Population: where it bends (20,000 games), the overload steps (0.5x-4x the saturation rate, admission control),
     # and the capacity model's backing run (command and projection doubled over a 3-master Redis Cluster).
     ("population_20000", ["-m", "bench.population_bench", "--games", "600" if QUICK else "20000", "--create-rate",

@@ -189,7 +189,8 @@ class VUGreedyBot(GreedyBot):
                     if card["type"] == "instant":
                         total += self._vu[card["id"]] - (card.get("cost") or 0)
                     else:
-                        total += self._card_future(card["id"], rounds_left, prods_left, prods_left) - (card.get("cost") or 0)
+                        future = self._card_future(card["id"], rounds_left, prods_left, prods_left)
+                        total += future - (card.get("cost") or 0)
             elif block == "slot":
                 effect = self._slot_effects.get(turn.get("slot_id"))
                 if effect is not None:

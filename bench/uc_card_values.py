@@ -15,7 +15,8 @@ text of an effect exactly, so the texts of authored cards can be checked against
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 Record = Mapping[str, Any]
 Node = Mapping[str, Any]

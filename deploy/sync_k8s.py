@@ -2,7 +2,8 @@
 
     k8s/base/app/prometheusrule.yaml        <- deploy/prometheus/rules/*.yml (the alert rules)
     k8s/base/app/grafana-dashboards.yaml    <- deploy/grafana/dashboards/*.json
-    k8s/base/autoscaling/keda.yaml          <- one redis-streams trigger per partition feed {pK}:feed, {pK}:lifecycle or {pK}:managed
+    k8s/base/autoscaling/keda.yaml          <- one redis-streams trigger per partition feed {pK}:feed, {pK}:lifecycle
+                                               or {pK}:managed
     k8s/overlays/prod-cluster/keda-cluster.yaml   the same triggers for the redis-cluster-streams scaler
     k8s/base/keda-sentinel.yaml                   the same triggers for the redis-sentinel-streams scaler (the
                                                   whole base stack, whose Redis is found through its Sentinels)

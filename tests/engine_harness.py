@@ -212,7 +212,7 @@ def check_random_playout(engine: Engine, seats: int, seed: int, options: dict[st
     assert sorted(r.seat for r in scores.results) == list(range(seats))
     ranks = [r.rank for r in scores.results]
     assert ranks == sorted(ranks) and ranks[0] == 1
-    for better, worse in zip(scores.results, scores.results[1:]):
+    for better, worse in zip(scores.results, scores.results[1:], strict=False):
         if better.rank == worse.rank:
             assert better.score == worse.score
     msgspec.json.encode(scores)

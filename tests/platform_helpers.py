@@ -114,8 +114,9 @@ class StoreGame:
                 self.game_id,
                 self.engine.game_type,
                 self.version,
-                [NewEvent(self.engine.event_name(e), self.engine.encode_event(e), engine_version=self.engine.engine_version)
-             for e in events],
+                [NewEvent(self.engine.event_name(e), self.engine.encode_event(e),
+                          engine_version=self.engine.engine_version)
+                 for e in events],
                 command_id=uuid.uuid4().hex,
                 seat=seat,
                 now_ms=2,

@@ -153,7 +153,8 @@ class Archiver:
             raise
         self._reached("put")
         try:
-            await self.archive.verify(game.game_id, game.event_count, found.digest, read_models_digest(game.read_models))
+            await self.archive.verify(
+                game.game_id, game.event_count, found.digest, read_models_digest(game.read_models))
         except ArchiveMismatch as mismatch:
             ARCHIVE_FAILURES.labels("verify").inc()
             log().error("archive_verify_failed", game_id=game.game_id, error=str(mismatch))

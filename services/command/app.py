@@ -167,8 +167,8 @@ async def create_game(request: Request[Any, Any, Any], data: CreateGame) -> Resp
 
 @post("/games/{game_id:str}/join", status_code=200, summary="Take an open seat", tags=["lobby"],
       security=[{PLAYER_JWT: []}],
-      opt=doc(*PLAYER_AUTH, "rate_limited", "player_mismatch", *GAME_BY_ID, "game_finished", "no_open_seat", "seat_taken",
-              "already_seated", "no_such_seat", "too_many_open_games", *WRITE))
+      opt=doc(*PLAYER_AUTH, "rate_limited", "player_mismatch", *GAME_BY_ID, "game_finished", "no_open_seat",
+              "seat_taken", "already_seated", "no_such_seat", "too_many_open_games", *WRITE))
 async def join_game(request: Request[Any, Any, Any], game_id: GameId, data: JoinGame) -> Response[Joined]:
     """The caller (a player's JWT) takes an open seat (`seat`, or the first open one) as themselves."""
     credential = await _credential(request, PLAYER)
@@ -286,7 +286,9 @@ _LIFECYCLE_ERRORS = (*SEAT_AUTH, "rate_limited", *GAME_BY_ID, *FOLD, "game_finis
                      "too_many_conflicts", *WRITE)
 
 
-async def _lifecycle(request: Request[Any, Any, Any], game_id: str, command_id: str | None, action: Any) -> LifecycleDone:
+async def _lifecycle(
+    request: Request[Any, Any, Any], game_id: str, command_id: str | None, action: Any
+) -> LifecycleDone:
     claim = await _seat_claim(request)
     SeatGate.authorize(claim, game_id)
     await request.app.state.limits.hit("command", claim.player_id, _ip(request))

@@ -44,7 +44,7 @@ async def dev_token(request: Request[Any, Any, Any], data: DevTokenRequest) -> R
     if len(data.name) > 64:
         raise ApiError(400, "invalid_request", "name must be at most 64 characters")
     await request.app.state.limits.hit("token", data.player, request.client.host if request.client else None)
-    claims = {"name": data.name} if data.name else {}
+    claims: dict[str, Any] = {"name": data.name} if data.name else {}
     token = issuer.mint(data.player, ttl_s=TTL_S, **claims)
     return Response(DevToken(data.player, token, int((time.time() + TTL_S) * 1000)),
                     headers={"Cache-Control": "no-store"})

@@ -124,9 +124,9 @@ async def play_socket(socket: WebSocket[Any, Any, Any], game_id: str) -> None:
         try:
             while True:
                 raw = await socket.receive_data("text")
-                refused = await admission.enter()  # a frame is admitted like a request
-                if refused is not None:
-                    answer, close = _refusal(admission.refusal(refused)), False
+                shed = await admission.enter()  # a frame is admitted like a request
+                if shed is not None:
+                    answer, close = _refusal(admission.refusal(shed)), False
                 else:
                     try:
                         answer, close = await _answer(service, gate, limits, ip, claim, game_id, raw, pushes)

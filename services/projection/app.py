@@ -101,7 +101,7 @@ async def _view_response(
     waiting = after_version is not None and wait > 0
     if latest is None and not (waiting and await _reads(request).store.meta(game_id) is not None):
         raise _not_found(game_id)  # a game created but not projected yet is waited for, like a new version
-    if waiting and (latest is None or latest[0] <= after_version):
+    if after_version is not None and wait > 0 and (latest is None or latest[0] <= after_version):
         release_slot(request.scope)  # waiting for a version costs nothing: a waiter holds no admission slot
         loop = asyncio.get_running_loop()
         deadline = loop.time() + min(wait, request.app.state.settings.long_poll_max_s)
@@ -298,7 +298,8 @@ def _sse_event_schema(shared: dict[str, Any]) -> dict[str, Any]:
             "event": {"const": "closed"},
             "data": {"type": "string", "contentMediaType": "application/json", "contentSchema": {
                 "type": "object", "required": ["code", "message"],
-                "properties": {"code": {"enum": ["invalid_token", "token_expired", "token_revoked"]}, "message": {"type": "string"}}}}}},
+                "properties": {"code": {"enum": ["invalid_token", "token_expired", "token_revoked"]},
+                               "message": {"type": "string"}}}}}},
     ]}
 
 
@@ -447,7 +448,8 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
         SERVICE, settings, lifespans,
         [public_view, seat_view, public_history, seat_history, public_live, seat_live, game_summary, scores, lobby,
          leaderboard, *web_routes()],
-        started={"port": settings.projection_port, "content_packs": packs["packs"], "rejected_packs": packs["rejected"]},
+        started={"port": settings.projection_port, "content_packs": packs["packs"],
+                 "rejected_packs": packs["rejected"]},
         cors_config=cors_config(settings),
         openapi_config=OpenAPIConfig(
             title="Benthic read API", version="1", components=Components(security_schemes=security_schemes(SEAT_TOKEN)),

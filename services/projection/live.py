@@ -273,5 +273,5 @@ class LiveHub:
             finally:
                 if pubsub is not None:
                     with contextlib.suppress(Exception):
-                        await pubsub.aclose()
+                        await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py's PubSub: unannotated
 

@@ -19,7 +19,7 @@ import msgspec
 from benthic.game import lifecycle
 from benthic.game.events import Envelope
 from benthic.game.gamestate import Folded
-from benthic.rules import Engine
+from benthic.rules import AnyEngine
 from benthic.store import GameMeta
 
 STATUSES = ("open", "running", "finished")
@@ -108,7 +108,7 @@ def seats_json(meta: GameMeta) -> bytes:
     return _json.encode([msgspec.to_builtins(s) for s in meta.seats])
 
 
-def build(engine: Engine, meta: GameMeta, folded: Folded, tail: Sequence[Envelope], scored: bool) -> ReadModel:
+def build(engine: AnyEngine, meta: GameMeta, folded: Folded, tail: Sequence[Envelope], scored: bool) -> ReadModel:
     """The read model of ``meta``'s game at ``folded`` (``tail``: the envelopes folded since the last write)."""
     state = folded.state
     over = lifecycle.is_finished(engine, state, folded.life)
@@ -149,7 +149,7 @@ def build(engine: Engine, meta: GameMeta, folded: Folded, tail: Sequence[Envelop
 
 
 def view_at(
-    engine: Engine, game_id: str, folded: Folded, status_now: str, options: dict[str, Any], seats: int,
+    engine: AnyEngine, game_id: str, folded: Folded, status_now: str, options: dict[str, Any], seats: int,
     viewer: int | None,
 ) -> bytes:
     """The view body ``viewer`` had of the game at ``folded.version`` (``GET .../view?at=``): what
@@ -163,7 +163,7 @@ def view_at(
 
 
 def build_views(
-    engine: Engine, game_id: str, version: int, status: str, state: Any, life: dict[str, Any] | None,
+    engine: AnyEngine, game_id: str, version: int, status: str, state: Any, life: dict[str, Any] | None,
     wanted: Sequence[int | None],
 ) -> list[tuple[str, bytes]]:
     """The stored views of ``wanted`` viewers of a game in ``state`` at ``version`` (``life``: its lifecycle

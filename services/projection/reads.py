@@ -7,7 +7,7 @@ between two calls) asks the archive instead."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 from benthic.archive import ArchiveUnavailable
@@ -34,6 +34,9 @@ from services.projection.readmodel import (
     view_at,
     view_field,
 )
+
+# The client answers bytes (no decode_responses); redis-py annotates its replies ``bytes | str``.
+_Fields = list[bytes | None]
 
 
 AT_STATES = 256  # games whose last ``?at=`` state is kept to step on from
@@ -64,7 +67,7 @@ class ReadModels:
 
     async def field(self, game_id: str, field: str) -> tuple[int, bytes | None] | None:
         """(version, field value), or None when the game has no read model (yet, or any more)."""
-        version, value = await self.redis.hmget(self.keys(game_id).read_model, [VERSION, field])
+        version, value = cast(_Fields, await self.redis.hmget(self.keys(game_id).read_model, [VERSION, field]))
         if version is None:
             return await self.archived.field(game_id, field) if self.archived else None
         return int(version), value
@@ -73,14 +76,15 @@ class ReadModels:
         """(version, {viewer: view JSON}) at the read model's version, or None when the game has no read model.
         Views not built at that version yet are built now from the state at that version, and stored."""
         keys = self.keys(game_id)
-        raw = await self.redis.hmget(
+        raw = cast(_Fields, await self.redis.hmget(
             keys.read_model, [VERSION, "status", GAME_TYPE, SEATS, SUMMARY, *(view_field(v) for v in viewers)]
-        )
+        ))
         if raw[0] is None:
             return await self._archived_views(game_id, viewers)
         if raw[2] is None or raw[3] is None or raw[4] is None:
             return None  # not projected yet: nothing to show
-        version, status, seats = int(raw[0]), raw[1].decode(), len(msgspec.json.decode(raw[3]))
+        status = cast(bytes, raw[1]).decode()  # written with the version, in one HSET
+        version, seats = int(raw[0]), len(msgspec.json.decode(raw[3]))
         stored = dict(zip(viewers, raw[5:], strict=True))
         stale = [
             v for v, body in stored.items()
@@ -225,7 +229,8 @@ class ReadModels:
 
     async def leaderboard(self, game_type: str, limit: int) -> list[dict[str, Any]]:
         keys = RatingKeys(game_type)
-        top = await self.redis.zrevrange(keys.leaderboard, 0, limit - 1, withscores=True)
+        top = cast("list[tuple[bytes, float]]",
+                   await self.redis.zrevrange(keys.leaderboard, 0, limit - 1, withscores=True))
         async with self.redis.pipeline(transaction=False) as pipe:
             for player_id, _ in top:
                 pipe.hgetall(keys.player(player_id.decode()))

@@ -303,7 +303,8 @@ def _content(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="benthic", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="benthic", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--command-url", default=os.environ.get("BENTHIC_COMMAND_URL", "http://127.0.0.1:8001"))
     parser.add_argument("--read-url", default=os.environ.get("BENTHIC_READ_URL", "http://127.0.0.1:8002"))
     parser.add_argument("--operator-token", default=os.environ.get("BENTHIC_OPERATOR_TOKEN"))
@@ -388,7 +389,8 @@ def main(argv: list[str] | None = None) -> None:
     find = archive_sub.add_parser("find", help="archived games, newest first")
     find.add_argument("--player", default=None)
     find.add_argument("--game-type", default=None)
-    find.add_argument("--since", default=None, help="finished at or after (ISO date or date-time; UTC unless a zone is given)")
+    find.add_argument("--since", default=None,
+                      help="finished at or after (ISO date or date-time; UTC unless a zone is given)")
     find.add_argument("--until", default=None, help="finished before (ISO)")
     find.add_argument("--limit", type=int, default=50)
     archive_sub.add_parser("migrate", help="apply the schema migrations")

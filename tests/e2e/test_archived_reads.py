@@ -94,7 +94,7 @@ async def test_every_read_of_every_game_type_is_the_same_after_archiving(
     try:
         recorded: dict[str, Any] = {}
         lives: dict[str, str] = {}
-        for (game_type, game_id, tokens, _), version in zip(played, versions, strict=True):
+        for (_, game_id, tokens, _), version in zip(played, versions, strict=True):
             deadline = time.monotonic() + 60
             while not (await client.summary(game_id)).get("scored"):
                 assert time.monotonic() < deadline, f"{game_id} not scored"
@@ -111,7 +111,7 @@ async def test_every_read_of_every_game_type_is_the_same_after_archiving(
 
         platform.start_service("archiver")
         deadline = time.monotonic() + 120
-        for game_type, game_id, tokens, _ in played:
+        for _, game_id, tokens, _ in played:
             while not await _archived(platform, game_id, len(tokens)):
                 assert time.monotonic() < deadline, f"{game_id} was not archived"
                 await asyncio.sleep(0.2)
@@ -139,7 +139,8 @@ async def test_every_read_of_every_game_type_is_the_same_after_archiving(
         metrics = (await http.get(f"{platform.url('archiver')}/metrics")).text
         for game_type in GAMES:
             assert f'benthic_games_archived_total{{game_type="{game_type}"}} 1.0' in metrics
-        assert "benthic_archive_size_bytes" in metrics and 'benthic_redis_memory_by_kind_bytes{kind="events"}' in metrics
+        assert "benthic_archive_size_bytes" in metrics
+        assert 'benthic_redis_memory_by_kind_bytes{kind="events"}' in metrics
         ready = (await http.get(f"{platform.url('archiver')}/readyz")).json()
         assert ready == {"ok": True, "redis": True, "consumer": True, "archiving": True, "migrated": True,
                          "archive": True}

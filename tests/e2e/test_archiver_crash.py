@@ -169,7 +169,8 @@ async def test_archiver_killed_at_a_step_then_restarted_archives_every_game_exac
                 assert not reading.done(), reading.exception()
                 assert time.monotonic() < deadline, f"{game.game_id} not archived after the restart"
                 await asyncio.sleep(0.1)
-            assert await _state_is_whole(redis, archive, game, envelopes[game.game_id], before[game.game_id]) == "archive"
+            whole = await _state_is_whole(redis, archive, game, envelopes[game.game_id], before[game.game_id])
+            assert whole == "archive"
         for game in games:
             found = await archive.find(player=f"player-0-{game.game_id}")
             assert [i.game_id for i in found] == [game.game_id], "archived exactly once"

@@ -154,7 +154,7 @@ async def test_a_surge_beyond_admission_is_refused_503_overloaded_and_changes_no
     platform = make_platform({"BENTHIC_ADMISSION_LIMIT": "2", "BENTHIC_ADMISSION_QUEUE": "2",
                               "BENTHIC_ADMISSION_QUEUE_MS": "5", **GENEROUS_LIMITS}, shared_archive=False)
     client, game_id, tokens = await _game(platform)  # BenthicClient retries 503 overloaded after Retry-After
-    for seat, token in tokens.items():
+    for token in tokens.values():
         legal = await client.legal(game_id, token)
         if legal["commands"]:
             break

@@ -9,6 +9,7 @@ game is scored and rated once; the services follow the failover by themselves, w
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import random
 import time
@@ -87,7 +88,7 @@ async def _play(client: BenthicClient, game_id: str, tokens: dict[int, str], ack
     deadline = time.monotonic() + TIMEOUT_S
     token = tokens[0]
     while True:
-        legal = await _retrying(lambda: client.legal(game_id, token), acked, deadline)
+        legal = await _retrying(functools.partial(client.legal, game_id, token), acked, deadline)
         prompt = legal["prompt"]
         if prompt is None:
             return int(legal["version"])
@@ -100,8 +101,8 @@ async def _play(client: BenthicClient, game_id: str, tokens: dict[int, str], ack
         command, command_id = rng.choice(legal["commands"]), uuid.uuid4().hex
         try:
             answer = await _retrying(
-                lambda: client.play(game_id, token, command, command_id=command_id,
-                                    expected_version=legal["version"]), acked, deadline)
+                functools.partial(client.play, game_id, token, command, command_id=command_id,
+                                  expected_version=legal["version"]), acked, deadline)
         except ApiFailure as failure:
             if failure.code == "version_conflict":
                 continue
@@ -200,7 +201,8 @@ async def test_a_cut_replica_makes_writes_wait_and_fail_then_the_promoted_replic
             await asyncio.to_thread(servers.wait_replicas_online, 1)
             proxy.heal()
             finals = await asyncio.gather(*players)
-            print(f"cut {time.monotonic() - cut_at:.1f} s before the end; {new.port} promoted; refusals: {acked.refusals}")
+            print(f"cut {time.monotonic() - cut_at:.1f} s before the end; {new.port} promoted; "
+                  f"refusals: {acked.refusals}")
             await _every_ack_survived_and_every_game_converged(client, games, finals, acked)
 
 

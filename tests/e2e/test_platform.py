@@ -333,8 +333,9 @@ async def test_read_api_etag_long_poll_sse_and_openapi(platform: LocalPlatform, 
         ready = (await client.http.get(f"{platform.url(service)}/readyz")).json()
         assert ready["ok"] is True and ready["redis"] is True, (service, ready)  # one bootstrap, one readiness
         metrics = (await client.http.get(f"{platform.url(service)}/metrics")).text
-        for shared in ("process_resident_memory_bytes", "benthic_http_requests_total", "benthic_redis_memory_used_bytes",
-                       "benthic_redis_replicas_required", "benthic_redis_replicas_connected"):
+        for shared in ("process_resident_memory_bytes", "benthic_http_requests_total",
+                       "benthic_redis_memory_used_bytes", "benthic_redis_replicas_required",
+                       "benthic_redis_replicas_connected"):
             assert f"\n{shared}" in metrics, (service, shared)
 
 

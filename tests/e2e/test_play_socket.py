@@ -128,7 +128,8 @@ async def test_sockets_that_ask_for_turn_pushes_get_their_legal_commands_when_pr
             if not movers:
                 break
             seat = rng.choice(movers)
-            answer = await _ask(sockets[seat], {"command_id": f"p{move}", "command": rng.choice(legal[seat]["commands"]),
+            answer = await _ask(sockets[seat], {"command_id": f"p{move}",
+                                                "command": rng.choice(legal[seat]["commands"]),
                                                 "expected_version": legal[seat]["version"]})
             assert answer["status"] == 200, answer
             version = answer["result"]["last_version"]

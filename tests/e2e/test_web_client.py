@@ -46,8 +46,9 @@ def platform(make_platform: PlatformFactory) -> LocalPlatform:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     with playwright_api.sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium"),
-                                          headless=True, args=["--disable-gpu", "--no-sandbox"])
+        executable = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
+        launched = driver.chromium.launch(executable_path=executable, headless=True,
+                                          args=["--disable-gpu", "--no-sandbox"])
         yield launched
         launched.close()
 
@@ -213,7 +214,8 @@ def test_play_a_complete_game_in_the_browser(platform: LocalPlatform, browser: A
                 choice.nth(rng.randrange(choice.count())).click()
             clicks += 1
             if not seen_live:  # the spectator's page shows the move without a reload
-                player.page.wait_for_function("([v]) => +document.querySelector('.game').dataset.version > v", arg=[after])
+                player.page.wait_for_function("([v]) => +document.querySelector('.game').dataset.version > v",
+                                              arg=[after])
                 moved_to = player.version()
                 spectator.page.wait_for_function(
                     "([v]) => +document.querySelector('.game').dataset.version >= v", arg=[moved_to])
@@ -434,7 +436,8 @@ def test_dev_token_cors_and_client_config(platform: LocalPlatform) -> None:
         minted = http.post(f"{platform.command_url}/dev/token", json={"player": "dora", "name": "Dora"})
         assert minted.status_code == 200 and minted.headers["cache-control"] == "no-store"
         jwt = minted.json()["token"]
-        created = http.post(f"{platform.command_url}/games", headers={"Authorization": f"Bearer {jwt}", "Origin": origin},
+        created = http.post(f"{platform.command_url}/games",
+                            headers={"Authorization": f"Bearer {jwt}", "Origin": origin},
                             json={"game_type": GAMES[0], "seats": [{}, None]})
         assert created.status_code == 201, created.text
         assert created.headers["access-control-allow-origin"] == origin
@@ -445,7 +448,8 @@ def test_dev_token_cors_and_client_config(platform: LocalPlatform) -> None:
             refused = http.post(f"{platform.command_url}/dev/token", json=body)
             assert refused.status_code == 400, (body, refused.text)
             assert "token" not in refused.json() and (code is None or refused.json()["code"] == code)
-        preflight = {"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization,content-type"}
+        preflight = {"Access-Control-Request-Method": "POST",
+                     "Access-Control-Request-Headers": "authorization,content-type"}
         allowed = http.options(f"{platform.command_url}/games", headers={"Origin": origin, **preflight})
         assert allowed.status_code == 204 and allowed.headers["access-control-allow-origin"] == origin
         other = http.options(f"{platform.command_url}/games", headers={"Origin": "https://evil.example", **preflight})

@@ -4,6 +4,7 @@ every call keeps its own keys, arguments, effects and reply, and an error stays 
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 from benthic.store.pipelining import ScriptBatcher
@@ -69,6 +70,32 @@ async def test_an_error_in_a_fused_call_is_the_one_redis_py_raises_for_it(redis)
         await redis.config_set("maxmemory", limit)
     assert all(isinstance(r, OutOfMemoryError) for r in results), results
     assert await batcher.many([(["k1"], ["a"]), (["k2"], ["b"])]) == [b"OK", b"OK"]
+
+
+RAISING = """
+if ARGV[1] == 'not_an_integer' then return redis.call('INCR', KEYS[1]) end
+if ARGV[1] == 'wrong_type' then return redis.call('LPUSH', KEYS[1], 'x') end
+if ARGV[1] == 'lua' then error('user error') end
+error({err = ARGV[1]})
+"""
+
+
+@pytest.mark.parametrize("raised", ["not_an_integer", "wrong_type", "lua", "NOPERM no permissions",
+                                    "READONLY You cannot write against a read only replica.", "NOSCRIPT gone"])
+async def test_a_raised_error_is_the_exception_redis_py_raises_for_the_call_alone(redis, raised: str) -> None:
+    """The error of a fused call, raised inside the script, is what redis-py raises for the same call made
+    alone: the same class and message (to which Redis appends the script's line for a call alone; a Lua error
+    names its line, one further down in the fused wrapper), and the same status code where Redis names one (a
+    Lua error alone is answered as ERR)."""
+    await redis.set("a-string", "x")
+    results = await ScriptBatcher(redis, RAISING).many([(["a-string"], [raised]), (["a-string"], [raised])])
+    with pytest.raises(ResponseError) as alone:
+        await redis.eval(RAISING, 1, "a-string", raised)
+    for fused in results:
+        assert type(fused) is type(alone.value), (fused, alone.value)
+        assert fused.status_code == (None if raised == "lua" else alone.value.status_code)
+        fused_text, alone_text = (re.sub(r"^user_script:\d+: ", "", str(e)) for e in (fused, alone.value))
+        assert fused_text and alone_text.startswith(fused_text), (fused, alone.value)
 
 
 async def test_fused_groups_are_bounded_and_a_lone_call_is_a_plain_evalsha(redis) -> None:

@@ -1,6 +1,7 @@
 """The Kubernetes manifests: every overlay renders with kubectl's kustomize (v5 or newer) in current syntax,
-without a warning; every built-in object validates against Kubernetes' schemas (strict: unknown fields are errors); every custom resource validates against the CRD
-schemas kept in k8s/crds; and the rendered objects keep the operational policies."""
+without a warning; every built-in object validates against Kubernetes' schemas (strict: unknown fields are
+errors); every custom resource validates against the CRD schemas kept in k8s/crds; and the rendered objects keep
+the operational policies."""
 
 from __future__ import annotations
 

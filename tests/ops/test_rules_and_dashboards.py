@@ -108,7 +108,7 @@ def _runbook_sections(markdown: str) -> dict[str, str]:
     of its section, up to the next heading."""
     sections: dict[str, str] = {}
     parts = re.split(r"^(#+ .*)$", markdown, flags=re.MULTILINE)
-    for heading, body in zip(parts[1::2], parts[2::2]):
+    for heading, body in zip(parts[1::2], parts[2::2], strict=True):
         title = heading.lstrip("#").strip().lower()
         sections[re.sub(r"[^\w\- ]", "", title).replace(" ", "-")] = body.strip()
     return sections

@@ -125,7 +125,7 @@ def test_redaction_reads_no_pack(game: str, variants: Path) -> None:
         events.extend(new)
     for viewer in (None, 0, 1):
         in_default = [engine.redact(e, viewer) for e in events]
-        in_variant = packs.run(VARIANT.key, lambda: [engine.redact(e, viewer) for e in events])
+        in_variant = packs.run(VARIANT.key, lambda seen_by: [engine.redact(e, seen_by) for e in events], viewer)
         assert in_default == in_variant
 
 

@@ -123,7 +123,7 @@ def test_redeal_is_a_function_of_classes_and_rng_only(
     a = redeal(places, random.Random(seed), spares)
     b = redeal(moved, random.Random(seed), list(reversed(spares)))
     assert a == b
-    for (cls, _), token in zip(places, a):
+    for (cls, _), token in zip(places, a, strict=True):
         assert token.startswith(cls)
     assert len(set(a)) == len(a)
 

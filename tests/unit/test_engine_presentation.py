@@ -164,7 +164,7 @@ class Checker:
         visible_names = sorted({self.components[v]["name"] for v in visible if v in self.components}, key=len)
         hidden_names = {self.components[t]["name"] for t in hidden if t in self.components} - set(visible_names)
         by_label: dict[str, list[tuple[Any, Description]]] = defaultdict(list)
-        for command, description in zip(legal, descriptions):
+        for command, description in zip(legal, descriptions, strict=True):
             self.described[engine.command_name(command)] += 1
             label = description.label
             where = f"{engine.command_name(command)} {msgspec.json.encode(command).decode()}: {label!r}"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from typing import Union
 
 import msgspec
 
@@ -49,8 +48,8 @@ class ToyEngine(Engine):
     version = "toy/1"
     min_seats = 2
     max_seats = 3
-    command_type = Union[Play, Pass]
-    event_type = Union[Started, Played, Passed]
+    command_type = Play | Pass
+    event_type = Started | Played | Passed
     state_type = State
     playout_bound = 100
 

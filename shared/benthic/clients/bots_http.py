@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from benthic.clients.client import ApiFailure, BenthicClient
-from benthic.rules import Engine
+from benthic.rules import AnyEngine
 from benthic.rules.bots import GreedyBot
 
 Chooser = Callable[[str, int, list[Any], random.Random], Awaitable[Any]]
@@ -24,7 +24,7 @@ def random_chooser() -> Chooser:
     return choose
 
 
-def house_greedy_chooser(client: BenthicClient, engine: Engine) -> Chooser:
+def house_greedy_chooser(client: BenthicClient, engine: AnyEngine) -> Chooser:
     """The engine's greedy bot, hosted by the house: it reads the true state through the operator endpoint
     (so it needs the operator token) and posts its choice with the seat's token like any client."""
     bot = GreedyBot()
@@ -74,7 +74,7 @@ class HttpGame:
                 legal = await self.client.legal(self.game_id, self.tokens[seat])
             prompt = legal["prompt"]
             if prompt is None:
-                return legal["version"]
+                return int(legal["version"])
             if seat not in prompt["seats"] or not legal["commands"]:
                 seat = self.rng.choice(prompt["seats"])
                 legal = None

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 import httpx
 
@@ -42,6 +42,11 @@ def _check(response: httpx.Response) -> Any:
     if response.status_code == 304 or not response.content:
         return None
     return response.json()
+
+
+def _object(response: httpx.Response) -> dict[str, Any]:
+    """``_check``'s answer where the route answers a JSON object (every route but the game-type list)."""
+    return cast("dict[str, Any]", _check(response))
 
 
 def _auth(token: str | None) -> dict[str, str]:
@@ -78,11 +83,11 @@ class BenthicClient:
             timeout=timeout, limits=httpx.Limits(max_connections=512, max_keepalive_connections=512)
         )
 
-    async def _call(self, method: str, url: str, **kwargs: Any) -> Any:
+    async def _call(self, method: str, url: str, **kwargs: Any) -> dict[str, Any]:
         for attempt in range(6):
             response = await self.http.request(method, url, **kwargs)
             if not _retryable(response) or not self.retry_rate_limited or attempt == 5:
-                return _check(response)
+                return _object(response)
             await asyncio.sleep(min(float(response.headers.get("retry-after", "1")), 10.0))
         raise AssertionError("unreachable")
 
@@ -117,7 +122,7 @@ class BenthicClient:
     async def create_game(
         self,
         game_type: str,
-        seats: list[dict[str, str] | None],
+        seats: Sequence[dict[str, str] | None],
         options: dict[str, Any] | None = None,
         seed: int | None = None,
         jwt: str | None = None,
@@ -212,7 +217,7 @@ class BenthicClient:
         return int(response.headers["x-benthic-version"]), response.content
 
     async def game_types(self) -> list[dict[str, Any]]:
-        return _check(await self.http.get(f"{self.command_url}/game-types"))
+        return cast("list[dict[str, Any]]", _check(await self.http.get(f"{self.command_url}/game-types")))
 
     # --- read API ------------------------------------------------------------------------------
     async def view(
@@ -231,7 +236,7 @@ class BenthicClient:
             params = {"after_version": after_version, "wait": wait}
         if at is not None:
             params["at"] = at
-        return _check(
+        return _object(
             await self.http.get(f"{self.read_url}{path}", params=params, headers=_auth(token), timeout=wait + 30)
         )
 
@@ -239,15 +244,15 @@ class BenthicClient:
         self, game_id: str, seat: int | None = None, token: str | None = None, after: int = 0, limit: int = 1000
     ) -> dict[str, Any]:
         path = f"/games/{game_id}/history" if seat is None else f"/games/{game_id}/seats/{seat}/history"
-        return _check(
+        return _object(
             await self.http.get(f"{self.read_url}{path}", params={"after": after, "limit": limit}, headers=_auth(token))
         )
 
     async def summary(self, game_id: str) -> dict[str, Any]:
-        return _check(await self.http.get(f"{self.read_url}/games/{game_id}"))
+        return _object(await self.http.get(f"{self.read_url}/games/{game_id}"))
 
     async def scores(self, game_id: str) -> dict[str, Any]:
-        return _check(await self.http.get(f"{self.read_url}/games/{game_id}/scores"))
+        return _object(await self.http.get(f"{self.read_url}/games/{game_id}/scores"))
 
     async def lobby(self, game_type: str | None = None, status: str | None = None, limit: int = 50) -> dict[str, Any]:
         params: dict[str, Any] = {"limit": limit}
@@ -255,7 +260,7 @@ class BenthicClient:
             params["game_type"] = game_type
         if status:
             params["status"] = status
-        return _check(await self.http.get(f"{self.read_url}/lobby", params=params))
+        return _object(await self.http.get(f"{self.read_url}/lobby", params=params))
 
     async def leaderboard(self, game_type: str, limit: int = 20) -> dict[str, Any]:
-        return _check(await self.http.get(f"{self.read_url}/leaderboards/{game_type}", params={"limit": limit}))
+        return _object(await self.http.get(f"{self.read_url}/leaderboards/{game_type}", params={"limit": limit}))

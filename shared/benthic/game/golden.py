@@ -156,7 +156,8 @@ def check(line: dict[str, Any]) -> list[str]:
         if got["events"] != expected["events"]:
             problems.append(f"{got['events']} events != {expected['events']}")
         if got["states"] != expected["states"]:
-            parted = next((c for c, g in zip(expected["checkpoints"], got["checkpoints"]) if c != g), None)
+            pairs = zip(expected["checkpoints"], got["checkpoints"], strict=False)
+            parted = next((c for c, g in pairs if c != g), None)
             where = f"by event {parted[0]}" if parted else "after the last checkpoint"
             problems.append(f"the states differ ({where})")
         if got["views"] != expected["views"]:

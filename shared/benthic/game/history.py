@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 
 from benthic.game.events import Envelope
-from benthic.rules import Engine
+from benthic.rules import AnyEngine
 
 _json = msgspec.json.Encoder()
 
@@ -21,7 +21,7 @@ class _Entry(msgspec.Struct, frozen=True):
     event: Any
 
 
-def history_entry(engine: Engine, envelope: Envelope, viewer: int | None, event: Any = None) -> bytes | None:
+def history_entry(engine: AnyEngine, envelope: Envelope, viewer: int | None, event: Any = None) -> bytes | None:
     """The history entry ``{"version", "ts_ms", "event"}`` of one stream entry as ``viewer`` (a seat, or None
     for a spectator) may see it, or None when that viewer does not see the event at all.  Platform events
     (``game_scored``, ...) are public and shown as stored.  ``event``: the engine event already decoded."""
@@ -36,7 +36,7 @@ def history_entry(engine: Engine, envelope: Envelope, viewer: int | None, event:
 
 
 def history_page(
-    engine: Engine, envelopes: Iterable[Envelope], viewer: int | None, after: int, limit: int
+    engine: AnyEngine, envelopes: Iterable[Envelope], viewer: int | None, after: int, limit: int
 ) -> list[bytes]:
     """The entries after version ``after``, at most ``limit`` of them, oldest first (what the read API's
     ``?after=&limit=`` pages through)."""

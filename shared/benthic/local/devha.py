@@ -254,7 +254,7 @@ class PrivateSentinel:
 
 def _pairs(reply: list[str] | dict[str, str]) -> dict[str, str]:
     """A Sentinel map reply: a dict under RESP3, a flat key, value, ... list under RESP2."""
-    return reply if isinstance(reply, dict) else dict(zip(reply[::2], reply[1::2]))
+    return reply if isinstance(reply, dict) else dict(zip(reply[::2], reply[1::2], strict=True))
 
 
 def _role(port: int) -> str | None:

@@ -267,7 +267,7 @@ def ask(port: int, *command: str, timeout: float = 2.0) -> Any:
     client = redis.Redis(host="127.0.0.1", port=port, decode_responses=True, socket_timeout=timeout,
                          socket_connect_timeout=timeout, retry=Retry(NoBackoff(), 0))
     try:
-        return client.execute_command(*command)
+        return client.execute_command(*command)  # type: ignore[no-untyped-call]  # redis-py: unannotated
     except (redis.ConnectionError, redis.TimeoutError) as error:
         raise OSError(f"127.0.0.1:{port}: {error}") from error
     finally:

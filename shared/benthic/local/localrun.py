@@ -129,8 +129,8 @@ async def demo(platform: LocalPlatform, seats: int | None, bots: str = "greedy",
     say(f"\nAll bot games over in {time.monotonic() - started:.1f}s. Final scores:")
     for game_type, game_id in games:
         scores = await _wait_for(lambda gid=game_id: client.scores(gid))
-        table = ", ".join(f"seat {r['seat']}: {r['score']} (rank {r['rank']})" for r in scores["results"])
-        say(f"  {game_type:<18} {game_id}: {table}")
+        standings = ", ".join(f"seat {r['seat']}: {r['score']} (rank {r['rank']})" for r in scores["results"])
+        say(f"  {game_type:<18} {game_id}: {standings}")
         say(f"  {'':<18} scores: {read}/games/{game_id}/scores")
     say(f"\nLeaderboards (waiting at most {ratings_timeout_s:.0f}s for the scoring service to rate each game):")
     for game_type, game_id in games:
@@ -181,10 +181,10 @@ def _interrupt(*_: object) -> None:
 def main(exit_after_demo: bool = False, seats: int | None = None, bots: str = "greedy") -> None:
     import os
 
-    ports = {s: p if _port_free(p) else None for s, p in DEFAULT_PORTS.items()}
+    wanted = {s: p if _port_free(p) else None for s, p in DEFAULT_PORTS.items()}
     from benthic.local.devredis import free_port
 
-    ports = {s: p or free_port() for s, p in ports.items()}
+    ports = {s: p or free_port() for s, p in wanted.items()}
     run_dir = Path(".run")
     platform = LocalPlatform(
         redis_url=os.environ.get("REDIS_URL"),
@@ -201,7 +201,8 @@ def main(exit_after_demo: bool = False, seats: int | None = None, bots: str = "g
         + " and the services...")
     platform.start()
     say(f"  command API     {platform.command_url}   (OpenAPI: {platform.command_url}/schema)")
-    say(f"  read API        {platform.read_url}   (OpenAPI: {platform.read_url}/schema, lobby: {platform.read_url}/lobby)")
+    say(f"  read API        {platform.read_url}   "
+        f"(OpenAPI: {platform.read_url}/schema, lobby: {platform.read_url}/lobby)")
     say(f"  scoring         {platform.url('scoring')}/readyz")
     say(f"  archiver        {platform.url('archiver')}/readyz   (finished games move to PostgreSQL "
         f"{os.environ.get('BENTHIC_ARCHIVE_AFTER_S', '300')}s after scoring)")

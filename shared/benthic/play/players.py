@@ -81,5 +81,5 @@ class PlayerGames:
 
     async def prune(self, player_id: str) -> bool:
         """Drop finished games from the list; True if any went."""
-        before = await self.redis.zcard(PlayerKeys(player_id).games)
+        before: int = await self.redis.zcard(PlayerKeys(player_id).games)
         return len(await self.unfinished(player_id)) < before

@@ -197,7 +197,7 @@ class ContentPacks(Protocol):
 def reads_no_content(method: Callable[..., R]) -> Callable[..., R]:
     """Mark an engine method taking a state that reads nothing of the content pack (``is_over``): the base
     class leaves it as it is instead of running it in the state's pack."""
-    setattr(method, "_reads_no_content", True)
+    setattr(method, "_reads_no_content", True)  # noqa: B010 (mypy: a Callable declares no such attribute)
     return method
 
 
@@ -205,9 +205,9 @@ class Engine(ABC, Generic[S, C, E]):
     """Base class of every game engine: ``class MyEngine(Engine[MyState, MyCommand, MyEvent])``.
 
     Subclasses set the class attributes and implement the twelve abstract methods (the decider, the prompt,
-    legal commands, what leaves the engine, scores, the bots' heuristic and determinization); the codecs, ``replay``, ``fold``
-    and ``is_over`` are shared.  Every state Struct has an int field ``version``: the number of events
-    folded into it.
+    legal commands, what leaves the engine, scores, the bots' heuristic and determinization); the codecs,
+    ``replay``, ``fold`` and ``is_over`` are shared.  Every state Struct has an int field ``version``: the number
+    of events folded into it.
     """
 
     game_type: ClassVar[str]

@@ -158,7 +158,7 @@ def _check_no_overlap(board_id: str, spaces: Mapping[str, Mapping[str, Any]]) ->
     """No two spaces of a board overlap (touching edges is fine): a sweep over the left edges."""
     boxes = sorted((s["x"] - s["w"] / 2, s["x"] + s["w"] / 2, s["y"] - s["h"] / 2, s["y"] + s["h"] / 2, sid)
                    for sid, s in spaces.items())
-    for i, (left, right, top, bottom, sid) in enumerate(boxes):
+    for i, (_left, right, top, bottom, sid) in enumerate(boxes):
         for other_left, _, other_top, other_bottom, other in boxes[i + 1:]:
             if other_left >= right:
                 break

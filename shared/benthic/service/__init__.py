@@ -1,1 +1,2 @@
-"""What every service is built from: settings, HTTP errors and the OpenAPI, telemetry, Redis connections, the feed consumers."""
+"""What every service is built from: settings, HTTP errors and the OpenAPI, telemetry, Redis connections, the feed
+consumers."""

@@ -29,10 +29,12 @@ import asyncio
 import collections
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, cast
 
 import msgspec
+from litestar.enums import ScopeType
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from benthic.service.http import ApiError, ErrorBody
 from benthic.service.telemetry import ADMISSION_IN_FLIGHT, ADMISSION_QUEUED, ADMISSION_SHED, ADMISSION_WAIT
@@ -41,7 +43,7 @@ EXEMPT = frozenset(("/healthz", "/readyz", "/metrics"))
 RELEASE = "benthic.admission.release"  # in a request's scope: gives its slot back early (see release_slot)
 RETRY_AFTER_S = 1
 
-App = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
+App = ASGIApp
 
 
 class Admission:
@@ -85,7 +87,7 @@ class Admission:
         try:
             overloaded = started < self._overloaded_until
             await asyncio.wait_for(asyncio.shield(waiter), self.overload_s if overloaded else self.queue_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             if waiter.done():  # handed a slot just as the wait ran out: keep it
                 self._wait.observe(time.perf_counter() - started)
                 return None
@@ -139,8 +141,8 @@ class Admission:
             if self.limit <= 0:
                 return app
 
-            async def admission(scope: dict[str, Any], receive: Any, send: Any) -> None:
-                if scope["type"] != "http" or scope["path"] in EXEMPT:
+            async def admission(scope: Scope, receive: Receive, send: Send) -> None:
+                if scope["type"] != ScopeType.HTTP or scope["path"] in EXEMPT:  # a str Enum: equals "http"
                     await app(scope, receive, send)
                     return
                 refused = await self.enter()
@@ -155,12 +157,12 @@ class Admission:
                         held = False
                         self.leave()
 
-                async def send_releasing(message: dict[str, Any]) -> None:
+                async def send_releasing(message: Message) -> None:
                     if message["type"] == "http.response.start":
                         release()
                     await send(message)
 
-                scope[RELEASE] = release
+                cast("dict[str, Any]", scope)[RELEASE] = release  # a key of ours beside the ASGI ones
                 try:
                     await app(scope, receive, send_releasing)
                 finally:
@@ -171,11 +173,11 @@ class Admission:
         return factory
 
 
-def release_slot(scope: dict[str, Any]) -> None:
+def release_slot(scope: Mapping[str, object]) -> None:
     """A request about to wait on something other than this process' work (a long-poll waiting for a new
     version) gives its slot back, so that waiting clients do not hold the service's capacity."""
     release = scope.get(RELEASE)
-    if release is not None:
+    if callable(release):  # set by the middleware: None without admission control
         release()
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
-from litestar import Litestar, Request
+from litestar import Litestar, MediaType, Request
 from litestar.openapi.plugins import OpenAPIRenderPlugin
 
 from benthic.service.errorcodes import ERROR_CODES, RULE
@@ -217,8 +217,8 @@ def _operation(operation: dict[str, Any], handler: Any, spec: Doc, components: _
     errors.append("overloaded")  # admission control (benthic.service.admission) may refuse any route
     if spec.description:
         operation["description"] = spec.description
-    for status in [s for s in responses if not s.startswith("2")]:
-        del responses[status]  # Litestar's guesses (e.g. its own 400 body): replaced below
+    for guessed in [s for s in responses if not s.startswith("2")]:
+        del responses[guessed]  # Litestar's guesses (e.g. its own 400 body): replaced below
     if success is not None:
         ok = spec.ok if spec.ok is not None else _unwrap(handler.parsed_fn_signature.return_type.annotation)
         entry = responses[success]
@@ -307,7 +307,7 @@ class FinishedJson(OpenAPIRenderPlugin):
     ) -> None:
         """``shared``: components to add; ``refine``: a last edit of the finished document (typing fields of
         components that the types alone leave open)."""
-        super().__init__(path=path, media_type="application/json")
+        super().__init__(path=path, media_type=MediaType.JSON)
         self._shared = shared
         self._refine = refine
         self._body: bytes | None = None

@@ -20,10 +20,11 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from redis.asyncio import BlockingConnectionPool, Connection, Redis, RedisCluster
-from redis.asyncio.cluster import PRIMARY, NodesManager
+from redis.asyncio.cluster import NodesManager
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import MasterNotFoundError, Sentinel, SentinelConnectionPool, SentinelManagedConnection
 from redis.backoff import ConstantBackoff, NoBackoff
+from redis.cluster import PRIMARY
 from redis.connection import HiredisRespSerializer
 from redis.exceptions import (
     BusyLoadingError,
@@ -157,7 +158,7 @@ class BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
 
     async def get_master_address(self) -> Any:
         before = self.master_address
-        address = await super().get_master_address()
+        address = await super().get_master_address()  # type: ignore[no-untyped-call]  # redis-py: unannotated
         if before is not None and address != before:
             primary_changed(f"the Sentinels name {address[0]}:{address[1]}, was {before[0]}:{before[1]}")
         return address
@@ -207,9 +208,11 @@ def sentinel_client(settings: Settings, max_connections: int, pool_timeout: floa
         server["password"] = unquote(parts.password)
     # A Sentinel that does not answer in half a second is skipped, at once (redis-py's default retries back off
     # for seconds): discovery never hangs a request.
-    sentinels = Sentinel(sentinel_addresses(settings.redis_sentinels), sentinel_kwargs={
-        "socket_timeout": 0.5, "socket_connect_timeout": 0.5, "retry": Retry(NoBackoff(), 0)})
-    pool = BlockingSentinelPool(
+    sentinels = Sentinel(  # type: ignore[no-untyped-call]  # redis-py's sentinel module is unannotated
+        sentinel_addresses(settings.redis_sentinels),
+        sentinel_kwargs={"socket_timeout": 0.5, "socket_connect_timeout": 0.5, "retry": Retry(NoBackoff(), 0)},
+    )
+    pool = BlockingSentinelPool(  # type: ignore[no-untyped-call]  # SentinelConnectionPool.__init__: unannotated
         settings.redis_sentinel_master, sentinels, max_connections=max_connections, timeout=pool_timeout,
         health_check_interval=30, **_SENTINEL_CONNECTION, **connection_options(), **server,
     )

@@ -72,7 +72,7 @@ class _Granian:
     @should_exit.setter
     def should_exit(self, value: bool) -> None:
         if value:
-            self.server.stop()
+            self.server.stop()  # type: ignore[no-untyped-call]  # granian's embedded Server: unannotated
 
     async def serve(self) -> None:
         self.started = True

@@ -96,7 +96,8 @@ REDIS_REPLICAS_CONNECTED = Gauge(
     "benthic_redis_replicas_connected", "Replicas online at the Redis primary, as this process last saw (cluster: "
     "the fewest of any master)")
 REDIS_REPLICAS_REQUIRED = Gauge(
-    "benthic_redis_replicas_required", "Replicas a write must reach before it is acknowledged (BENTHIC_REDIS_ACK_REPLICAS)")
+    "benthic_redis_replicas_required",
+    "Replicas a write must reach before it is acknowledged (BENTHIC_REDIS_ACK_REPLICAS)")
 REDIS_REPLICATION_LAG = Gauge(
     "benthic_redis_replication_lag_bytes", "How far the furthest replica lags behind the primary's replication offset")
 REDIS_PRIMARY_CHANGES = Counter(

@@ -10,7 +10,7 @@ replicas (``durability.py``); what survives a crash of Redis itself depends on `
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 from redis.asyncio import Redis
@@ -39,6 +39,9 @@ from benthic.store.records import (
 )
 
 _LOOKBACK = 64  # entries read backwards to find the head of a commit a range starts inside
+# The store's client answers bytes (no decode_responses); redis-py annotates its replies ``bytes | str``.
+_Entries = list[tuple[bytes, dict[bytes, bytes]]]
+_Hash = dict[bytes, bytes]
 
 
 class EventStore:
@@ -191,18 +194,20 @@ class EventStore:
         await self.redis.hset(self.keys(game_id).meta, "bots", "1")
 
     async def meta(self, game_id: str) -> GameMeta | None:
-        raw = await self.redis.hgetall(self.keys(game_id).meta)
+        raw = cast(_Hash, await self.redis.hgetall(self.keys(game_id).meta))
         return parse_meta(game_id, raw) if raw else None
 
     async def version(self, game_id: str) -> int:
         value = await self.redis.hget(self.keys(game_id).meta, "version")
         return int(value) if value is not None else 0
 
-    async def load(self, game_id: str, after: int = 0, until: int | None = None, count: int | None = None) -> list[Envelope]:
+    async def load(
+        self, game_id: str, after: int = 0, until: int | None = None, count: int | None = None
+    ) -> list[Envelope]:
         """Entries with after < version <= until (all after ``after`` when until is None), at most ``count``."""
         key = self.keys(game_id).events
         end = "+" if until is None else f"{until}-0"
-        entries = await self.redis.xrange(key, f"{after + 1}-0", end, count=count)
+        entries = cast(_Entries, await self.redis.xrange(key, f"{after + 1}-0", end, count=count))
         return await self.envelopes(key, entries)
 
     async def envelopes(self, key: str, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> list[Envelope]:
@@ -210,7 +215,7 @@ class EventStore:
         head = None
         if starts_inside_commit(entries):
             first = int(entries[0][0].split(b"-", 1)[0])
-            before = await self.redis.xrevrange(key, f"{first - 1}-0", "-", count=_LOOKBACK)
+            before = cast(_Entries, await self.redis.xrevrange(key, f"{first - 1}-0", "-", count=_LOOKBACK))
             head = last_head(before)
         return envelopes(entries, head)
 
@@ -219,7 +224,7 @@ class EventStore:
         answered only once it is confirmed on the replicas (as an append's duplicate is)."""
         keys = self.keys(game_id)
         if not self.ack.waits:
-            value = await self.redis.hget(keys.commands, command_id)
+            value = cast("bytes | None", await self.redis.hget(keys.commands, command_id))
         else:
             try:
                 value = await self._committed([keys.meta, keys.commands], [command_id])
@@ -238,4 +243,4 @@ class EventStore:
         await self._snapshot(keys=keys, args=args)
 
     async def load_snapshot(self, game_id: str) -> Snapshot | None:
-        return snapshot.parse_snapshot(await self.redis.hgetall(self.keys(game_id).snapshot))
+        return snapshot.parse_snapshot(cast(_Hash, await self.redis.hgetall(self.keys(game_id).snapshot)))

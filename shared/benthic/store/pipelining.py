@@ -24,7 +24,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from redis.asyncio import Redis, RedisCluster
-from redis._parsers.base import BaseParser
 from redis.asyncio.sentinel import SentinelConnectionPool
 from redis.exceptions import NoScriptError, ReadOnlyError, ResponseError
 
@@ -32,7 +31,9 @@ from benthic.service.telemetry import DURABILITY_UNCONFIRMED
 from benthic.store.durability import NO_ACK, Ack, DurabilityUnconfirmed
 
 # ARGV[1] = n calls, then n pairs (key count, argument count), then every call's arguments in order; KEYS are
-# every call's keys in order.  Replies: per call {1, reply} or {0, error text}.
+# every call's keys in order.  Replies: per call {1, reply} (a nil reply leaves {1}) or {0, error}, the error a
+# nested error reply, which redis-py's parser turns into the exception it raises for the call alone (an error
+# Redis raised, such as OOM from redis.call, is passed on as raised).
 _FUSED = """local function call(KEYS, ARGV)
 %s
 end
@@ -49,8 +50,12 @@ for i = 1, n do
   if ok then
     out[i] = {1, reply}
   else
-    if type(reply) == 'table' then reply = reply.err or 'script error' end
-    out[i] = {0, tostring(reply)}
+    if type(reply) ~= 'table' then
+      reply = {err = tostring(reply)}
+    elseif type(reply.err) ~= 'string' then
+      reply = {err = tostring(reply.err or 'script error')}
+    end
+    out[i] = {0, reply}
   end
 end
 return out
@@ -59,13 +64,13 @@ return out
 
 class ScriptBatcher:
     def __init__(
-        self, redis: Redis, source: str | bytes, max_batch: int = 256, max_in_flight: int = 2, max_fused: int = 64,
-        ack: Ack = NO_ACK, operation: str = "append",
+        self, redis: Redis, source: str | bytes | memoryview, max_batch: int = 256, max_in_flight: int = 2,
+        max_fused: int = 64, ack: Ack = NO_ACK, operation: str = "append",
     ) -> None:
         self.redis = redis
         self.ack = ack
         self.operation = operation  # what the writes are, for benthic_durability_unconfirmed_total
-        self.source = source.decode() if isinstance(source, bytes) else source
+        self.source = source if isinstance(source, str) else bytes(source).decode()
         self.max_batch = max_batch
         self.max_in_flight = max_in_flight
         # a script with a shebang (Redis 7 flags) cannot be wrapped in a function
@@ -223,10 +228,5 @@ def _fused_arguments(group: Sequence[tuple[Sequence[Any], Sequence[Any], Any]]) 
 
 
 def _unfused(reply: list[Any]) -> list[Any]:
-    results: list[Any] = []
-    for entry in reply:
-        ok, value = entry[0], entry[1] if len(entry) > 1 else None  # a nil reply leaves {1}
-        if ok != 1:  # the error redis-py would have raised for the call alone (OOM -> OutOfMemoryError, ...)
-            value = BaseParser.parse_error(value.decode() if isinstance(value, bytes) else value)
-        results.append(value)
-    return results
+    """Each call's reply, or its error as redis-py raises it for the call alone (OOM -> OutOfMemoryError, ...)."""
+    return [entry[1] if len(entry) > 1 else None for entry in reply]

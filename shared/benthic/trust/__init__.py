@@ -1,1 +1,2 @@
-"""Players and trust: who calls (JWTs of the identity provider), seat tokens, revocation, rate limits, the development issuer."""
+"""Players and trust: who calls (JWTs of the identity provider), seat tokens, revocation, rate limits, the development
+issuer."""

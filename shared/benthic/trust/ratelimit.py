@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 
 from limits import RateLimitItem, parse_many
 from limits.aio.storage import RedisClusterStorage, RedisSentinelStorage, RedisStorage
+from limits.aio.storage.redis.redispy import RedispyBridge
 from limits.aio.strategies import FixedWindowRateLimiter, RateLimiter, SlidingWindowCounterRateLimiter
 
 from benthic.service.config import Settings
@@ -61,7 +62,7 @@ def configured_limits(settings: Settings) -> dict[tuple[str, str], list[RateLimi
     }
 
 
-def _storage(settings: Settings) -> Any:
+def _storage(settings: Settings) -> RedisStorage:
     redis_url, cluster = settings.redis_url, settings.redis_cluster
     parts = urlsplit(redis_url)
     if parts.scheme not in ("redis", "rediss"):
@@ -70,8 +71,9 @@ def _storage(settings: Settings) -> Any:
     if settings.redis_sentinels:  # the primary the Sentinels name, as every other client of the service
         credentials = parts.netloc.rpartition("@")[0]
         hosts = ",".join(f"{host}:{port}" for host, port in sentinel_addresses(settings.redis_sentinels))
+        userinfo = credentials + "@" if credentials else ""
         return RedisSentinelStorage(
-            f"async+redis+sentinel://{credentials + '@' if credentials else ''}{hosts}/{settings.redis_sentinel_master}",
+            f"async+redis+sentinel://{userinfo}{hosts}/{settings.redis_sentinel_master}",
             implementation="redispy", key_prefix=RATE_LIMIT_PREFIX, use_replicas=False, **options,
         )
     if cluster:
@@ -96,12 +98,18 @@ class RateLimits:
     def _limiter(self, action: str) -> RateLimiter | None:
         return self._fixed if action in FIXED_WINDOW else self._sliding
 
+    def _bridge(self) -> RedispyBridge:
+        """The storage's redis-py bridge (``implementation="redispy"``), whose scripts the batchers run; the
+        batchers run only with a limit configured, so with a storage."""
+        assert self._storage is not None and isinstance(self._storage.bridge, RedispyBridge)
+        return self._storage.bridge
+
     def _batcher(self, fixed: bool) -> ScriptBatcher:
         batcher = self._batchers.get(fixed)
         if batcher is None:
             if self._redis is None:
                 self._redis = connect(self._settings, 16)
-            bridge = self._storage.bridge
+            bridge = self._bridge()
             script = bridge.lua_incr_expire if fixed else bridge.lua_acquire_sliding_window
             batcher = self._batchers[fixed] = ScriptBatcher(self._redis, script.script)
         return batcher
@@ -111,7 +119,8 @@ class RateLimits:
         ``RedisStorage.incr`` for a fixed window, ``RedisStorage.acquire_sliding_window_entry`` for a sliding
         one), pipelined with the checks of the requests in flight at the same moment."""
         storage = self._storage
-        bridge = storage.bridge
+        assert storage is not None  # as _bridge
+        bridge = self._bridge()
         fixed = action in FIXED_WINDOW
         calls = []
         for scope, identity, item in checks:

@@ -76,7 +76,7 @@ def test_characters_kings_and_mantas() -> None:
     assert [k for k in CAT.king_ids if CAT.card[k].after_play == "remove_from_game"] == ["K5", "K6"]
     assert {k: CAT.card[k].setup.kind for k in CAT.king_ids if CAT.card[k].setup} == {  # type: ignore[union-attr]
         "K7": "W_COIN2", "K8": "W_POWER2"}
-    assert sum(CAT.wild_counts) == 31 and dict(zip(CAT.wild_kinds, CAT.wild_counts)) == {
+    assert sum(CAT.wild_counts) == 31 and dict(zip(CAT.wild_kinds, CAT.wild_counts, strict=True)) == {
         "W_COIN2": 8, "W_POWER2": 8, "W_RAISE1": 6, "W_SCORE": 5, "W_TAKEBACK": 4}
     assert CAT.trained_ids[3] == ("T3-C2", "T3-C1", "T3-P2", "T3-P1")
     conquer_templates = {CAT.card[c].id for c in CAT.conquer_cards}

@@ -82,7 +82,7 @@ def check_invariants(state: State) -> None:
     assert max(Counter(mantas).values(), default=1) == 1
     assert {CAT.trained_ids[s][k] for s in range(n) for k in range(4)} <= set(mantas)
     taken = Counter(m.split("#")[0] for m in mantas if "#" in m)
-    for kind, printed, left in zip(CAT.wild_kinds, CAT.wild_counts, state.wild_reserve):
+    for kind, printed, left in zip(CAT.wild_kinds, CAT.wild_counts, state.wild_reserve, strict=True):
         assert left >= 0 and taken[kind] + left == printed
     for track in state.tracks:
         seats_on = [spot.seat for spot in track]

@@ -15,20 +15,20 @@ def test_n01_four_player_setup() -> None:
     prompt = ENGINE.prompt(state)
     assert (prompt.kind, prompt.seats, prompt.details["stage"]) == ("turn", (0,), "before_main")
     for seat, p in enumerate(state.players):
-        assert p.hand == tuple(f"S{seat}-{n}" for n in
-                               ("MATRONA", "PATRICIAN", "LEGIONARY", "SEAHORSE", "WAVETELLER", "HERALD")) + (f"K{seat + 1}",)
+        starting = ("MATRONA", "PATRICIAN", "LEGIONARY", "SEAHORSE", "WAVETELLER", "HERALD")
+        assert p.hand == tuple(f"S{seat}-{n}" for n in starting) + (f"K{seat + 1}",)
         assert all(m.ready for m in p.mantas) and len(p.mantas) == 4
         assert p.discard == () and p.scored == () and p.board == (None,) * 5
     assert len(state.ocean_deck) == 21 and all(state.character_row)
     assert (len(state.location_deck), len(state.bottom_row), state.top_row, state.location_discard) == (50, 6, (), ())
-    assert dict(zip(CAT.wild_kinds, state.wild_reserve)) == {
+    assert dict(zip(CAT.wild_kinds, state.wild_reserve, strict=True)) == {
         "W_COIN2": 8, "W_POWER2": 8, "W_RAISE1": 6, "W_SCORE": 5, "W_TAKEBACK": 4}
     assert state.goals == ("G_HAND10", "G_SAMETYPE4", "G_SCORED3", "G_TIRED5")
     for viewer in (0, 1, 2, 3, None):
         projection = [ENGINE.redact(e, viewer) for e in events]
         assert all(r is None or r["type"] != "deck_shuffled" for r in projection)
         assert len(of_type(events, "deck_shuffled")) == 2 and all(
-            r is not None for r, e in zip(projection, events) if ENGINE.event_name(e) != "deck_shuffled")
+            r is not None for r, e in zip(projection, events, strict=True) if ENGINE.event_name(e) != "deck_shuffled")
 
 
 def test_n02_two_player_set_removal() -> None:

@@ -39,7 +39,7 @@ def check_structure(state: Any, viewer: int | None) -> dict[str, Any]:
     """The structural visibility rules of §7, for one viewer (token checks cannot see these)."""
     view = ENGINE.view(state, viewer)
     ended = state.phase == "ended"
-    for p, pv in zip(state.players, view["players"]):
+    for p, pv in zip(state.players, view["players"], strict=True):
         own = viewer == p.seat or ended
         assert (pv["hand_count"], pv["discard_count"], pv["scoring_pile_count"]) == (
             len(p.hand), len(p.discard), len(p.scored))

@@ -31,7 +31,7 @@ def deal(chips: dict[tuple[int, int], str] | None = None) -> ev.SeaFindsDealt:
     at: dict[tuple[int, int], str] = {}
     for depth in C.depths:
         spaces = [C.xy(C.find_space_cell[i]) for i, d in enumerate(C.find_space_depth) if d == depth]
-        for cell, chip in zip(spaces, reversed(C.chips_by_depth[depth])):
+        for cell, chip in zip(spaces, reversed(C.chips_by_depth[depth]), strict=True):
             at[cell] = chip
     for cell, chip in (chips or {}).items():
         assert C.chips[chip].depth == C.find_space_depth[C.find_space_at[C.cell(*cell)]], (cell, chip)

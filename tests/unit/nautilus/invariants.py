@@ -30,7 +30,7 @@ def check_state(state: State) -> None:
     chips = [c for c in state.finds if c] + [c for s in state.seats for c in s.tableau] + list(state.box)
     chips += [C.atlantis_chip[i + 1] for i, out in enumerate(state.atlantis_out) if out]
     assert sorted(chips) == sorted(C.chips), "chips are not conserved"
-    assert all(out for out, f in zip(state.atlantis_out, state.atlantis_finder) if f is not None)
+    assert all(out for out, f in zip(state.atlantis_out, state.atlantis_finder, strict=True) if f is not None)
     assert all(state.finds[i] for i, up in enumerate(state.face_up) if up), "a face-up space without a chip"
 
     # the board
@@ -74,8 +74,8 @@ def check_step(before: State, after: State) -> None:
     """What must hold between two consecutive states."""
     if not before.round:
         return
-    for seat, (a, b) in enumerate(zip(before.seats, after.seats)):
-        assert all(y >= x for x, y in zip(a.counts, b.counts)), f"seat {seat}: a research count fell"
+    for seat, (a, b) in enumerate(zip(before.seats, after.seats, strict=True)):
+        assert all(y >= x for x, y in zip(a.counts, b.counts, strict=True)), f"seat {seat}: a research count fell"
     for i, row in enumerate(before.occupancy):
         for seat in range(before.player_count):
             if row[seat] and C.tiles[before.stations[i].tile].kind == "research":

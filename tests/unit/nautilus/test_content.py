@@ -95,7 +95,7 @@ def test_find_spaces_match_the_map_letters_and_never_touch() -> None:
         for x, ch in enumerate(row)
         if ch in "SDG"
     }
-    spaces = {C.xy(c): d for c, d in zip(C.find_space_cell, C.find_space_depth)}
+    spaces = {C.xy(c): d for c, d in zip(C.find_space_cell, C.find_space_depth, strict=True)}
     assert spaces == letters
     assert Counter(spaces.values()) == {"slope": 26, "deep": 20, "gorge": 14}
     assert all(C.zone[C.cell(*xy)] == depth for xy, depth in spaces.items())
@@ -120,7 +120,7 @@ def test_lattice_build_levels_with_the_first_game_base() -> None:
     xs = [2, 5, 8, 11, 14, 17, 20]
     for row in rows:
         y0 = int(row[0])
-        for x0, level in zip(xs, row[1:]):
+        for x0, level in zip(xs, row[1:], strict=True):
             if level != "B":
                 assert block_level((x0, y0)) == int(level), (x0, y0)
     # the base's 4 orthogonal neighbour blocks cost 1, the 4 diagonal ones 2 (§3.6)
@@ -208,8 +208,8 @@ def test_reference_city_passages_distances_and_exits() -> None:
     tiles = [s.tile for s in town.stations]
     passages = {frozenset((tiles[i], tiles[j])) for i, js in enumerate(town.adjacency) for j in js}
     assert passages == REF_PASSAGES
-    for a, row in zip(REF_ORDER, REF_DISTANCES):
-        for b, d in zip(REF_ORDER, row):
+    for a, row in zip(REF_ORDER, REF_DISTANCES, strict=True):
+        for b, d in zip(REF_ORDER, row, strict=True):
             assert town.distance(town.index[a], town.index[b]) == d, (a, b)
     exits = {
         (town.stations[i].tile, C.xy(cell)) for cell, stations in town.blue_exits.items() for i in stations

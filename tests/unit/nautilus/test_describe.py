@@ -20,7 +20,7 @@ def checker() -> Checker:
 
 def described(game, seat):  # type: ignore[no-untyped-def]
     legal = game.legal(seat)
-    return dict(zip(legal, ENGINE.describe_all(game.state, legal, seat)))
+    return dict(zip(legal, ENGINE.describe_all(game.state, legal, seat), strict=True))
 
 
 def test_tempo_move_and_its_skip(checker: Checker) -> None:

@@ -53,8 +53,8 @@ def test_keeping_cards_lists_their_names_and_only_the_seat_sees_them() -> None:
     assert ENGINE.prompt(state).kind == "keep_cards"
     for seat in (A, B):
         hand = state.players[seat].hand
-        for command, described in zip(ENGINE.legal_commands(state, seat),
-                                      ENGINE.describe_all(state, ENGINE.legal_commands(state, seat), seat)):
+        legal = ENGINE.legal_commands(state, seat)
+        for command, described in zip(legal, ENGINE.describe_all(state, legal, seat), strict=True):
             assert described.highlights == list(command.card_ids)
             assert described.label == "Keep " + ", ".join(card_name(c) for c in command.card_ids[:-1]) + \
                 f" and {card_name(command.card_ids[-1])}"

@@ -68,7 +68,7 @@ def check_invariants(state: GameState) -> None:
         if p.board:
             assert len(action_cards(p)) <= data.info.supply.action_card_limit
             assert set(p.used_actions) <= set(action_cards(p))
-        stack_spaces = [space for space, stack in zip((1, 2, 3, 4), state.fed_stacks) if p.seat in stack]
+        stack_spaces = [space for space, stack in zip((1, 2, 3, 4), state.fed_stacks, strict=True) if p.seat in stack]
         assert stack_spaces == ([p.fed_space] if p.fed_space else []), (p.seat, p.fed_space, state.fed_stacks)
     # component conservation
     located: list[str] = []

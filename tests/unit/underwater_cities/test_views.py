@@ -46,9 +46,10 @@ def test_redact_drops_the_seed_and_hidden_events() -> None:
     for viewer in (0, 1, None):
         redacted = [ENGINE.redact(e, viewer) for e in events]
         assert all("seed" not in r for r in redacted if r is not None)
-        names = [ENGINE.event_name(e) for e, r in zip(events, redacted) if r is None]
+        names = [ENGINE.event_name(e) for e, r in zip(events, redacted, strict=True) if r is None]
         assert {"deck_shuffled", "box_contents"} <= set(names)
-        own = [r for e, r in zip(events, redacted) if ENGINE.event_name(e) == "cards_dealt_detail" and r is not None]
+        own = [r for e, r in zip(events, redacted, strict=True)
+               if ENGINE.event_name(e) == "cards_dealt_detail" and r is not None]
         assert [r["seat"] for r in own] == ([viewer] if viewer is not None else [])
 
 

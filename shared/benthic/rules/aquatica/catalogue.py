@@ -179,7 +179,7 @@ def _components(cat: Catalog, goal_names: dict[str, str]) -> dict[str, Any]:
             kind = _manta_kind_entry(cat, cat.trained_kind_of[manta_id])
             out[manta_id] = {"id": manta_id, "category": "manta", "name": kind["name"], "kind": kind["id"],
                              "seat": cat.trained_owner[manta_id], "text": kind["text"], "effect": kind["effect"]}
-    for kind_id, n in zip(cat.wild_kinds, cat.wild_counts):
+    for kind_id, n in zip(cat.wild_kinds, cat.wild_counts, strict=True):
         kind = _manta_kind_entry(cat, kind_id)
         for taken in range(n):
             manta_id = cat.wild_manta_id(kind_id, taken)
@@ -232,7 +232,8 @@ def _central(cat: Catalog, layout: Layout) -> dict[str, Any]:
         at = (c.goals.first[0], c.goals.first[1] + g * c.goals.row_step)
         spaces[f"goal:{g}"] = _space(f"goal:{g}", "goal", f"Goal {g + 1}", at, c.goals.card, index=g)
     for i, kind in enumerate(cat.wild_kinds):
-        at = (c.wild_reserve.first[0] + i * c.wild_reserve.step[0], c.wild_reserve.first[1] + i * c.wild_reserve.step[1])
+        at = (c.wild_reserve.first[0] + i * c.wild_reserve.step[0],
+              c.wild_reserve.first[1] + i * c.wild_reserve.step[1])
         spaces[f"wild:{kind}"] = _space(f"wild:{kind}", "wild_reserve", f"Wild Manta reserve: {kind}", at,
                                         c.wild_reserve.size, manta_kind=kind)
     return {"id": "central", "kind": "central_board", "name": "Central board", "view_box": list(c.view_box),
@@ -267,8 +268,8 @@ def _tracks(cat: Catalog, layout: Layout) -> dict[str, Any]:
         spaces = [{"id": str(spot + 1), "name": f"Spot {spot + 1}: {points} PP", "points": points,
                    "x": g.spot_first[0] + spot * g.spot_step, "y": y, "w": g.spot_size[0], "h": g.spot_size[1]}
                   for spot, points in enumerate(cat.board.goal_track_points)]
-        tracks[f"goal:{track}"] = {"id": f"goal:{track}", "name": f"Track of goal {track + 1}", "board_kind": "central_board",
-                                   "goal_index": track, "spaces": spaces,
+        tracks[f"goal:{track}"] = {"id": f"goal:{track}", "name": f"Track of goal {track + 1}",
+                                   "board_kind": "central_board", "goal_index": track, "spaces": spaces,
                                    "text": "The first Manta to claim the goal takes spot 1, the next spot 2, ..."}
     return tracks
 

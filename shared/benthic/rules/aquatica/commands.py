@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Union
-
 import msgspec
 
 
@@ -86,8 +84,8 @@ class PlaceIchthyander(_Command, frozen=True, tag="place_ichthyander"):
     goal_index: int
 
 
-Command = Union[
-    ChooseKing, PlayCharacter, FlipManta, ExploitDepth, ClaimGoal, EndTurn, ChooseOption, Acquire,
-    RecruitCharacter, RaiseLocations, FullyRiseLocation, ScoreLocation, TakeBackCard, ScoutDecision,
-    ScoutDiscard, DiscardCard, PlaceIchthyander, ReplayCard,
-]
+Command = (
+    ChooseKing | PlayCharacter | FlipManta | ExploitDepth | ClaimGoal | EndTurn | ChooseOption | Acquire
+    | RecruitCharacter | RaiseLocations | FullyRiseLocation | ScoreLocation | TakeBackCard | ScoutDecision
+    | ScoutDiscard | DiscardCard | PlaceIchthyander | ReplayCard
+)

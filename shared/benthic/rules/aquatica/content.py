@@ -277,7 +277,9 @@ class Catalog:
             tuple(f"T{seat}-{self.manta_kinds[k].short}" for k in data.trained_per_player) for seat in range(MAX_SEATS)
         )
         self.trained_kind_of = {
-            mid: kind for seat_ids in self.trained_ids for mid, kind in zip(seat_ids, data.trained_per_player)
+            mid: kind
+            for seat_ids in self.trained_ids
+            for mid, kind in zip(seat_ids, data.trained_per_player, strict=True)
         }
         self.trained_owner = {mid: seat for seat, ids in enumerate(self.trained_ids) for mid in ids}
         self.ichthyander_ids: tuple[str, ...] = tuple(f"I-{n}" for n in range(1, data.ichthyander_count + 1))
@@ -340,7 +342,7 @@ class Catalog:
             tuple(f"S{seat}-{c.id}" for c in starting) for seat in range(MAX_SEATS)
         )
         for seat in range(MAX_SEATS):
-            for c, card_id in zip(starting, self.starting_ids[seat]):
+            for c, card_id in zip(starting, self.starting_ids[seat], strict=True):
                 self.card[card_id] = c
         self.matrona_ids = frozenset(cid for ids in self.starting_ids for cid in ids if self.card[cid].is_matrona)
         self.ocean_ids: tuple[tuple[str, str | None], ...] = tuple(
@@ -396,7 +398,7 @@ class Catalog:
         _check(self.setup.solo_king_offer <= KING_COUNT, "setup.json: solo offer within the Kings")
         for printing, table in self.solo.ranks.items():
             _check(table[0].min == 0 and table[-1].max is None, f"solo.json {printing}: ranks from 0 up")
-            for lower, upper in zip(table, table[1:]):
+            for lower, upper in zip(table, table[1:], strict=False):
                 _check(lower.max is not None and upper.min == lower.max + 1, f"solo.json {printing}: contiguous")
         _check(set(self.solo.ranks) == {"first", "updated"}, "solo.json: both printings")
         _check(set(self.rulesets.presets) == {"first", "updated"}, "rulesets.json: both presets")

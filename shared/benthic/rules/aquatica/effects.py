@@ -6,7 +6,7 @@ the events (``depth_exploited``, ``effect_skipped``...) all carry the same JSON 
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -91,10 +91,10 @@ class Empty(_Effect, frozen=True, tag="empty"):
     pass
 
 
-Effect = Union[
-    Gain, Buy, Conquer, BuyOrConquer, Recruit, Raise, FullyRise, Score, Scout, TakeBack, TakeBackAll,
-    ReadyAllMantas, Choice, OpponentsDiscard, OpponentsRaise, Empty, ReplayFromDiscard,
-]
+Effect = (
+    Gain | Buy | Conquer | BuyOrConquer | Recruit | Raise | FullyRise | Score | Scout | TakeBack | TakeBackAll
+    | ReadyAllMantas | Choice | OpponentsDiscard | OpponentsRaise | Empty | ReplayFromDiscard
+)
 
 ACQUISITION_MODES: dict[type, tuple[str, ...]] = {
     Buy: ("buy",),

@@ -12,7 +12,7 @@ visibility is what ``redact`` applies.
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Literal
 
 import msgspec
 
@@ -21,7 +21,7 @@ from benthic.rules.aquatica.options import Rules
 from benthic.rules.aquatica.state import Source
 from benthic.rules.core import PackRef
 
-OptionValue = Union[str, int, bool, None, list[dict[str, str]]]  # list: goal_tokens (§11 Q8)
+OptionValue = str | int | bool | None | list[dict[str, str]]  # list: goal_tokens (§11 Q8)
 
 
 class _Event(msgspec.Struct, frozen=True, tag_field="type"):
@@ -381,14 +381,14 @@ class GameEnded(_Event, frozen=True, tag="game_ended"):
     end_reason: str
 
 
-Event = Union[
-    GameCreated, SeatsAssigned, DeckShuffled, OceanSetsRemoved, CharacterRowFilled, LocationsDealt, GoalsSet,
-    PlayerSetUp, KingAssigned, KingDraftOffered, KingChosen, KingExchanged, IchthyandersSetUp, GameStarted,
-    TurnStarted, TurnEnded, CharacterPlayed, MainActionCompleted, ResourceGained, EffectSkipped, EffectResolved,
-    OptionChosen, AcquisitionStarted, RecruitStarted, MantaFlipped, DepthExploited, PaymentCompleted,
-    LocationAcquired, CharacterRecruited, CharacterRowShifted, RowCharacterRemoved, LocationRaised,
-    LocationFullyRisen, WildMantaGained, WildMantaUnavailable, LocationScored, ScoutStarted, ScoutPerformed,
-    ScoutDeclined, LocationDiscarded, MantasReadied, CardsTakenBack, DiscardReturnedToHand, CardDiscarded,
-    CardToDiscard, CardReturnedToHand, CardRemovedFromGame, GoalClaimed, IchthyanderTriggered,
-    IchthyanderPlaced, EndTriggered, GameEnded, CardReplayed, ReplayedCardReturned,
-]
+Event = (
+    GameCreated | SeatsAssigned | DeckShuffled | OceanSetsRemoved | CharacterRowFilled | LocationsDealt | GoalsSet
+    | PlayerSetUp | KingAssigned | KingDraftOffered | KingChosen | KingExchanged | IchthyandersSetUp | GameStarted
+    | TurnStarted | TurnEnded | CharacterPlayed | MainActionCompleted | ResourceGained | EffectSkipped
+    | EffectResolved | OptionChosen | AcquisitionStarted | RecruitStarted | MantaFlipped | DepthExploited
+    | PaymentCompleted | LocationAcquired | CharacterRecruited | CharacterRowShifted | RowCharacterRemoved
+    | LocationRaised | LocationFullyRisen | WildMantaGained | WildMantaUnavailable | LocationScored | ScoutStarted
+    | ScoutPerformed | ScoutDeclined | LocationDiscarded | MantasReadied | CardsTakenBack | DiscardReturnedToHand
+    | CardDiscarded | CardToDiscard | CardReturnedToHand | CardRemovedFromGame | GoalClaimed | IchthyanderTriggered
+    | IchthyanderPlaced | EndTriggered | GameEnded | CardReplayed | ReplayedCardReturned
+)

@@ -99,7 +99,7 @@ def _goals_set(s: State, e: ev.GoalsSet) -> Changes:
 
 
 def _player_set_up(s: State, e: ev.PlayerSetUp) -> Changes:
-    mantas = tuple(Manta(mid, kind) for mid, kind in zip(CAT.trained_ids[e.seat], CAT.trained_kinds))
+    mantas = tuple(Manta(mid, kind) for mid, kind in zip(CAT.trained_ids[e.seat], CAT.trained_kinds, strict=True))
     player = Player(seat=e.seat, symbol=e.symbol, hand=CAT.starting_ids[e.seat], mantas=mantas)
     return dict(players=s.players + (player,))
 
@@ -281,7 +281,8 @@ def _character_row_shifted(s: State, e: ev.CharacterRowShifted) -> Changes:
 
 
 def _row_character_removed(s: State, e: ev.RowCharacterRemoved) -> Changes:
-    return dict(character_row=_row(s.character_row, e.slot, None), removed_characters=s.removed_characters + (e.card_id,))
+    return dict(character_row=_row(s.character_row, e.slot, None),
+                removed_characters=s.removed_characters + (e.card_id,))
 
 
 def _location_raised(s: State, e: ev.LocationRaised) -> Changes:
@@ -302,7 +303,8 @@ def _wild_manta_gained(s: State, e: ev.WildMantaGained) -> Changes:
     reserve = list(s.wild_reserve)
     reserve[CAT.wild_index[e.kind]] -= 1
     p = s.players[e.seat]
-    return dict(wild_reserve=tuple(reserve), players=_players(s, e.seat, mantas=p.mantas + (Manta(e.manta_id, e.kind),)))
+    return dict(wild_reserve=tuple(reserve),
+                players=_players(s, e.seat, mantas=p.mantas + (Manta(e.manta_id, e.kind),)))
 
 
 def _location_scored(s: State, e: ev.LocationScored) -> Changes:
@@ -340,7 +342,8 @@ def _scout_performed(s: State, e: ev.ScoutPerformed) -> Changes:
 def _mantas_readied(s: State, e: ev.MantasReadied) -> Changes:
     p = s.players[e.seat]
     ids = set(e.manta_ids)
-    return dict(players=_players(s, e.seat, mantas=tuple(replace(m, ready=True) if m.id in ids else m for m in p.mantas)))
+    mantas = tuple(replace(m, ready=True) if m.id in ids else m for m in p.mantas)
+    return dict(players=_players(s, e.seat, mantas=mantas))
 
 
 def _cards_taken_back(s: State, e: ev.CardsTakenBack) -> Changes:

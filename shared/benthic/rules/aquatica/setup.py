@@ -59,7 +59,7 @@ def start(config: GameConfig) -> list[Any]:
         sides = tuple(rng.choice(("front", "back")) for _ in tokens)
         tx.emit(ev.DeckShuffled("goal_tokens", tuple(tokens), sides))  # type: ignore[arg-type]
         chosen = tokens[: CAT.board.goal_tracks]
-        goals = tuple(getattr(CAT.tokens[t], side) for t, side in zip(chosen, sides))
+        goals = tuple(getattr(CAT.tokens[t], side) for t, side in zip(chosen, sides, strict=False))
         tx.emit(ev.GoalsSet(goals, tuple(chosen)))
     else:
         tx.emit(ev.GoalsSet(getattr(CAT.goal_data.printed, rules.printed_goals), ()))

@@ -266,7 +266,8 @@ def validate_acquire(s: State, seat: int, c: Acquire, kind: str) -> None:
     cost = acquisition_cost(location, c.mode, from_row)
     resource, target = ("coins", None) if c.mode == "buy" else ("power", location.type)
     if cost > avail(s, seat, resource, target):
-        fail("cannot_afford", f"§5.4 acquire check 5 (§5.6): {c.location_id} costs {cost} {resource}, more than available")
+        fail("cannot_afford",
+             f"§5.4 acquire check 5 (§5.6): {c.location_id} costs {cost} {resource}, more than available")
 
 
 def validate_recruit(s: State, seat: int, c: RecruitCharacter, kind: str) -> None:
@@ -310,7 +311,8 @@ def validate_raise(s: State, seat: int, c: RaiseLocations, kind: str) -> None:
         if steps > left:
             fail("invalid_allocation", f"§5.4 raise check 5: slot {slot} has only {left} Depths left")
         if not split and steps != min(amount, left):
-            fail("invalid_allocation", f"§5.4 raise check 5 (R12): a raise {amount} moves slot {slot} by {min(amount, left)}")
+            fail("invalid_allocation",
+                 f"§5.4 raise check 5 (R12): a raise {amount} moves slot {slot} by {min(amount, left)}")
         total += steps
     if not split and len(c.allocation) > 1:
         fail("invalid_allocation", "§5.4 raise check 5: this raise cannot be split")

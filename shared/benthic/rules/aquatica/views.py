@@ -107,7 +107,7 @@ def view(state: State, viewer: int | None) -> dict[str, Any]:
                        for i, spot in enumerate(state.tracks[g])]}
             for g, goal_id in enumerate(state.goals)
         ],
-        "wild_reserve": dict(zip(CAT.wild_kinds, state.wild_reserve)),
+        "wild_reserve": dict(zip(CAT.wild_kinds, state.wild_reserve, strict=False)),
         "players": [_player_view(state, p, viewer) for p in state.players],
         "end": {"reason": state.end_reason, "final_turns_remaining": state.final_turns_remaining},
     }

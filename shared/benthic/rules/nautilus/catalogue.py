@@ -124,7 +124,8 @@ def _tile_entry(c: Content, tile: TileDef) -> dict[str, Any]:
         effect = None
     elif tile.kind == "research":
         rtype = tile.research_type or ""
-        text = (f"Research station ({RESEARCH_NAMES.get(rtype, rtype)}). Costs {count(tables.research_station_price, 'Nemo', 'Nemo')}; "
+        text = (f"Research station ({RESEARCH_NAMES.get(rtype, rtype)}). "
+                f"Costs {count(tables.research_station_price, 'Nemo', 'Nemo')}; "
                 f"its builder owns it, and another player's first researcher entering it pays the owner "
                 f"{count(tables.activation_fee, 'Nemo', 'Nemo')}. {_benefit_text(c, rtype)}.")
         effect = {"research_type": rtype, "benefits": list(c.benefits[rtype])}
@@ -138,7 +139,8 @@ def _tile_entry(c: Content, tile: TileDef) -> dict[str, Any]:
         effect = None
     entry: dict[str, Any] = {"id": tile.id, "category": "tile", "name": tile_name(tile), "kind": tile.kind,
                              "research_type": tile.research_type, "stack": tile.stack,
-                             "locks": list(tile.board_locks[0]), "distinct_rotations": [r * 90 for r in tile.distinct_rotations],
+                             "locks": list(tile.board_locks[0]),
+                             "distinct_rotations": [r * 90 for r in tile.distinct_rotations],
                              "text": text}
     if effect is not None:
         entry["effect"] = effect
@@ -243,7 +245,8 @@ def _tracks(c: Content, layout: Layout) -> dict[str, Any]:
                  "text": "One of the three that end the game a round later when all are out." if n in extra else ""}
                 for n in range(1, c.atlantis_count + 1)]
     tracks: dict[str, Any] = {
-        "atlantis": {"id": "atlantis", "name": "Ruins of Atlantis tracker", "view_box": list(layout.atlantis_tracker.view_box),
+        "atlantis": {"id": "atlantis", "name": "Ruins of Atlantis tracker",
+                     "view_box": list(layout.atlantis_tracker.view_box),
                      "text": "A recovered Atlantis find lies on its number with the finder's marker; a covered or "
                              "unaffordable one without a marker (still out).",
                      "spaces": atlantis},

@@ -205,7 +205,7 @@ def _city(stations: tuple[Station, ...]) -> City:
         hit = C.memos.get("city_by_last", {}).get(id(stations[-2]))
         if hit is not None and hit[0] is stations[-2] and len(hit[1].stations) == len(stations) - 1:
             parent: City = hit[1]
-            if all(a is b for a, b in zip(parent.stations, stations)):
+            if all(a is b for a, b in zip(parent.stations, stations, strict=False)):
                 town = parent.extended(stations)
                 _remember(town)
                 return town

@@ -5,8 +5,6 @@ Cells are ``[x, y]``; stations are tile ids; subs are 1, 2 or 3 (always the comm
 
 from __future__ import annotations
 
-from typing import Union
-
 import msgspec
 
 Cell = tuple[int, int]
@@ -87,20 +85,7 @@ class CashAssignment(_Command, frozen=True, tag="cash_assignment"):
     upgrades: dict[str, int] = msgspec.field(default_factory=dict)
 
 
-Command = Union[
-    BuyStation,
-    BuildStation,
-    EndTurn,
-    MoveResearcher,
-    LaunchSub,
-    Echo,
-    MoveSub,
-    WithdrawSub,
-    TempoMove,
-    SkipTempo,
-    Peek,
-    EndPeeks,
-    BonusMoveResearcher,
-    SkipBonus,
-    CashAssignment,
-]
+Command = (
+    BuyStation | BuildStation | EndTurn | MoveResearcher | LaunchSub | Echo | MoveSub | WithdrawSub | TempoMove
+    | SkipTempo | Peek | EndPeeks | BonusMoveResearcher | SkipBonus | CashAssignment
+)

@@ -80,7 +80,8 @@ class _Describer:
                                f"{count(c.staff, 'researcher')} for {nemo(price)}", top + [f"stack:{c.kind}"])
         name = RESEARCH_NAMES.get(c.kind, c.kind)
         article = "an" if name[:1] in "AEIOU" else "a"
-        return Description(f"Buy {article} {name} station for {nemo(T.research_station_price)}", top + [f"stack:{c.kind}"])
+        return Description(f"Buy {article} {name} station for {nemo(T.research_station_price)}",
+                           top + [f"stack:{c.kind}"])
 
     def build(self, c: cmd.BuildStation) -> Description:
         turn = self.state.turn

@@ -2,8 +2,8 @@
 
 Resampled: the face-down chips the seat has not peeked at (within their depth: a chip's back shows it), the
 uncashed special assignments of the other seats (from every card the seat has not seen), the spaces another
-seat looked at in a Trial under way, and the seed (a finished game shows every chip).  The other seats' peek knowledge is dropped: what they
-saw is resampled anyway (and a Trial's peeks are hidden from everyone else).
+seat looked at in a Trial under way, and the seed (a finished game shows every chip).  The other seats' peek
+knowledge is dropped: what they saw is resampled anyway (and a Trial's peeks are hidden from everyone else).
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ def determinize(state: State, seat: int, rng: random.Random) -> State:
     spaces = [] if state.ended else [space for space in face_down_spaces(state) if space not in me.known]
     chips = redeal([(str(C.find_space_depth[space]), state.finds[space]) for space in spaces], rng)
     finds = list(state.finds)
-    for space, chip in zip(spaces, chips):
+    for space, chip in zip(spaces, chips, strict=True):
         finds[space] = chip
 
     hidden = [i for i, s in enumerate(state.seats) if i != seat and s.card is not None and s.upgrades is None]
     dealt = {s.card for s in state.seats}
     places = [("card", state.seats[i].card or "") for i in hidden]
-    cards = dict(zip(hidden, redeal(places, rng, [("card", c) for c in C.card_ids if c not in dealt])))
+    cards = dict(zip(hidden, redeal(places, rng, [("card", c) for c in C.card_ids if c not in dealt]), strict=True))
     seats = tuple(
         s if i == seat else replace(s, known=(), card=cards.get(i, s.card)) for i, s in enumerate(state.seats)
     )

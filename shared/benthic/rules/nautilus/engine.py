@@ -73,7 +73,7 @@ class NautilusEngine(Engine[State, Command, ev.Event]):
             spaces = [i for i, d in enumerate(C.find_space_depth) if d == depth]
             placements.extend(
                 ev.Placement(cell=C.xy(C.find_space_cell[space]), chip=chip, depth=depth)
-                for space, chip in zip(spaces, chips)
+                for space, chip in zip(spaces, chips, strict=True)
             )
         cards = list(C.card_ids)
         rng.shuffle(cards)

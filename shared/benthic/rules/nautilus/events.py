@@ -6,14 +6,14 @@ payee may also be ``"bank"``.
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Literal
 
 import msgspec
 
 from benthic.rules.core import PackRef
 
 Cell = tuple[int, int]
-Party = Union[int, Literal["bank"]]
+Party = int | Literal["bank"]
 
 
 class _Event(msgspec.Struct, frozen=True, tag_field="type"):
@@ -306,38 +306,10 @@ class GameEnded(_Event, frozen=True, tag="game_ended"):
     board_revealed: tuple[Placement, ...]
 
 
-Event = Union[
-    GameStarted,
-    SeaFindsDealt,
-    AssignmentDealt,
-    RoundStarted,
-    TurnStarted,
-    TurnEnded,
-    RoundEnded,
-    EndTriggered,
-    NemoTransferred,
-    StationBought,
-    StationBuilt,
-    StationsReturned,
-    FindRemoved,
-    AtlantisToTracker,
-    ResearcherMoved,
-    ResearcherPlaced,
-    StationActivated,
-    ThreeChipMoved,
-    ResearchTrackChanged,
-    SubLaunched,
-    SubMoved,
-    SubWithdrawn,
-    GorgeOpened,
-    EchoUsed,
-    FindsPeeked,
-    FindRevealed,
-    FindRecovered,
-    FindUnaffordable,
-    OptionDeclined,
-    FinalScoringStarted,
-    AssignmentCashed,
-    AtlantisPointsAwarded,
-    GameEnded,
-]
+Event = (
+    GameStarted | SeaFindsDealt | AssignmentDealt | RoundStarted | TurnStarted | TurnEnded | RoundEnded | EndTriggered
+    | NemoTransferred | StationBought | StationBuilt | StationsReturned | FindRemoved | AtlantisToTracker
+    | ResearcherMoved | ResearcherPlaced | StationActivated | ThreeChipMoved | ResearchTrackChanged | SubLaunched
+    | SubMoved | SubWithdrawn | GorgeOpened | EchoUsed | FindsPeeked | FindRevealed | FindRecovered | FindUnaffordable
+    | OptionDeclined | FinalScoringStarted | AssignmentCashed | AtlantisPointsAwarded | GameEnded
+)

@@ -137,7 +137,7 @@ def view(state: State, viewer: int | None) -> dict[str, Any]:
             for n in range(len(state.atlantis_out))
         ],
         "atlantis_points": list(state.atlantis_points),
-        "three_chips": dict(zip(C.research_types, state.three_chips)),
+        "three_chips": dict(zip(C.research_types, state.three_chips, strict=False)),
         "seats": seats,
         "known_finds": [],
         "trial_peeked": [],

@@ -299,7 +299,7 @@ def _tracks(data: Content, layout: MainBoardLayout) -> dict[str, Any]:
     era_names = {"R": "Round", "P": "Production"}
     era_spaces = []
     w, h = layout.era_track.size
-    for label, (x, y) in zip(data.info.era_track, layout.era_track.positions):
+    for label, (x, y) in zip(data.info.era_track, layout.era_track.positions, strict=True):
         era_spaces.append({"id": label, "name": f"{era_names[label[0]]} {label[1:]}", "x": x, "y": y, "w": w, "h": h})
     fed = data.info.federation
     fw, fh = layout.federation_track.size

@@ -4,8 +4,6 @@ lists them, rather than a decoding error."""
 
 from __future__ import annotations
 
-from typing import Union
-
 import msgspec
 
 
@@ -146,9 +144,9 @@ class DoneBuying(_Command, frozen=True, tag="done_buying"):
     pass
 
 
-Command = Union[
-    KeepCards, DiscardCards, PlayCard, PlayCardClone, UseAbility, ChooseOrder, PaySpecial, DeclineSpecial,
-    DiscardActionCard, DeclineClaim, UseDiscardedAction, StartPart, EndEffect, Done, ChooseOption, Build,
-    Upgrade, UseActionCard, RestoreActionCard, TakeSpecial, KeepSpecial, GainDistinct, Pay, Exchange,
-    PerformSlot, ChooseStructure, ConvertCity, EndTurn, SetProductionOptions, BuyPoints, DoneBuying,
-]
+Command = (
+    KeepCards | DiscardCards | PlayCard | PlayCardClone | UseAbility | ChooseOrder | PaySpecial | DeclineSpecial
+    | DiscardActionCard | DeclineClaim | UseDiscardedAction | StartPart | EndEffect | Done | ChooseOption | Build
+    | Upgrade | UseActionCard | RestoreActionCard | TakeSpecial | KeepSpecial | GainDistinct | Pay | Exchange
+    | PerformSlot | ChooseStructure | ConvertCity | EndTurn | SetProductionOptions | BuyPoints | DoneBuying
+)

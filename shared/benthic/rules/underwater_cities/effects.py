@@ -6,7 +6,7 @@ by the loader before decoding: a node's ``kinds`` is always a tuple of concrete 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -187,27 +187,10 @@ class GainMetropolis(_Node, frozen=True, tag="gain_metropolis"):
     pass
 
 
-Effect = Union[
-    Gain,
-    GainDistinct,
-    Fed,
-    All,
-    Choice,
-    Build,
-    BuildUpgrade,
-    Upgrade,
-    UseAction,
-    RestoreAction,
-    TakeSpecial,
-    PerformSlot,
-    Pay,
-    Exchange,
-    If,
-    Per,
-    StructureProduction,
-    ConvertCity,
-    GainMetropolis,
-]
+Effect = (
+    Gain | GainDistinct | Fed | All | Choice | Build | BuildUpgrade | Upgrade | UseAction | RestoreAction
+    | TakeSpecial | PerformSlot | Pay | Exchange | If | Per | StructureProduction | ConvertCity | GainMetropolis
+)
 
 # Nodes resolved without any decision the moment their part is reached (§5.2 "automatic parts first").
 AUTOMATIC_NODES = (Gain, Fed, GainMetropolis)
@@ -257,17 +240,10 @@ class OnSlotUsed(_Ev, frozen=True, tag="slot_used"):
     slot_effect: str
 
 
-TriggerEvent = Union[
-    OnSlotMismatch,
-    OnFedEnter,
-    OnFedAdvance,
-    OnBuilt,
-    OnTunnelsThisTurn,
-    OnUpgraded,
-    OnSlotGave,
-    OnMetropolisConnected,
-    OnSlotUsed,
-]
+TriggerEvent = (
+    OnSlotMismatch | OnFedEnter | OnFedAdvance | OnBuilt | OnTunnelsThisTurn | OnUpgraded | OnSlotGave
+    | OnMetropolisConnected | OnSlotUsed
+)
 
 
 # --- card records: permanent, production, end scoring -------------------------------------------------------
@@ -297,7 +273,7 @@ class Ability(_Kind, frozen=True, tag="ability"):
     once_per_turn: bool = True
 
 
-Permanent = Union[Trigger, Discount, HandLimit, Ability]
+Permanent = Trigger | Discount | HandLimit | Ability
 
 
 class Produce(_Kind, frozen=True, tag="produce"):
@@ -310,7 +286,7 @@ class Modifier(_Kind, frozen=True, tag="modifier"):
     amount: NonNeg = 0
 
 
-Production = Union[Produce, Modifier]
+Production = Produce | Modifier
 
 
 class PerScore(_Kind, frozen=True, tag="per"):
@@ -331,7 +307,7 @@ class BuyScore(_Kind, frozen=True, tag="buy"):
     max_times: Positive = 1
 
 
-EndScoring = Union[PerScore, TableScore, BuyScore]
+EndScoring = PerScore | TableScore | BuyScore
 
 
 def parts_of(node: Effect) -> tuple[tuple[Effect, ...], bool]:

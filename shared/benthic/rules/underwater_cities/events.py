@@ -5,8 +5,6 @@ RULES.md lists them."""
 
 from __future__ import annotations
 
-from typing import Union
-
 import msgspec
 
 from benthic.rules.core import PackRef
@@ -493,22 +491,22 @@ class GameEnded(_Event, frozen=True, tag="game_ended"):
     solo_result: str = ""
 
 
-Event = Union[
-    GameStarted, BoardSideChosen, PlayOrderSet, FederationInitialized, ResourcesGained, ResourcesPaid,
-    BoardsAssigned, MetropolisesDealt, DeckShuffled, DeckReshuffled, BoxContents, SpecialsSetup,
-    ContractsRevealed, CardsDealt, CardsDealtDetail, KeepStarted, CardsKept, CardsKeptDetail, CardsDiscarded,
-    RoundStarted, TurnStarted, CloneUsed, TilePlaced, CardPlayed, CardDiscarded, OrderChosen, BlockStarted,
-    BlockEnded, SpecialPaid, SpecialDeclined, CardClaimed, CardUnderBoard, ActionLimitReached,
-    ActionCardDiscarded, ClaimDeclined, DiscardedActionAnswered, ActionCardUsed, ActionCardRestored,
-    AbilityUsed, CardTriggered, EndOfTurnOffered, TurnEnded, CardsDrawn, CardsDrawnDetail, FrameOpened,
-    PartStarted, OptionChosen, PartEnded, EffectEnded, Built, Upgraded, CityConverted, BuildBonusGained,
-    MetropolisConnected, MetropolisGained, FederationAdvanced, SpecialTaken, SpecialDrawSeen, SpecialDraw3,
-    SpecialDraw3Detail, SpecialRevealed, SlotPerformed, ContractClaimed, TilesReturned, FederationReset,
-    EraMarkerAdvanced, SoloRoundSummary, SoloCardFlipped, SoloBlockersPlaced, ProductionStarted,
-    ProductionOptionChosen, ProductionOptionsSet, ProductionResolved, ActionCardsRestored, CitiesFed,
-    EraDeckRemoved, EraStarted, FinalPurchasesStarted, FinalPurchaseChosen, FinalPurchasesDone, FinalPurchase,
-    FinalScored, GameEnded,
-]
+Event = (
+    GameStarted | BoardSideChosen | PlayOrderSet | FederationInitialized | ResourcesGained | ResourcesPaid
+    | BoardsAssigned | MetropolisesDealt | DeckShuffled | DeckReshuffled | BoxContents | SpecialsSetup
+    | ContractsRevealed | CardsDealt | CardsDealtDetail | KeepStarted | CardsKept | CardsKeptDetail | CardsDiscarded
+    | RoundStarted | TurnStarted | CloneUsed | TilePlaced | CardPlayed | CardDiscarded | OrderChosen | BlockStarted
+    | BlockEnded | SpecialPaid | SpecialDeclined | CardClaimed | CardUnderBoard | ActionLimitReached
+    | ActionCardDiscarded | ClaimDeclined | DiscardedActionAnswered | ActionCardUsed | ActionCardRestored
+    | AbilityUsed | CardTriggered | EndOfTurnOffered | TurnEnded | CardsDrawn | CardsDrawnDetail | FrameOpened
+    | PartStarted | OptionChosen | PartEnded | EffectEnded | Built | Upgraded | CityConverted | BuildBonusGained
+    | MetropolisConnected | MetropolisGained | FederationAdvanced | SpecialTaken | SpecialDrawSeen | SpecialDraw3
+    | SpecialDraw3Detail | SpecialRevealed | SlotPerformed | ContractClaimed | TilesReturned | FederationReset
+    | EraMarkerAdvanced | SoloRoundSummary | SoloCardFlipped | SoloBlockersPlaced | ProductionStarted
+    | ProductionOptionChosen | ProductionOptionsSet | ProductionResolved | ActionCardsRestored | CitiesFed
+    | EraDeckRemoved | EraStarted | FinalPurchasesStarted | FinalPurchaseChosen | FinalPurchasesDone | FinalPurchase
+    | FinalScored | GameEnded
+)
 
 # Events only their seat may see (spec §5.5 "owner only"); others get None from redact.
 OWNER_ONLY = (CardsDealtDetail, CardsKeptDetail, CardsDrawnDetail, SpecialDrawSeen, SpecialDraw3Detail,

@@ -433,7 +433,7 @@ def _federation_advanced(s: GameState, e: ev.FederationAdvanced) -> GameState:
     player = replace(player, fed_space=e.to, points=player.points + e.overflow_points)
     stacks = tuple(
         tuple(x for x in stack if x != e.seat) + ((e.seat,) if space == e.to else ())
-        for space, stack in zip((1, 2, 3, 4), s.fed_stacks)
+        for space, stack in zip((1, 2, 3, 4), s.fed_stacks, strict=False)
     )
     return replace(s, players=_set_player(s, e.seat, player), fed_stacks=stacks, round_fed_advanced=True)
 

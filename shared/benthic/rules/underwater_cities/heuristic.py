@@ -62,7 +62,7 @@ def options_pending(state: GameState, seat: int) -> float:
             value += _option(state, seat, top.active.node, top.active.remaining)
         else:
             value += sum(_option(state, seat, part, getattr(part, "n", 1))
-                         for part, done in zip(top.parts, top.resolved) if not done)
+                         for part, done in zip(top.parts, top.resolved, strict=True) if not done)
     if turn.matched and turn.card_id and not turn.card_done and not turn.card_frame:
         value += MATCHED_CARD
     if turn.slot_id and not turn.slot_frame:

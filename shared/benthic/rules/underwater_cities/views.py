@@ -177,7 +177,8 @@ def view(state: GameState, viewer: int | None) -> dict[str, Any]:
         "era": state.era,
         "era_track_space": track[state.era_pos] if state.era_pos < len(track) else "",
         "play_order": list(state.play_order),
-        "federation_stacks": {str(space): list(stack) for space, stack in zip((1, 2, 3, 4), state.fed_stacks)},
+        "federation_stacks": {str(space): list(stack)
+                              for space, stack in zip((1, 2, 3, 4), state.fed_stacks, strict=False)},
         "supplies": {"tunnels": state.tunnels_left, "white_domes": state.white_left,
                      "purple_domes": state.purple_left},
         "slots": {slot: ["neutral" if t == NEUTRAL else t for t in tiles] for slot, tiles in state.slots.items()},
