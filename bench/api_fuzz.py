@@ -10,7 +10,6 @@ import tempfile
 from pathlib import Path
 
 from benthic.local.localplatform import LocalPlatform
-
 from tests.apifuzz import ENV, run
 
 

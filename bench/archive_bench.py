@@ -22,18 +22,17 @@ import uuid
 from typing import Any
 
 from benthic.archive import Archive
-from benthic.service.config import Settings
-from benthic.local.devpostgres import PrivatePostgres
-from benthic.local.devredis import PrivateRedis
 from benthic.feed.notification import Notification
 from benthic.game.gamestate import StateLoader
 from benthic.game.keys import GameKeys, RatingKeys
-from benthic.service.redisconn import redis_client
+from benthic.local.devpostgres import PrivatePostgres
+from benthic.local.devredis import PrivateRedis
 from benthic.rules import GameConfig, game_types, get_engine
 from benthic.rules.bots import RandomBot
-from benthic.store import EventStore, NewEvent, SeatInfo
+from benthic.service.config import Settings
+from benthic.service.redisconn import redis_client
 from benthic.service.telemetry import configure_logging
-
+from benthic.store import EventStore, NewEvent, SeatInfo
 from services.archiver.archiver import Archiver
 from services.projection.projector import Projector
 from services.scoring.scorer import Scorer

@@ -16,13 +16,13 @@ from itertools import cycle
 from typing import Any
 
 import httpx
+from redis.asyncio import Redis
+
+from bench.common import histogram, histogram_quantile
 from benthic.clients.client import BenthicClient
 from benthic.game.keys import GameKeys
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
-from redis.asyncio import Redis
-
-from bench.common import histogram, histogram_quantile
 
 
 async def _run(platform: LocalPlatform, games: int, concurrency: int, types: list[str]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ import random
 from typing import Any, Union
 
 import msgspec
+
 from benthic.rules import Engine, FinalScores, GameConfig, Prompt, RuleViolation, SeatResult, Secret
 
 DEFAULT_MOVES = 100

@@ -18,14 +18,22 @@ from typing import Any
 
 import httpx
 import uvloop
+
+from bench.common import (
+    BENCH_LIMITS,
+    CpuWindow,
+    Pacer,
+    env_overrides,
+    histogram,
+    histogram_quantile,
+    latency_ms,
+    peak_rss_mb,
+)
+from bench.loadclient import LoadClient, SocketPlays
 from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.clients.client import ApiFailure
 from benthic.local.localplatform import SERVICES, LocalPlatform
 from benthic.rules import game_types, get_engine
-
-from bench.common import (BENCH_LIMITS, CpuWindow, Pacer, env_overrides, histogram, histogram_quantile, latency_ms,
-                          peak_rss_mb)
-from bench.loadclient import LoadClient, SocketPlays
 
 
 async def _load(

@@ -48,14 +48,14 @@ import aiohttp
 import msgspec
 import redis
 import uvloop
+
+from bench.common import Pacer
 from benthic.game.keys import GameKeys
 from benthic.local.devha import PrivateSentinelSet
 from benthic.local.devpostgres import PrivatePostgres
 from benthic.local.localplatform import SERVICES, LocalPlatform
 from benthic.rules import game_types
 from benthic.service.config import from_env
-
-from bench.common import Pacer
 
 # tests/e2e/test_platform.py's GENEROUS_LIMITS, plus room for the matchmaker creating every game and the players
 # asking for their seat tokens (the defaults, 10 games and 60 tokens a minute, are meant for people).

@@ -16,15 +16,14 @@ import statistics
 import time
 from typing import Any
 
+from bench.common import BENCH_LIMITS
 from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.clients.client import ApiFailure, BenthicClient
 from benthic.feed.keys import feed_key
 from benthic.game.keys import GameKeys, lobby_key
 from benthic.local.localplatform import LocalPlatform
-from benthic.service.redisconn import redis_client
 from benthic.rules import game_types, get_engine
-
-from bench.common import BENCH_LIMITS
+from benthic.service.redisconn import redis_client
 
 PARTITIONS = 16
 TARGET_LIVE = 300

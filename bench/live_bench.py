@@ -20,11 +20,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benthic.clients.bots_http import HttpGame, start_bot_game
-from benthic.local.localplatform import LocalPlatform
-
 from bench.common import BENCH_LIMITS, peak_rss_mb, quantile
 from bench.loadclient import LoadClient
+from benthic.clients.bots_http import HttpGame, start_bot_game
+from benthic.local.localplatform import LocalPlatform
 
 TYPES = ("underwater_cities", "aquatica", "nautilus")
 

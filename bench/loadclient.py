@@ -10,6 +10,7 @@ from typing import Any
 
 import aiohttp
 import msgspec
+
 from benthic.clients.client import ApiFailure
 
 

@@ -38,12 +38,12 @@ from typing import Any
 
 import httpx
 import uvloop
-from benthic.clients.bots_http import start_bot_game
-from benthic.local.devredis import free_port, stop_process
-from benthic.local.localplatform import LocalPlatform
 
 from bench.common import BENCH_LIMITS, CpuWindow, env_overrides, histogram, histogram_quantile, latency_ms
 from bench.loadclient import LoadClient
+from benthic.clients.bots_http import start_bot_game
+from benthic.local.devredis import free_port, stop_process
+from benthic.local.localplatform import LocalPlatform
 
 ROOT = Path(__file__).resolve().parent.parent
 PEER_DIR = ROOT / "bench" / "peer"

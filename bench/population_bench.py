@@ -85,13 +85,13 @@ from typing import Any
 
 import aiohttp
 import msgspec
-from benthic.local.devredis import PrivateRedisCluster
-from benthic.local.localplatform import LocalPlatform
-from benthic.rules import game_types, get_engine
 from redis.asyncio import Redis
 from yarl import URL
 
 from bench.common import CpuWindow, env_overrides
+from benthic.local.devredis import PrivateRedisCluster
+from benthic.local.localplatform import LocalPlatform
+from benthic.rules import game_types, get_engine
 
 try:
     import uvloop

@@ -21,13 +21,13 @@ import time
 from typing import Any
 
 import httpx
-from benthic.clients.bots_http import HttpGame, start_bot_game
-from benthic.local.localplatform import LocalPlatform
-from benthic.service.redisconn import redis_client
-from benthic.rules import game_types, get_engine
 
 from bench.common import BENCH_LIMITS, env_overrides
 from bench.loadclient import LoadClient
+from benthic.clients.bots_http import HttpGame, start_bot_game
+from benthic.local.localplatform import LocalPlatform
+from benthic.rules import game_types, get_engine
+from benthic.service.redisconn import redis_client
 
 
 def _counter(text: str, name: str) -> float:

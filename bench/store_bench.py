@@ -19,15 +19,16 @@ import time
 import uuid
 from typing import Any
 
-from benthic.local.devredis import PrivateRedis
-from benthic.feed.notification import Notification
+from redis.asyncio import Redis
+
 from benthic.feed.encoding import encode_notification
+from benthic.feed.notification import Notification
 from benthic.game.keys import GameKeys
+from benthic.local.devredis import PrivateRedis
 from benthic.store import EventStore, NewEvent, SeatInfo, VersionConflict
 from benthic.store.append import SOURCE as APPEND_SOURCE
 from benthic.store.append import append_call
 from benthic.store.entries import CommitHead, encode_head
-from redis.asyncio import Redis
 
 EVENT = NewEvent("station_built", b'{"type":"station_built","seat":1,"tile":"T17","anchor":[10,12],"rotation":90,'
                  b'"locks":["blue","green"],"level":2,"paid":2}', engine_version=2)

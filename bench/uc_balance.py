@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+
 from benthic.rules.bots import GreedyBot
 
 GAME = "underwater_cities"

@@ -95,7 +95,6 @@ def cases(game: str, legacy: bool) -> list[Any]:
 def install_variants(directory: Path) -> None:
     sys.path.insert(0, str(ROOT))
     from benthic.rules.packs import set_directories
-
     from tests.variant_packs import build_variant
 
     for game in SEATS:

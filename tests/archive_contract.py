@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 import msgspec
 import pytest
+
 from benthic.archive import (
     Archive,
     ArchiveConflict,

@@ -8,9 +8,10 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from msgspec.structs import replace
+
 from benthic.rules import GameConfig, game_types, get_engine
 from benthic.rules.bots import RandomBot
-from msgspec.structs import replace
 
 GAMES = [g for g in ("underwater_cities", "nautilus", "aquatica") if g in game_types()]
 GAME_SEATS = [(g, n) for g in GAMES for n in range(get_engine(g).min_seats, get_engine(g).max_seats + 1)]

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import msgspec
+
 from benthic.rules import Engine, GameConfig, RuleViolation
 from benthic.rules.bots import RandomBot
 

@@ -12,10 +12,10 @@ from typing import Any
 from litestar import Litestar
 
 from benthic.archive import Archive
+from benthic.feed.consumer import FeedConsumer
 from benthic.feed.keys import lifecycle_key
 from benthic.rules import game_types
 from benthic.service.bootstrap import consumer_lifespan, readiness, redis_lifespan, service_app, tasks_lifespan
-from benthic.feed.consumer import FeedConsumer
 from benthic.service.config import Settings
 from benthic.service.telemetry import log, zero_series
 from services.archiver.archiver import Archiver

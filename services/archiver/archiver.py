@@ -34,10 +34,9 @@ from typing import Any
 
 from benthic.archive import Archive, ArchiveConflict, ArchiveError, ArchiveMismatch
 from benthic.archive.records import read_models_digest
-from benthic.service.config import Settings
 from benthic.feed.notification import Notification
 from benthic.rules import game_types
-from benthic.store.durability import NO_ACK, Ack
+from benthic.service.config import Settings
 from benthic.service.telemetry import (
     ARCHIVE_DUE,
     ARCHIVE_FAILURES,
@@ -48,7 +47,7 @@ from benthic.service.telemetry import (
     REDIS_MEMORY_BY_KIND,
     log,
 )
-
+from benthic.store.durability import NO_ACK, Ack
 from services.archiver.memory import memory_by_kind
 from services.archiver.redisgame import GONE, DueGames, FinishedGame, GameDeleter, NotReady, read_game
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from benthic.feed.keys import dead_letter_key
-from benthic.feed.keys import feed_key, lifecycle_key, managed_key
+from benthic.feed.keys import dead_letter_key, feed_key, lifecycle_key, managed_key
 from benthic.game.keys import RatingKeys, archive_due_key, archive_since_key, lobby_key
 
 KINDS = ("events", "meta", "commands", "snapshot", "read_model", "lobby", "feed", "ratings", "other")

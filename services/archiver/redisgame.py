@@ -14,9 +14,9 @@ from benthic.archive import ArchivedGame
 from benthic.game.events import PLATFORM, event_digest
 from benthic.game.keys import GameKeys, RatingKeys, archive_due_key, archive_since_key
 from benthic.store import parse_meta
-from benthic.store.pipelining import ScriptBatcher
-from benthic.store.entries import envelopes as parse_entries
 from benthic.store.durability import NO_ACK, Ack
+from benthic.store.entries import envelopes as parse_entries
+from benthic.store.pipelining import ScriptBatcher
 
 STATUSES = ("open", "running", "finished")  # the lobby sets a game may be in
 

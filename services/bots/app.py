@@ -8,16 +8,16 @@ from collections.abc import AsyncIterator
 
 from litestar import Litestar
 
+from benthic.feed.consumer import FeedConsumer
+from benthic.feed.keys import managed_key
 from benthic.game.content import install as install_content
 from benthic.game.gamestate import StateLoader
-from benthic.feed.keys import managed_key
+from benthic.play import PlayerGames, PlayPath
 from benthic.rules import game_types
 from benthic.rules.bots import BOT_NAMES
 from benthic.service.bootstrap import consumer_lifespan, redis_lifespan, service_app, tasks_lifespan
-from benthic.feed.consumer import FeedConsumer
 from benthic.service.config import Settings
 from benthic.service.telemetry import BOT_MOVES, zero_series
-from benthic.play import PlayerGames, PlayPath
 from services.bots.duesets import DueSets
 from services.bots.runner import BotRunner
 

@@ -25,17 +25,15 @@ import random
 import time
 from typing import Any
 
-from benthic.game import lifecycle as lc
-from benthic.service.config import Settings
 from benthic.feed.notification import Notification
+from benthic.game import lifecycle as lc
 from benthic.game.gamestate import Folded
-from benthic.service.http import ApiError
 from benthic.game.keys import partition_of
 from benthic.play import PlayPath, platform_commits
 from benthic.rules import UnknownGameType, get_engine
 from benthic.rules.bots import make_bot
-from benthic.store import Actor, GameMeta
-from benthic.trust.identity import BOT_PLAYER_PREFIX
+from benthic.service.config import Settings
+from benthic.service.http import ApiError
 from benthic.service.telemetry import (
     BOT_FAILURES,
     BOT_MOVE_LAG,
@@ -45,7 +43,8 @@ from benthic.service.telemetry import (
     CLOCK_OVERDUE,
     log,
 )
-
+from benthic.store import Actor, GameMeta
+from benthic.trust.identity import BOT_PLAYER_PREFIX
 from services.bots.duesets import CLOCKS, MOVES, DueSets
 
 TIMEKEEPER = Actor("timekeeper", "bot")
@@ -222,6 +221,8 @@ class BotRunner:
             await self.due.schedule(MOVES, partition, game_id, due)
             return
         prompt = engine.prompt(folded.state)
+        if prompt is None:  # finished, or no seat to decide (is_finished said not: nothing to do)
+            return
         seat = next(s for s in prompt.seats if bot_for(meta, folded.life, s))
         name, level, player_id = bot_for(meta, folded.life, seat)  # type: ignore[misc]
         bot = self._bot(name, level)

@@ -9,29 +9,41 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 import structlog
-from benthic.trust.auth import SeatClaim, SeatGate, SeatTokens, bearer, is_operator, unauthorized
-from benthic.service.config import Settings, check_identity
-from benthic.trust.devissuer import DEV_AUDIENCE, DEV_ISSUER, INSECURE_WARNING, DevIssuer
+from litestar import Litestar, Request, Response, get, post
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import ScalarRenderPlugin
+from litestar.openapi.spec import Components
+from litestar.params import Parameter
+
 from benthic.game.content import install as install_content
+from benthic.game.gameschemas import commands_schema, create_game_schema, game_schemas, redacted_events_schema
 from benthic.game.gamestate import StateLoader
+from benthic.play import PlayerGames, platform_commits
+from benthic.rules import game_types, get_engine
+from benthic.service.apidoc import FinishedJson, doc
+from benthic.service.bootstrap import readiness, redis_lifespan, service_app
+from benthic.service.config import Settings, check_identity
+from benthic.service.errorcodes import FOLD, GAME_BY_ID, JWT_AUTH, OPERATOR_AUTH, PLAYER_AUTH, RULE, SEAT_AUTH, WRITE
 from benthic.service.http import (
     OPERATOR,
-    cors_config,
     PLAYER_JWT,
     SEAT_TOKEN,
     ApiError,
     GameId,
-    refuse_deep_bodies,
+    cors_config,
     open_archive_reader,
+    refuse_deep_bodies,
     security_schemes,
 )
-from benthic.service.apidoc import FinishedJson, doc
-from benthic.service.errorcodes import FOLD, GAME_BY_ID, JWT_AUTH, OPERATOR_AUTH, PLAYER_AUTH, RULE, SEAT_AUTH, WRITE
-from benthic.game.gameschemas import commands_schema, create_game_schema, game_schemas, redacted_events_schema
+from benthic.service.telemetry import TOKENS_REVOKED, log, zero_series
+from benthic.store import Actor
+from benthic.trust.auth import SeatClaim, SeatGate, SeatTokens, bearer, is_operator, unauthorized
+from benthic.trust.devissuer import DEV_AUDIENCE, DEV_ISSUER, INSECURE_WARNING, DevIssuer
 from benthic.trust.identity import (
     MATCHMAKER,
     OPERATOR_CREDENTIAL,
     PLAYER,
+    PLAYER_ID,
     Credential,
     IdentityError,
     JwtVerifier,
@@ -39,27 +51,12 @@ from benthic.trust.identity import (
     key_source,
 )
 from benthic.trust.identity import OPERATOR as OPERATOR_KIND
-from benthic.trust.identity import PLAYER_ID
 from benthic.trust.ratelimit import RateLimits
-from benthic.service.bootstrap import readiness, redis_lifespan, service_app
 from benthic.trust.revocation import GAME, Revocation, Revocations
 from benthic.trust.revocation import PLAYER as PLAYER_SCOPE
-from benthic.rules import game_types, get_engine
-from benthic.store import Actor
-from benthic.play import PlayerGames, platform_commits
-from benthic.service.telemetry import TOKENS_REVOKED, log, zero_series
-from litestar import Litestar, Request, Response, get, post
-from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import ScalarRenderPlugin
-from litestar.params import Parameter
-from litestar.openapi.spec import Components
-
-from services.command.play_socket import play_socket
-from services.command.seating import NAME_PATTERN, SeatRequest, check_player_id
 from services.command import gametypes
 from services.command.devtoken import dev_token
-from services.command.turns import TurnPushes
-from services.command.service import CommandService
+from services.command.play_socket import play_socket
 from services.command.schemas import (
     CommandAccepted,
     CommandRequest,
@@ -71,6 +68,9 @@ from services.command.schemas import (
     PlayerSeats,
     SeatToken,
 )
+from services.command.seating import NAME_PATTERN, SeatRequest, check_player_id
+from services.command.service import CommandService
+from services.command.turns import TurnPushes
 
 SERVICE = "command"
 NO_STORE = {"Cache-Control": "no-store"}  # answers that carry seat tokens

@@ -10,11 +10,11 @@ import time
 from typing import Any
 
 import msgspec
-from benthic.trust.devissuer import DevIssuer
-from benthic.service.apidoc import doc
-from benthic.service.http import ApiError
 from litestar import Request, Response, post
 
+from benthic.service.apidoc import doc
+from benthic.service.http import ApiError
+from benthic.trust.devissuer import DevIssuer
 from services.command.seating import Name, PlayerId, check_player_id
 
 TTL_S = 12 * 3600

@@ -11,10 +11,11 @@ from typing import Any
 from urllib.parse import quote
 
 import msgspec
-from benthic.game import lifecycle
-from benthic.service.http import ApiError
-from benthic.rules import RuleViolation, UnknownGameType, game_types, get_engine
 from litestar import Response
+
+from benthic.game import lifecycle
+from benthic.rules import RuleViolation, UnknownGameType, game_types, get_engine
+from benthic.service.http import ApiError
 
 MAX_AGE = 86_400  # a day: the answers change only with a new content version
 VERSIONED_MAX_AGE = 31_536_000  # a year: a URL naming the current content version never changes

@@ -6,14 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+
 from benthic.game import lifecycle as lc
 from benthic.game.gamestate import Folded
-from benthic.rules import Description, Engine
-
+from benthic.rules import AnyEngine, Description
 from services.command.schemas import LegalCommands
 
 
-def legal_commands(engine: Engine, game_id: str, seat: int, folded: Folded, running: bool = True) -> LegalCommands:
+def legal_commands(engine: AnyEngine, game_id: str, seat: int, folded: Folded, running: bool = True) -> LegalCommands:
     """The legal commands of ``seat`` in the state ``folded`` (none before every seat is taken, after the end,
     or while the house bot plays the seat)."""
     over = lc.is_finished(engine, folded.state, folded.life)
@@ -30,7 +30,9 @@ def legal_commands(engine: Engine, game_id: str, seat: int, folded: Folded, runn
     )
 
 
-def after_command(engine: Engine, state: Any, seat: int) -> tuple[dict[str, Any] | None, list[Any], list[Description]]:
+def after_command(
+    engine: AnyEngine, state: Any, seat: int
+) -> tuple[dict[str, Any] | None, list[Any], list[Description]]:
     """``?include=legal``: the prompt of the state a command produced, the seat's legal commands in it and their
     labels."""
     prompt = engine.prompt(state)

@@ -13,7 +13,6 @@ from benthic.service.telemetry import EVENTS_APPENDED, GAMES_CREATED, SEAT_TOKEN
 from benthic.store import Actor, EventStore, GameMeta, JoinRefused, NewEvent, SeatInfo
 from benthic.trust.auth import IssuedToken, SeatTokens, now_ms
 from benthic.trust.identity import PLAYER, Credential
-
 from services.command.game_facts import GameFacts
 from services.command.schemas import CreateGame, GameCreated, Joined, JoinGame, PlayerSeats, SeatGrant, SeatToken
 from services.command.seating import (
@@ -52,7 +51,7 @@ class Lobby:
             raise ApiError(422, "invalid_option", error.message) from None
         seeded = request.seed is not None
         rated = rated_at_creation(request.rated, seeded, creator, seats)
-        seed = request.seed if seeded else secrets.randbits(62)
+        seed = request.seed if request.seed is not None else secrets.randbits(62)
         try:
             events = engine.start(GameConfig(seats=len(seats), seed=seed, options=lc.engine_options(request.options)))
         except RuleViolation as violation:

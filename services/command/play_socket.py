@@ -29,14 +29,14 @@ from typing import Any, Literal
 
 import msgspec
 import structlog
-from benthic.trust.auth import SeatClaim, SeatGate, bearer
+from litestar import WebSocket, websocket
+from litestar.exceptions import WebSocketDisconnect
+
 from benthic.rules import get_engine
 from benthic.service.admission import Admission
 from benthic.service.http import ApiError, as_api_error
 from benthic.service.telemetry import log
-from litestar import WebSocket, websocket
-from litestar.exceptions import WebSocketDisconnect
-
+from benthic.trust.auth import SeatClaim, SeatGate, bearer
 from services.command.legal import legal_commands
 from services.command.schemas import CommandRequest
 from services.command.service import CommandService

@@ -7,9 +7,9 @@ import re
 from typing import Annotated, Any
 
 import msgspec
+
 from benthic.rules import Description
 from benthic.service.http import ApiError
-
 from services.command.seating import Name, PlayerId, SeatRequest
 
 _ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,128}$")

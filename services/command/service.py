@@ -6,13 +6,12 @@ from __future__ import annotations
 from benthic.archive import Archive
 from benthic.game.gamestate import StateLoader
 from benthic.play import CommandOutcome, Played, PlayerGames, PlayPath
-from benthic.rules import CommandFormatError, Engine, get_engine
+from benthic.rules import AnyEngine, CommandFormatError, get_engine
 from benthic.service.http import ApiError
 from benthic.service.telemetry import COMMAND_DURATION, Timer, series
 from benthic.store import Actor, EventStore, GameMeta
 from benthic.trust.auth import SeatClaim, SeatGate, SeatTokens
 from benthic.trust.identity import PLAYER
-
 from services.command.game_facts import GameFacts
 from services.command.legal import after_command, legal_commands
 from services.command.lobby import Lobby
@@ -78,7 +77,7 @@ class CommandService:
 
 
 def _accepted(
-    engine: Engine, game_id: str, command_id: str, seat: int, played: Played, include_legal: bool
+    engine: AnyEngine, game_id: str, command_id: str, seat: int, played: Played, include_legal: bool
 ) -> CommandAccepted:
     if played.duplicate or not include_legal:
         return CommandAccepted(game_id, command_id, seat, played.first_version, played.last_version, played.duplicate,

@@ -9,30 +9,6 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
 import msgspec
-from benthic.trust.auth import SeatGate, SeatTokens, bearer
-from benthic.feed.consumer import FeedConsumer
-from benthic.service.config import Settings
-from benthic.game.content import install as install_content
-from benthic.game.gamestate import StateLoader
-from benthic.service.admission import release_slot
-from benthic.service.apidoc import FinishedJson, doc
-from benthic.service.errorcodes import FOLD, GAME_BY_ID, SEAT_AUTH
-from benthic.game.gameschemas import game_schemas, history_schema, view_schema
-from benthic.game.history import history_body
-from benthic.service.http import (
-    SEAT_TOKEN,
-    cors_config,
-    ApiError,
-    GameId,
-    Seat,
-    open_archive_reader,
-    security_schemes,
-)
-from benthic.service.bootstrap import consumer_lifespan, readiness, redis_lifespan, service_app
-from benthic.service.redisconn import connect
-from benthic.trust.revocation import Revocations
-from benthic.rules import FinalScores, game_types
-from benthic.service.telemetry import GAMES, LIVE_STREAMS_REFUSED, zero_series
 from litestar import Litestar, Request, Response, get
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
@@ -40,6 +16,30 @@ from litestar.openapi.spec import Components
 from litestar.params import Parameter
 from litestar.response import Stream
 
+from benthic.feed.consumer import FeedConsumer
+from benthic.game.content import install as install_content
+from benthic.game.gameschemas import game_schemas, history_schema, view_schema
+from benthic.game.gamestate import StateLoader
+from benthic.game.history import history_body
+from benthic.rules import FinalScores, game_types
+from benthic.service.admission import release_slot
+from benthic.service.apidoc import FinishedJson, doc
+from benthic.service.bootstrap import consumer_lifespan, readiness, redis_lifespan, service_app
+from benthic.service.config import Settings
+from benthic.service.errorcodes import FOLD, GAME_BY_ID, SEAT_AUTH
+from benthic.service.http import (
+    SEAT_TOKEN,
+    ApiError,
+    GameId,
+    Seat,
+    cors_config,
+    open_archive_reader,
+    security_schemes,
+)
+from benthic.service.redisconn import connect
+from benthic.service.telemetry import GAMES, LIVE_STREAMS_REFUSED, zero_series
+from benthic.trust.auth import SeatGate, SeatTokens, bearer
+from benthic.trust.revocation import Revocations
 from services.projection.archived import ArchivedReads
 from services.projection.live import LiveCapacityReached, LiveHub
 from services.projection.projector import Projector

@@ -10,7 +10,6 @@ from benthic.archive import Archive, ArchivedGame
 from benthic.game.gamestate import Folded, fold_envelopes
 from benthic.game.history import history_page
 from benthic.rules import get_engine
-
 from services.projection.readmodel import VersionNotFound, stored_version, unpack_view, view_at, view_field
 
 

@@ -19,10 +19,10 @@ import time
 from collections import defaultdict
 from collections.abc import AsyncIterator
 
-from benthic.game.keys import updates_channel
-from benthic.service.telemetry import LIVE_CLIENTS, LIVE_CLIENTS_DROPPED, LIVE_STREAMS, log
 from redis.asyncio import Redis, RedisCluster
 
+from benthic.game.keys import updates_channel
+from benthic.service.telemetry import LIVE_CLIENTS, LIVE_CLIENTS_DROPPED, LIVE_STREAMS, log
 from services.projection.reads import ReadModels
 
 Latest = tuple[int, bytes]  # (version, view JSON)

@@ -17,15 +17,15 @@ import time
 from collections import OrderedDict
 from typing import Any, NamedTuple
 
+from redis.asyncio import Redis
+
 from benthic.feed.notification import Notification
 from benthic.game.gamestate import Folded, StateLoader, fold_envelopes
 from benthic.game.keys import GameKeys
-from benthic.store.pipelining import ScriptBatcher
 from benthic.rules import UnknownGameType, get_engine
-from benthic.store import EventStore, GameMeta, parse_meta
 from benthic.service.telemetry import PROJECTED_EVENTS, PROJECTION_LAG, log, series
-from redis.asyncio import Redis
-
+from benthic.store import EventStore, GameMeta, parse_meta
+from benthic.store.pipelining import ScriptBatcher
 from services.projection import readmodel, writes
 
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
+
 from benthic.game import lifecycle
 from benthic.game.events import Envelope
 from benthic.game.gamestate import Folded

@@ -10,15 +10,15 @@ from collections import OrderedDict
 from typing import Any, cast
 
 import msgspec
+from redis.asyncio import Redis
+
 from benthic.archive import ArchiveUnavailable
 from benthic.game.gamestate import Folded, StateLoader, fold_envelopes
 from benthic.game.history import history_page
 from benthic.game.keys import GameKeys, RatingKeys, lobby_key
-from benthic.store.pipelining import ScriptBatcher
 from benthic.rules import get_engine
 from benthic.store import EventStore
-from redis.asyncio import Redis
-
+from benthic.store.pipelining import ScriptBatcher
 from services.projection import writes
 from services.projection.archived import ArchivedReads
 from services.projection.readmodel import (
@@ -113,13 +113,13 @@ class ReadModels:
         """The view ``viewer`` had of the game at version ``at`` (1 ≤ at ≤ the projected version): the game's
         events folded to ``at`` and rendered as the live views are; None when the game is nowhere;
         VersionNotFound beyond the projected version."""
-        raw = await self.redis.hmget(self.keys(game_id).read_model,
-                                     [VERSION, "status", GAME_TYPE, SUMMARY, view_field(viewer)])
+        raw = cast(_Fields, await self.redis.hmget(self.keys(game_id).read_model,
+                                                   [VERSION, "status", GAME_TYPE, SUMMARY, view_field(viewer)]))
         if raw[0] is None:
             return await self._archived_view_at(game_id, viewer, at)
         if raw[2] is None or raw[3] is None:
             return None  # not projected yet: nothing to show
-        projected, status = int(raw[0]), raw[1].decode()
+        projected, status = int(raw[0]), (raw[1] or b"").decode()
         if at > projected:
             raise VersionNotFound(projected)
         if at == projected and raw[4] is not None and _shows(raw[4], at, status):

@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from benthic.service.apidoc import doc
-from benthic.service.config import Settings
 from litestar import Request, get
 from litestar.datastructures import CacheControlHeader
 from litestar.response import Redirect
 from litestar.static_files import create_static_files_router
+
+from benthic.service.apidoc import doc
+from benthic.service.config import Settings
 
 WEB_DIR = Path(__file__).parent / "web"
 

@@ -6,7 +6,6 @@ from typing import Any
 
 from benthic.game.keys import GameKeys
 from benthic.store.scripts import load_lua
-
 from services.projection.readmodel import STATUSES, ReadModel
 
 SOURCE = load_lua(__package__, "write_read_model")

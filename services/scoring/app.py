@@ -7,12 +7,12 @@ from collections.abc import AsyncIterator
 
 from litestar import Litestar
 
+from benthic.feed.consumer import FeedConsumer
+from benthic.feed.keys import lifecycle_key
 from benthic.game.content import install as install_content
 from benthic.game.gamestate import StateLoader
-from benthic.feed.keys import lifecycle_key
 from benthic.rules import game_types
 from benthic.service.bootstrap import consumer_lifespan, redis_lifespan, service_app
-from benthic.feed.consumer import FeedConsumer
 from benthic.service.config import Settings
 from benthic.service.telemetry import zero_series
 from services.scoring.scorer import Scorer

@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from openskill.models import PlackettLuce
+
 from benthic.game.keys import RatingKeys
 from benthic.store.scripts import load_lua
-from openskill.models import PlackettLuce
 
 _MODEL = PlackettLuce()
 

@@ -11,15 +11,15 @@ import time
 from typing import Any
 
 import msgspec
-from benthic.game import lifecycle
+from redis.asyncio import Redis
+
 from benthic.feed.notification import Notification
+from benthic.game import lifecycle
 from benthic.game.events import PLATFORM, GameScored
 from benthic.game.gamestate import StateLoader
 from benthic.rules import UnknownGameType, get_engine
-from benthic.store import EventStore, NewEvent, VersionConflict
 from benthic.service.telemetry import GAMES_SCORED, RATINGS_UPDATED, SCORING_FAILURES, log
-from redis.asyncio import Redis
-
+from benthic.store import EventStore, NewEvent, VersionConflict
 from services.scoring.ratings import apply_ratings
 
 _encoder = msgspec.json.Encoder()

@@ -11,11 +11,11 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+
 from benthic.clients.client import BenthicClient
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
 from benthic.rules.packs import set_directories
-
 from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory, platform_client
 from tests.variant_packs import build_variant
 

@@ -17,13 +17,13 @@ from typing import Any
 import httpx
 import msgspec
 import pytest
+
 from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.clients.client import BenthicClient
 from benthic.game.keys import GameKeys
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
 from benthic.service.redisconn import redis_client
-
 from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory
 
 GAMES = game_types()

@@ -9,11 +9,11 @@ import time
 
 import httpx
 import pytest
+
 from benthic.clients.bots_http import random_chooser, start_bot_game
 from benthic.clients.client import ApiFailure, BenthicClient
 from benthic.local.devredis import PrivateRedis
 from benthic.local.localplatform import SERVICES, LocalPlatform
-
 from tests.e2e.waiting import until
 from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory, platform_client
 

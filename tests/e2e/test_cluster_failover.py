@@ -26,7 +26,6 @@ from tests.e2e.test_failover import (
 from tests.e2e.waiting import until
 from tests.platform_helpers import platform_client
 
-
 # Not in `make test` (run by `make chaos`): in one CI-way run of six a finished game was not scored within 120 s
 # of the failover (the acknowledged commands were all there), not reproduced since.  The likely cause, state caches
 # kept up to a second after the cluster's primaries changed (only the probe noticed), is fixed (redisconn's

@@ -11,8 +11,8 @@ from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.clients.client import BenthicClient
 from benthic.game.keys import GameKeys
 from benthic.local.localplatform import LocalPlatform
-from benthic.service.redisconn import redis_client
 from benthic.rules import game_types, get_engine
+from benthic.service.redisconn import redis_client
 
 GAMES = game_types()
 

@@ -10,11 +10,11 @@ from urllib.parse import quote
 import httpx
 import msgspec
 import pytest
+
 from benthic.clients.bots_http import start_bot_game
 from benthic.clients.client import ApiFailure, BenthicClient
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
-
 from tests.e2e.waiting import until
 from tests.platform_helpers import PlatformFactory
 from tests.variant_packs import VARIANT_ID, VARIANT_VERSION
@@ -111,7 +111,9 @@ async def test_the_catalogue_of_a_chosen_pack_is_that_packs(platform: LocalPlatf
     assert exact.content == variant.content and exact.headers["etag"] == variant.headers["etag"]
     pinned = await client.http.get(url, params={"pack": VARIANT, "v": expected["content_version"]})
     assert pinned.headers["cache-control"] == "public, max-age=31536000, immutable"
-    revalidated = await client.http.get(url, params={"pack": VARIANT}, headers={"If-None-Match": variant.headers["etag"]})
+    revalidated = await client.http.get(
+        url, params={"pack": VARIANT}, headers={"If-None-Match": variant.headers["etag"]}
+    )
     assert revalidated.status_code == 304
     by_default_id = await client.http.get(url, params={"pack": packs.default_ref.id})
     assert by_default_id.content == default.content

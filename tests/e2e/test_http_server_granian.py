@@ -8,11 +8,11 @@ import random
 import uuid
 
 import pytest
+from websockets.asyncio.client import connect
+
 from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.clients.client import ApiFailure
 from benthic.local.localplatform import SERVICES, LocalPlatform
-from websockets.asyncio.client import connect
-
 from tests.e2e.waiting import until
 from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory, platform_client
 

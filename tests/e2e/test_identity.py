@@ -16,11 +16,11 @@ from typing import Any
 import httpx
 import jwt
 import pytest
+
 from benthic.clients.client import ApiFailure, BenthicClient
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
 from benthic.trust.auth import SeatTokens
-
 from tests.e2e.waiting import until
 from tests.identity_helpers import (
     AUDIENCE,

@@ -8,10 +8,10 @@ import asyncio
 from typing import Any
 
 import pytest
+
 from benthic.clients.client import ApiFailure, BenthicClient
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import get_engine
-
 from tests.e2e.waiting import until
 from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory
 

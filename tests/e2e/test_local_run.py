@@ -8,10 +8,10 @@ from __future__ import annotations
 import io
 
 import pytest
+
 from benthic.local.localplatform import LocalPlatform
 from benthic.local.localrun import Progress, bot_seats, demo, progress_line
 from benthic.rules import game_types
-
 from tests.platform_helpers import PlatformFactory
 
 
@@ -43,5 +43,6 @@ async def test_the_demo_shows_rated_leaderboards_and_a_progress_line(
         row = next(line for line in boards if line.strip().startswith(game_type))
         assert "1. random " in row and "(empty)" not in row and "unrated" not in row, row
     progress = out.getvalue().splitlines()
-    assert progress[-1].startswith("  [" + "#" * 24 + "]") and f"{len(game_types())}/{len(game_types())}" in progress[-1]
+    games = len(game_types())
+    assert progress[-1].startswith("  [" + "#" * 24 + "]") and f"{games}/{games}" in progress[-1]
     assert len(progress) <= 2 * len(game_types()) + 12, progress  # never a line per move

@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 import jsonschema
 import pytest
-from benthic.local.localplatform import LocalPlatform
 
+from benthic.local.localplatform import LocalPlatform
 from tests.apifuzz import ENV, run
 from tests.platform_helpers import PlatformFactory
 

@@ -17,6 +17,8 @@ from typing import Any
 import httpx
 import msgspec
 import pytest
+from redis.asyncio import Redis
+
 from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.clients.client import ApiFailure, BenthicClient
 from benthic.game.keys import GameKeys
@@ -24,8 +26,6 @@ from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
 from benthic.store import EventStore
 from benthic.store.entries import DATA, HEAD, CommitHead, encode_head
-from redis.asyncio import Redis
-
 from tests.e2e.waiting import until
 from tests.engine_harness import hidden_from, strings_in
 from tests.variant_packs import FIRST_VIEW_CHECKS, VARIANT_ID, VARIANT_VERSION

@@ -8,12 +8,13 @@ from typing import Any
 
 import msgspec
 import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
 from benthic.clients.bots_http import start_bot_game
 from benthic.clients.client import BenthicClient
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
-from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed
 
 GAMES = game_types()
 # platform and client: tests/e2e/conftest.py, the platform test_platform.py plays on

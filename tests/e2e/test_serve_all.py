@@ -10,6 +10,7 @@ import time
 
 import httpx
 import pytest
+
 from benthic.local.devredis import free_port
 
 SERVICES = ("command", "projection", "scoring", "archiver")

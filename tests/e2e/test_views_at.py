@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import msgspec
 import pytest
+
 from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.clients.client import ApiFailure, BenthicClient
 from benthic.game.keys import GameKeys
@@ -21,7 +22,6 @@ from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
 from benthic.service.redisconn import redis_client
 from benthic.store import EventStore
-
 from tests.e2e.waiting import until
 from tests.engine_harness import hidden_from, strings_in
 from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory

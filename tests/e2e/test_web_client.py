@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from benthic.clients.bots_http import play_seat
 from benthic.clients.client import BenthicClient
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types
-
 from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory
 
 CHROMIUM = os.environ.get("BENTHIC_CHROMIUM", "/usr/bin/chromium")

@@ -10,12 +10,13 @@ import uuid
 from typing import Any
 
 import pytest
-from benthic.feed.notification import notification_decoder
+from faststream.redis.parser import BinaryMessageFormatV1
+
 from benthic.feed.encoding import DATA_FIELD
 from benthic.feed.keys import feed_key, lifecycle_key
+from benthic.feed.notification import notification_decoder
 from benthic.store import Actor, EventStore, GameNotFound, JoinRefused, NewEvent, SeatInfo, Snapshot, VersionConflict
 from benthic.store.entries import DATA, HEAD
-from faststream.redis.parser import BinaryMessageFormatV1
 
 
 def events(n: int, tag: str = "e", kind: str = "e") -> list[NewEvent]:

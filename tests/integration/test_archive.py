@@ -9,11 +9,11 @@ from collections.abc import AsyncIterator, Iterator
 
 import psycopg
 import pytest
+
 from benthic.archive import Archive
 from benthic.archive.records import pack_events, pack_read_models
 from benthic.archive.schema import MIGRATION_TABLE, applied, migrate
 from benthic.local.devredis import free_port
-
 from tests.archive_contract import ArchiveContract, played_game
 
 

@@ -7,13 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-
-from benthic.trust.devissuer import DevIssuer
-from benthic.local.devredis import free_port
-from benthic.game.gamestate import StateLoader
-from benthic.store import EventStore
 from litestar.testing import AsyncTestClient
 
+from benthic.game.gamestate import StateLoader
+from benthic.local.devredis import free_port
+from benthic.store import EventStore
+from benthic.trust.devissuer import DevIssuer
 from services.archiver.app import create_app as archiver_app
 from services.command.app import create_app as command_app
 from services.projection.app import create_app as projection_app

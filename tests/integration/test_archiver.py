@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 import pytest
+
 from benthic.archive import Archive
 from benthic.feed.keys import dead_letter_key, feed_key
 from benthic.feed.notification import Notification
@@ -20,11 +21,10 @@ from benthic.game.events import event_digest
 from benthic.game.gamestate import StateLoader
 from benthic.game.history import history_page
 from benthic.game.keys import GameKeys, RatingKeys, archive_due_key, archive_since_key
-from benthic.service.redisconn import redis_client
 from benthic.rules import get_engine
-from benthic.store import EventStore
+from benthic.service.redisconn import redis_client
 from benthic.service.telemetry import ARCHIVE_PURGED, GAMES_ARCHIVED
-
+from benthic.store import EventStore
 from services.archiver.archiver import Archiver
 from services.archiver.memory import KINDS, key_kind, memory_by_kind
 from services.archiver.redisgame import GONE, FinishedGame, NotReady, read_game

@@ -9,13 +9,13 @@ import uuid
 from typing import Any
 
 import pytest
+
 from benthic.feed.consumer import FeedConsumer
-from benthic.game.gamestate import StateLoader
 from benthic.feed.keys import feed_key, lifecycle_key
+from benthic.game.gamestate import StateLoader
 from benthic.game.keys import GameKeys, RatingKeys
 from benthic.rules import game_types
 from benthic.store import EventStore, NewEvent, SeatInfo, VersionConflict
-
 from services.projection.projector import Projector
 from services.projection.reads import ReadModels
 from services.scoring.scorer import Scorer

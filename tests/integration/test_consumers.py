@@ -7,13 +7,13 @@ import time
 
 import msgspec
 import pytest
+
 from benthic.feed.consumer import FeedConsumer, ensure_group, trim_consumed
-from benthic.game.gamestate import StateLoader
 from benthic.feed.keys import feed_key, lifecycle_key
+from benthic.game.gamestate import StateLoader
 from benthic.game.keys import GameKeys, RatingKeys
 from benthic.rules import game_types
 from benthic.store import EventStore
-
 from services.projection.projector import Projector
 from services.projection.reads import ReadModels
 from services.scoring.scorer import Scorer

@@ -8,6 +8,7 @@ import time
 
 import pytest
 import redis
+
 from benthic.local.devha import PrivateSentinelSet
 from benthic.local.devredis import PrivateRedis, PrivateRedisCluster
 from benthic.local.linkproxy import LinkProxy

@@ -10,7 +10,6 @@ from benthic.game.gamestate import StateLoader
 from benthic.game.keys import updates_channel
 from benthic.service.redisconn import redis_client
 from benthic.store import EventStore
-
 from services.projection.live import LiveHub
 from services.projection.projector import Projector
 from services.projection.reads import ReadModels

@@ -7,7 +7,6 @@ from benthic.feed.keys import feed_key, lifecycle_key, managed_key
 from benthic.game.keys import GameKeys, RatingKeys
 from benthic.store import Snapshot, append, join, snapshot
 from benthic.store.entries import CommitHead, decode_head, encode_head
-
 from services.projection import writes
 from services.projection.readmodel import ReadModel
 from services.scoring.ratings import SOURCE as RATINGS_SOURCE

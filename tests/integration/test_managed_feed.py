@@ -6,12 +6,11 @@ from __future__ import annotations
 import uuid
 
 from benthic.feed.keys import feed_key, managed_key
-from benthic.play import PlayerGames
 from benthic.game.gamestate import StateLoader
+from benthic.play import PlayerGames
 from benthic.rules import GameConfig, get_engine
 from benthic.store import EventStore, NewEvent, SeatInfo
 from benthic.trust.auth import SeatTokens
-
 from services.command.service import CommandService
 
 TOKENS = SeatTokens((("k", b"secret"),), ttl_s=600)

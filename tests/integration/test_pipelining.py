@@ -7,8 +7,9 @@ import asyncio
 import re
 
 import pytest
-from benthic.store.pipelining import ScriptBatcher
 from redis.exceptions import OutOfMemoryError, ResponseError
+
+from benthic.store.pipelining import ScriptBatcher
 
 pytestmark = pytest.mark.asyncio
 

@@ -8,15 +8,15 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from prometheus_client import REGISTRY
+
+from bench.counter_engine import ENGINE, Increment
 from benthic import rules
 from benthic.game.gamestate import StateLoader
 from benthic.play import PlayerGames, PlayPath
 from benthic.rules import GameConfig, register_engine
 from benthic.service.http import ApiError
 from benthic.store import Actor, EventStore, NewEvent, SeatInfo
-from prometheus_client import REGISTRY
-
-from bench.counter_engine import ENGINE, Increment
 
 P0, P1 = Actor("p0", "player"), Actor("p1", "player")
 
@@ -61,7 +61,8 @@ async def test_a_repeated_command_id_answers_its_first_commit(redis, engine) -> 
     store = EventStore(redis, 16)
     play = _replica(redis, store)
     game_id = await _game(store)
-    accepted, duplicates, refused = _commands("accepted"), _commands("duplicate"), _commands("rejected", "not_your_turn")
+    accepted, duplicates = _commands("accepted"), _commands("duplicate")
+    refused = _commands("rejected", "not_your_turn")
     first = await play.play(engine, game_id, 0, Increment(), "c1", None, P0)
     assert not first.duplicate and first.state.count == 1
     assert first.events == [{"version": first.first_version, "event": {"type": "incremented", "seat": 0, "count": 1}}]

@@ -7,17 +7,17 @@ import asyncio
 import uuid
 
 import pytest
-from benthic.trust.auth import SeatTokens
-from benthic.local.devredis import free_port
-from benthic.game.keys import RATE_LIMIT_PREFIX
-from benthic.service.http import ApiError
-from benthic.trust.ratelimit import RateLimits
-from benthic.service.redisconn import redis_client
-from benthic.trust.revocation import GAME, PLAYER, Revocations
-from benthic.rules import game_types
-from benthic.store import Actor, EventStore, NewEvent, SeatInfo
-from benthic.play import PlayerGames
 
+from benthic.game.keys import RATE_LIMIT_PREFIX
+from benthic.local.devredis import free_port
+from benthic.play import PlayerGames
+from benthic.rules import game_types
+from benthic.service.http import ApiError
+from benthic.service.redisconn import redis_client
+from benthic.store import Actor, EventStore, NewEvent, SeatInfo
+from benthic.trust.auth import SeatTokens
+from benthic.trust.ratelimit import RateLimits
+from benthic.trust.revocation import GAME, PLAYER, Revocations
 from tests.platform_helpers import StoreGame, settings_for_tests
 
 TOKENS = SeatTokens((("k", b"secret"),), ttl_s=600)

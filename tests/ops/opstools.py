@@ -255,6 +255,7 @@ def _tag(items: list[tuple[str, str]], how: str) -> list[tuple[str, str]]:
 def setting_names() -> set[str]:
     """The environment variables benthic.service.config reads: REDIS_URL and BENTHIC_<FIELD> of every field."""
     import msgspec
+
     from benthic.service.config import Settings
 
     return {f"BENTHIC_{f.name.upper()}" for f in msgspec.structs.fields(Settings)} | {"REDIS_URL"}
@@ -279,10 +280,10 @@ def service_metric_types() -> dict[str, tuple[str, frozenset[str]]]:
     import importlib
     import pkgutil
 
-    import benthic
     from prometheus_client import REGISTRY
     from prometheus_client.metrics import MetricWrapperBase
 
+    import benthic
     import services
 
     for package in (benthic, services):

@@ -17,8 +17,8 @@ from urllib.parse import urlsplit
 
 import pytest
 import yaml
-from benthic.service.config import Settings
 
+from benthic.service.config import Settings
 from tests.ops.opstools import (
     ARCHIVE_CLIENTS,
     DEPLOY,

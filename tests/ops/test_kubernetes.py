@@ -17,8 +17,8 @@ from urllib.parse import urlsplit
 import msgspec
 import pytest
 import yaml
-from benthic.service.config import Settings
 
+from benthic.service.config import Settings
 from tests.ops.opstools import (
     ARCHIVE_CLIENTS,
     K8S,
@@ -377,7 +377,6 @@ def test_services_and_service_monitor_reach_the_pods(overlay: str) -> None:
 def _routes() -> dict[str, list[str]]:
     """The HTTP routes each service serves, read from the apps themselves (built, not started)."""
     from benthic.service.config import from_env
-
     from services.command.app import create_app as command_app
     from services.projection.app import create_app as projection_app
 

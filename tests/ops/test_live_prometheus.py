@@ -30,9 +30,9 @@ from typing import Any
 import httpx
 import pytest
 import yaml
+
 from benthic.local.devredis import free_port
 from benthic.rules import game_types, get_engine
-
 from tests.ops.opstools import (
     RULE_FILES,
     TARGET_LABELS,
@@ -221,11 +221,12 @@ async def _refusals(client: Any, platform: Any, game_type: str) -> None:
 async def _poison(redis_url: str, game_type: str) -> None:
     """A lifecycle-feed notification (what scoring reads) that a game ended, for a game whose metadata is
     garbage: scoring fails on it, every delivery (the claimer retries it) until it is dead-lettered."""
-    from benthic.feed.notification import Notification
+    from redis.asyncio import Redis
+
     from benthic.feed.encoding import DATA_FIELD, encode_notification
     from benthic.feed.keys import lifecycle_key
+    from benthic.feed.notification import Notification
     from benthic.game.keys import GameKeys
-    from redis.asyncio import Redis
 
     game_id = f"poison-{uuid.uuid4().hex[:8]}"
     keys = GameKeys(game_id, 16)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import msgspec
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from benthic.archive.records import (
     pack_events,
     pack_read_models,
@@ -14,9 +17,6 @@ from benthic.archive.records import (
 from benthic.game.events import PLATFORM, Envelope, event_digest
 from benthic.game.history import history_entry, history_page
 from benthic.rules import get_engine
-from hypothesis import given
-from hypothesis import strategies as st
-
 from tests.archive_contract import played_game
 
 envelopes = st.lists(

@@ -9,11 +9,11 @@ import random
 from typing import Any
 
 import pytest
+
 from benthic.rules import get_engine
 from benthic.rules.bot_settings import bot_settings
 from benthic.rules.bots import BOT_NAMES, GreedyBot, RandomBot, make_bot
 from benthic.rules.search import DEFAULT_LEVEL, LEVELS, SearchBot
-
 from tests.determinize_cases import GAME_SEATS, GAMES, hidden_twin, prompted_states
 
 pytestmark = pytest.mark.skipif(not GAME_SEATS, reason="no game engine registered")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from benthic.rules import get_engine
 from benthic.rules.presentation import CatalogueError, check_catalogue, generic_description, named_ids_in
 

@@ -4,10 +4,11 @@ failure classified, nothing for a command refused before any outcome was recorde
 from __future__ import annotations
 
 import pytest
+from prometheus_client import REGISTRY
+
 from benthic.play import CommandOutcome
 from benthic.rules import GameNotSupported
 from benthic.service.http import ApiError
-from prometheus_client import REGISTRY
 
 GAME_TYPE = "outcome_test"
 

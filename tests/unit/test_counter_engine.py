@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from benthic import rules
-from benthic.rules import GameConfig, RuleViolation, register_engine
 
 from bench.counter_engine import ENGINE, Increment, Incremented
+from benthic import rules
+from benthic.rules import GameConfig, RuleViolation, register_engine
 from tests.engine_harness import check_random_playout
 from tests.unit import test_engine_contract as contract
 

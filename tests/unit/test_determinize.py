@@ -8,12 +8,12 @@ import random
 from typing import Any
 
 import pytest
-from benthic.rules import get_engine
-from benthic.rules.bots import RandomBot
-from benthic.rules.determinize import redeal
 from hypothesis import given
 from hypothesis import strategies as st
 
+from benthic.rules import get_engine
+from benthic.rules.bots import RandomBot
+from benthic.rules.determinize import redeal
 from tests.determinize_cases import GAME_SEATS, hidden_twin, playout_states
 
 pytestmark = pytest.mark.skipif(not GAME_SEATS, reason="no game engine registered")

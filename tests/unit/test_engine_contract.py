@@ -6,11 +6,11 @@ import random
 
 import msgspec
 import pytest
-from benthic.rules import GameConfig, RuleViolation, game_types, get_engine
-from benthic.rules.bots import GreedyBot, play_out
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from benthic.rules import GameConfig, RuleViolation, game_types, get_engine
+from benthic.rules.bots import GreedyBot, play_out
 from tests.engine_harness import check_random_playout
 
 GAMES = game_types()

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from benthic.rules import GameConfig
 from benthic.rules.bots import GreedyBot, play_out
-
 from tests.engine_harness import assert_rejects_cleanly, check_no_leak, random_commands, random_game
 from tests.unit.toy_engine import LeakyToyEngine, ToyEngine
 

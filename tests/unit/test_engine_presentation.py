@@ -13,9 +13,9 @@ from typing import Any
 
 import msgspec
 import pytest
+
 from benthic.rules import KNOWN_GAME_TYPES, Description, Engine, GameConfig, RuleViolation, game_types, get_engine
 from benthic.rules.presentation import MAX_LABEL, catalogue_ids, check_catalogue, named_ids_in
-
 from tests.engine_harness import command_classes, hidden_from
 
 # Engines that describe themselves: the three of the product (checked below), and any other that does. An

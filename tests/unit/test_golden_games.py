@@ -15,10 +15,10 @@ from pathlib import Path
 
 import msgspec
 import pytest
+
 from benthic.game import golden
 from benthic.rules import EngineVersionUnsupported, GameConfig, game_types, get_engine
 from benthic.rules.packs import set_directories
-
 from tests.variant_packs import build_variant
 
 CORPUS = Path(__file__).resolve().parents[1] / "golden"

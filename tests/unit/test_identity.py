@@ -9,10 +9,12 @@ from pathlib import Path
 
 import jwt
 import pytest
-from benthic.trust.auth import SeatClaim, SeatGate, SeatTokens, TokenError
+
 from benthic.service.config import Settings, check_identity, from_env
-from benthic.trust.devissuer import DEV_AUDIENCE, DEV_ISSUER, DevIssuer
 from benthic.service.http import ApiError
+from benthic.store import SeatInfo
+from benthic.trust.auth import SeatClaim, SeatGate, SeatTokens, TokenError
+from benthic.trust.devissuer import DEV_AUDIENCE, DEV_ISSUER, DevIssuer
 from benthic.trust.identity import (
     MATCHMAKER,
     OPERATOR,
@@ -24,8 +26,6 @@ from benthic.trust.identity import (
     StaticJwks,
 )
 from benthic.trust.ratelimit import configured_limits
-from benthic.store import SeatInfo
-
 from services.command.seating import SeatRequest, rated_at_creation, seats_at_creation
 from tests.identity_helpers import AUDIENCE, ISSUER, SigningKey, claims, hmac_with_public_key, unsigned
 

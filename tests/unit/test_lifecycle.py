@@ -7,11 +7,11 @@ from typing import Any
 
 import msgspec
 import pytest
+
 from benthic.game import lifecycle as lc
 from benthic.game.events import PLATFORM, Envelope
 from benthic.game.gamestate import Folded, fold_envelopes
 from benthic.rules import GameConfig
-
 from tests.unit.toy_engine import ToyEngine
 
 ENGINE = ToyEngine()

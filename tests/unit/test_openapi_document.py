@@ -11,11 +11,11 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from benthic.service.apidoc import DOC, FinishedJson, finish
-from benthic.service.config import from_env
-from benthic.game.gameschemas import game_schemas
 from litestar import Litestar
 
+from benthic.game.gameschemas import game_schemas
+from benthic.service.apidoc import DOC, FinishedJson, finish
+from benthic.service.config import from_env
 from services.command.app import create_app as command_app
 from services.projection.app import create_app as projection_app
 

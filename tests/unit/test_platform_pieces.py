@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from benthic.trust.auth import SeatTokens, TokenError, bearer, is_operator
-from benthic.service.config import from_env
-from benthic.feed.notification import Notification, notification_decoder
+from faststream.redis.parser import BinaryMessageFormatV1
+
 from benthic.feed.encoding import decode_message, encode_message, encode_notification
 from benthic.feed.keys import feed_key
+from benthic.feed.notification import Notification, notification_decoder
 from benthic.game.keys import GameKeys, partition_of
-from faststream.redis.parser import BinaryMessageFormatV1
+from benthic.service.config import from_env
+from benthic.trust.auth import SeatTokens, TokenError, bearer, is_operator
 
 
 def test_seat_tokens_verify_and_rotate() -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+
 from benthic.service.config import Settings, from_env
 
 

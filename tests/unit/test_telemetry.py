@@ -1,5 +1,6 @@
-from benthic.service.telemetry import COMMANDS, series
 from prometheus_client import REGISTRY
+
+from benthic.service.telemetry import COMMANDS, series
 
 
 def test_a_remembered_series_is_the_library_s_own_child() -> None:

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from benthic.local.devredis import free_port
 
+from benthic.local.devredis import free_port
 from tests.servers import (
     ENV,
     Choice,

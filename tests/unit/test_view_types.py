@@ -9,9 +9,9 @@ from typing import Any
 import jsonschema
 import msgspec
 import pytest
+
 from benthic.rules import game_types, get_engine
 from benthic.rules.viewtypes import matches
-
 from tests.engine_harness import random_game
 
 OPTIONS: dict[str, list[dict[str, Any]]] = {

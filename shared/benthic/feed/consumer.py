@@ -71,8 +71,8 @@ def _entries_by_stream(reply: Any) -> list[tuple[str, list[tuple[bytes, dict[byt
     return [(stream.decode() if isinstance(stream, bytes) else stream, list(entries)) for stream, entries in pairs]
 
 
-def _stream_id(raw: bytes | str) -> tuple[int, int]:
-    text = raw.decode() if isinstance(raw, bytes) else raw
+def _stream_id(raw: bytes | str | int) -> tuple[int, int]:
+    text = raw.decode() if isinstance(raw, bytes) else str(raw)  # redis-py types XINFO's fields loosely
     ms, _, seq = text.partition("-")
     return int(ms), int(seq or 0)
 

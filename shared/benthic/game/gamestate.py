@@ -12,8 +12,8 @@ from benthic.game import lifecycle
 from benthic.game.events import Envelope
 from benthic.game.lifecycle import Lifecycle
 from benthic.rules import AnyEngine, GameNotSupported
-from benthic.store import EventStore, Snapshot
 from benthic.service.telemetry import GAMES_NOT_SUPPORTED, SNAPSHOTS_FAILED, log
+from benthic.store import EventStore, Snapshot
 
 
 class Folded(msgspec.Struct, frozen=True):

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import httpx
 
-from benthic.trust.devissuer import DevIssuer
 from benthic.local.devpostgres import PrivatePostgres
 from benthic.local.devredis import PrivateRedis, free_port
+from benthic.trust.devissuer import DevIssuer
 
 SERVICES = ("command", "projection", "scoring", "archiver", "bots")
 

@@ -11,17 +11,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+
 from benthic.game import lifecycle as lc
 from benthic.game.gamestate import Folded, StateLoader
-from benthic.rules import Engine, RuleViolation, get_engine
+from benthic.play.outcome import CommandOutcome
+from benthic.play.platform_commits import PlatformCommit
+from benthic.play.players import PlayerGames
+from benthic.rules import AnyEngine, RuleViolation, get_engine
 from benthic.service.http import ApiError
 from benthic.service.telemetry import APPEND_CONFLICTS, EVENTS_APPENDED, count_platform_events, log, series
 from benthic.store import Actor, Commit, EventStore, GameMeta, NewEvent, VersionConflict
 from benthic.trust.identity import PLAYER
-
-from benthic.play.outcome import CommandOutcome
-from benthic.play.platform_commits import PlatformCommit
-from benthic.play.players import PlayerGames
 
 if TYPE_CHECKING:
     from benthic.archive import Archive
@@ -90,7 +90,7 @@ class PlayPath:
             raise ApiError(409, "game_finished", f"game {game_id!r} is finished and archived; its record is read "
                            "through the read API (views, history, scores)")
 
-    async def load(self, game_id: str, engine: Engine) -> Folded:
+    async def load(self, game_id: str, engine: AnyEngine) -> Folded:
         """The game's current folded state (from this process's cache when it is current)."""
         return await self._loader.load(game_id, engine)
 
@@ -98,13 +98,13 @@ class PlayPath:
         """The game's folded state as this process last knew it, maybe behind (no I/O)."""
         return self._loader.cached(game_id)
 
-    def remember_created(self, game_id: str, engine: Engine, folded: Folded) -> None:
+    def remember_created(self, game_id: str, engine: AnyEngine, folded: Folded) -> None:
         """Cache the state of a game just created (its first commit)."""
         self._loader.remember(game_id, engine, 0, folded)
 
     # --- writing ------------------------------------------------------------------------------------------------
     async def play(
-        self, engine: Engine, game_id: str, seat: int, command: Any, command_id: str, expected_version: int | None,
+        self, engine: AnyEngine, game_id: str, seat: int, command: Any, command_id: str, expected_version: int | None,
         actor: Actor, outcome: CommandOutcome | None = None,
     ) -> Played:
         """Decide ``seat``'s ``command`` and append its events; refusals are ApiErrors.  The outcome is recorded
@@ -160,7 +160,7 @@ class PlayPath:
         return lock
 
     async def _decide_and_append(
-        self, engine: Engine, game_id: str, seat: int, command: Any, command_id: str, expected_version: int | None,
+        self, engine: AnyEngine, game_id: str, seat: int, command: Any, command_id: str, expected_version: int | None,
         actor: Actor, outcome: CommandOutcome,
     ) -> Played:
         folded = self._loader.cached(game_id)
@@ -215,7 +215,9 @@ class PlayPath:
         raise outcome.refuse("conflict", ApiError(409, "too_many_conflicts",
                                                   "the game changed too often while deciding; retry the command"))
 
-    async def _replayed(self, engine: Engine, game_id: str, seat: int, commit: Any, outcome: CommandOutcome) -> Played:
+    async def _replayed(
+        self, engine: AnyEngine, game_id: str, seat: int, commit: Any, outcome: CommandOutcome
+    ) -> Played:
         outcome.record("duplicate")
         envelopes = await self.store.load(game_id, after=commit.first_version - 1, until=commit.last_version)
         events = [
@@ -233,7 +235,7 @@ class PlayPath:
 
 
 def _decide(
-    engine: Engine, folded: Folded, seat: int, command: Any, expected_version: int | None, actor: Actor
+    engine: AnyEngine, folded: Folded, seat: int, command: Any, expected_version: int | None, actor: Actor
 ) -> list[Any] | _Refusal:
     """The events ``command`` makes in ``folded``, or why it is refused there."""
     if lc.is_finished(engine, folded.state, folded.life):
@@ -262,6 +264,6 @@ def _decide(
                         stale_may_explain=True, may_be_done=True)
 
 
-def _redacted(engine: Engine, event: Any, seat: int, version: int) -> dict[str, Any]:
+def _redacted(engine: AnyEngine, event: Any, seat: int, version: int) -> dict[str, Any]:
     """One event of a commit as ``seat`` sees it."""
     return {"version": version, "event": engine.redact(event, seat)}

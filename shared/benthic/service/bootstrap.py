@@ -26,8 +26,8 @@ from typing import Any
 from litestar import Litestar
 from litestar.datastructures import State
 
-from benthic.service.admission import Admission
 from benthic.feed.consumer import FeedConsumer
+from benthic.service.admission import Admission
 from benthic.service.config import Settings
 from benthic.service.http import EXCEPTION_HANDLERS, health_routes
 from benthic.service.redisconn import RedisProbe, check_redis_settings, connect, on_primary_change, sample_memory

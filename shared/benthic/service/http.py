@@ -11,17 +11,17 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Request, Response, get
 from litestar.config.cors import CORSConfig
-from litestar.params import Parameter
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
+from litestar.params import Parameter
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from benthic.archive import Archive, ArchiveUnavailable
+from benthic.rules import GameNotSupported
 from benthic.service.config import Settings
 from benthic.service.redisconn import is_unavailable
-from benthic.rules import GameNotSupported
+from benthic.service.telemetry import AUTH_REFUSALS, log, metrics_payload
 from benthic.store import GameNotFound
 from benthic.store.durability import DurabilityUnconfirmed
-from benthic.service.telemetry import AUTH_REFUSALS, log, metrics_payload
 
 
 class ErrorBody(msgspec.Struct, frozen=True):

@@ -21,9 +21,8 @@ from benthic.game.events import Envelope
 from benthic.game.keys import GameKeys
 from benthic.store import append, join, snapshot
 from benthic.store.durability import NO_ACK, Ack, DurabilityUnconfirmed
-from benthic.store.pipelining import ScriptBatcher
-from benthic.store.scripts import load_lua
 from benthic.store.entries import CommitHead, encode_head, envelopes, last_head, starts_inside_commit
+from benthic.store.pipelining import ScriptBatcher
 from benthic.store.records import (
     Actor,
     Commit,
@@ -37,6 +36,7 @@ from benthic.store.records import (
     parse_meta,
     seat_encoder,
 )
+from benthic.store.scripts import load_lua
 
 _LOOKBACK = 64  # entries read backwards to find the head of a commit a range starts inside
 # The store's client answers bytes (no decode_responses); redis-py annotates its replies ``bytes | str``.

@@ -26,7 +26,8 @@ def join_call(
 ) -> tuple[list[str], list[Any]]:
     """``keeps_rated`` False: the seat's holder makes the game unrated (not an authenticated player)."""
     feeds = [feed_key(keys.partition), managed_key(keys.partition)]
-    return [keys.meta, *feeds], [seat, player_id, record, now_ms, notification, feed_maxlen, "1" if keeps_rated else "0"]
+    arguments = [seat, player_id, record, now_ms, notification, feed_maxlen, "1" if keeps_rated else "0"]
+    return [keys.meta, *feeds], arguments
 
 
 def parse_join_reply(reply: Sequence[Any]) -> JoinReply:

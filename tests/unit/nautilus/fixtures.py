@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from msgspec.structs import replace
+
 from benthic.rules import GameConfig, RuleViolation, get_engine
 from benthic.rules.nautilus import commands as cmd
 from benthic.rules.nautilus import events as ev

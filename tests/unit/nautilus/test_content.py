@@ -12,7 +12,7 @@ import pytest
 from benthic.rules.nautilus import content as content_module
 from benthic.rules.nautilus.city import City, locks_pair
 from benthic.rules.nautilus.content import CONTENT as C
-from benthic.rules.nautilus.content import ContentError, Content
+from benthic.rules.nautilus.content import Content, ContentError
 from benthic.rules.nautilus.legal import block_level
 from benthic.rules.nautilus.state import Station
 from tests.unit.nautilus.fixtures import REF_CITY, ref

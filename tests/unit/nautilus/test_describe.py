@@ -5,8 +5,8 @@ generic contract checker too."""
 from __future__ import annotations
 
 import pytest
-from benthic.rules.nautilus import commands as cmd
 
+from benthic.rules.nautilus import commands as cmd
 from tests.unit.nautilus.fixtures import ENGINE, ORANGE, RED, ref
 from tests.unit.nautilus.test_end import _82
 from tests.unit.nautilus.test_phase3 import MANUAL, _trial_scene

@@ -5,7 +5,6 @@ from __future__ import annotations
 from benthic.rules import GameConfig
 from benthic.rules.underwater_cities import commands as cmd
 from benthic.rules.underwater_cities.describe import card_name
-
 from tests.unit.underwater_cities.fixtures import ENGINE, A, B, card, fixture, kind, play, res
 
 

@@ -14,8 +14,8 @@ from benthic.rules.core import (
     Prompt,
     RuleViolation,
     Secret,
-    rng_for,
     reads_no_content,
+    rng_for,
 )
 from benthic.rules.nautilus import decide as deciding
 from benthic.rules.nautilus import events as ev
@@ -33,8 +33,8 @@ from benthic.rules.nautilus.legal import legal_commands
 from benthic.rules.nautilus.options import parse_options
 from benthic.rules.nautilus.scoring import final_scores
 from benthic.rules.nautilus.state import State
-from benthic.rules.nautilus.viewtypes import NautilusView
 from benthic.rules.nautilus.upcast import UPCASTERS
+from benthic.rules.nautilus.viewtypes import NautilusView
 from benthic.rules.presentation import Description
 
 

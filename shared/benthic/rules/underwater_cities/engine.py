@@ -18,12 +18,12 @@ from .describe import describe, describe_all
 from .determinize import determinize
 from .events import Event
 from .evolve import evolve
-from .viewtypes import UnderwaterCitiesView
 from .heuristic import evaluate
 from .legal import legal_commands
 from .setup import MAX_SEATS, MIN_SEATS, start
 from .state import GameState
 from .upcast import UPCASTERS
+from .viewtypes import UnderwaterCitiesView
 
 
 class UnderwaterCitiesEngine(Engine[GameState, Command, Event]):
