@@ -125,3 +125,24 @@ class StoreGame:
             self.state, self.version = after, commit.last_version
             played += 1
         return self.version
+
+
+async def raw_game(platform: LocalPlatform, game_id: str) -> tuple[Any, list[Any], list[Any]]:
+    """The engine, the envelopes and the engine state after each envelope, read straight from the platform's Redis."""
+    from benthic.service.redisconn import redis_client
+
+    redis = redis_client(platform.redis_url)
+    try:
+        store = EventStore(redis, 16)
+        meta = await store.meta(game_id)
+        envelopes = await store.load(game_id)
+    finally:
+        await redis.aclose()
+    assert meta is not None, game_id
+    engine = get_engine(meta.game_type)
+    state, states = engine.initial_state(), []
+    for envelope in envelopes:
+        if envelope.is_engine:
+            state = engine.evolve(state, engine.decode_event(envelope.data, envelope.engine_version))
+        states.append(state)
+    return engine, envelopes, states

@@ -24,10 +24,10 @@ from benthic.clients.client import ApiFailure, BenthicClient
 from benthic.game.keys import GameKeys
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
-from benthic.store import EventStore
 from benthic.store.entries import DATA, HEAD, CommitHead, encode_head
 from tests.e2e.waiting import until
 from tests.engine_harness import hidden_from, strings_in
+from tests.platform_helpers import raw_game
 from tests.variant_packs import FIRST_VIEW_CHECKS, VARIANT_ID, VARIANT_VERSION
 
 GAMES = game_types()
@@ -40,25 +40,6 @@ def test_pids_name_each_service_process_and_no_redis_it_did_not_start(platform: 
     for service, pid in pids.items():
         command_line = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         assert command_line[command_line.index(b"serve") + 1] == service.encode(), command_line
-
-
-async def _raw_game(platform: LocalPlatform, game_id: str) -> tuple[Any, list[Any], list[Any]]:
-    """The engine, the envelopes and the engine states after each envelope, read straight from Redis."""
-    redis = Redis.from_url(platform.redis_url)
-    try:
-        store = EventStore(redis, 16)
-        meta = await store.meta(game_id)
-        envelopes = await store.load(game_id)
-    finally:
-        await redis.aclose()
-    engine = get_engine(meta.game_type)
-    states = []
-    state = engine.initial_state()
-    for envelope in envelopes:
-        if envelope.is_engine:
-            state = engine.evolve(state, engine.decode_event(envelope.data, envelope.engine_version))
-        states.append(state)
-    return engine, envelopes, states
 
 
 def _check_views_and_histories(engine: Any, envelopes: list[Any], states: list[Any], seats: int,
@@ -121,7 +102,7 @@ async def test_bot_game_over_http_is_projected_scored_rated_and_leaks_nothing(
     game_id, tokens = await start_bot_game(client, game_type, seats, name=f"e2e{uuid.uuid4().hex[:4]}")
     game = HttpGame(client, game_id, tokens, random.Random(7))
     await game.play(pause_after=25)  # part-way: secrets are still hidden
-    engine_, envelopes, states = await _raw_game(platform, game_id)
+    engine_, envelopes, states = await raw_game(platform, game_id)
     views, histories = await _served(client, game_id, tokens, len(envelopes))
     _check_views_and_histories(engine_, envelopes, states, seats, views, histories)
 
@@ -129,7 +110,7 @@ async def test_bot_game_over_http_is_projected_scored_rated_and_leaks_nothing(
     scores = await until(lambda: client.scores(game_id), "final scores", retry_on=(ApiFailure,))
     summary = await until(lambda: _scored(client, game_id), "game_scored projected", retry_on=(ApiFailure,))
     assert summary["status"] == "finished"
-    engine_, envelopes, states = await _raw_game(platform, game_id)
+    engine_, envelopes, states = await raw_game(platform, game_id)
     assert engine_.is_over(states[-1])
     assert [e.type for e in envelopes].count("game_scored") == 1 and envelopes[-1].type == "game_scored"
     assert len(envelopes) == final_version + 1
@@ -286,7 +267,7 @@ async def test_killed_projection_and_scoring_processes_recover(platform: LocalPl
         summary = await until(lambda g=game: _scored(client, g.game_id), "scored after restart", 60,
                               retry_on=(ApiFailure,))
         assert summary["version"] == version + 1
-        engine_, envelopes, _ = await _raw_game(platform, game.game_id)
+        engine_, envelopes, _ = await raw_game(platform, game.game_id)
         assert [e.type for e in envelopes].count("game_scored") == 1
 
 
@@ -384,7 +365,7 @@ async def test_an_unrated_game_leaves_the_leaderboards_unchanged(
         summary = await until(lambda g=game_id: _scored(client, g), "the end projected", retry_on=(ApiFailure,))
         assert summary["rated"] is rated and summary["status"] == "finished"
         assert all((p in board) is rated for p in players), (game_id, rated)
-        _, envelopes, _ = await _raw_game(platform, game_id)
+        _, envelopes, _ = await raw_game(platform, game_id)
         assert msgspec.json.decode(envelopes[-1].data)["rated"] is rated
 
 
@@ -437,7 +418,7 @@ async def test_a_second_content_pack_plays_a_game_end_to_end(
     await game.play()
     scores = await until(lambda: client.scores(game_id), "final scores", retry_on=(ApiFailure,))
     await until(lambda: _scored(client, game_id), "game_scored projected", retry_on=(ApiFailure,))
-    engine_, envelopes, states = await _raw_game(platform, game_id)
+    engine_, envelopes, states = await raw_game(platform, game_id)
     assert engine_.is_over(states[-1]) and states[-1].content == f"{VARIANT_ID}@{VARIANT_VERSION}"
     assert scores == msgspec.json.decode(msgspec.json.encode(engine.final_scores(states[-1])))
     assert all(e.engine_version == engine.engine_version for e in envelopes if e.is_engine)

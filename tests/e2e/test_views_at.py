@@ -21,10 +21,9 @@ from benthic.game.keys import GameKeys
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
 from benthic.service.redisconn import redis_client
-from benthic.store import EventStore
 from tests.e2e.waiting import until
 from tests.engine_harness import hidden_from, strings_in
-from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory
+from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory, raw_game
 
 GAMES = game_types()
 RECORDED_MOVES = 30  # live views are recorded after each of a game's first moves, and at its end
@@ -72,24 +71,6 @@ class Recorder:
         return len(self.views)
 
 
-async def _stream(platform: LocalPlatform, game_id: str) -> tuple[Any, list[Any], list[Any]]:
-    """The engine, the envelopes and the engine state after each envelope, straight from Redis."""
-    redis = redis_client(platform.redis_url)
-    try:
-        store = EventStore(redis, 16)
-        meta = await store.meta(game_id)
-        envelopes = await store.load(game_id)
-    finally:
-        await redis.aclose()
-    engine = get_engine(meta.game_type)
-    state, states = engine.initial_state(), []
-    for envelope in envelopes:
-        if envelope.is_engine:
-            state = engine.evolve(state, engine.decode_event(envelope.data, envelope.engine_version))
-        states.append(state)
-    return engine, envelopes, states
-
-
 async def _check_every_version(recorder: Recorder, engine: Any, states: list[Any], viewer: int | None,
                                step: int = 1) -> None:
     """Each version's view is the engine's view of the state at that version, and shows nothing hidden from the
@@ -134,7 +115,7 @@ async def test_views_at_any_version_are_the_live_views_of_then(platform: LocalPl
             await until(lambda g=game_id: _scored(client, g), "game_scored projected", timeout=60,
                         retry_on=(ApiFailure,))
             await recorder.record()  # the final views
-            engine, envelopes, states = await _stream(platform, game_id)
+            engine, envelopes, states = await raw_game(platform, game_id)
             last[game_type] = len(envelopes)
             assert (None, len(envelopes)) in recorder.views
             await recorder.check_recorded("finished")
