@@ -24,7 +24,7 @@ Progress on stderr; the only line of stdout is one JSON object.
 
     python -m bench.failover_bench [--failovers 100] [--games 12] [--rate 100] [--pairs 2] [--seconds 30]
                                    [--paced-rate 400] [--skip-cost] [--skip-failovers]
-                                   [--down-after-ms 1000] [--failover-timeout-ms 2000] [--verify-sample 10000]
+                                   [--down-after-ms 2000] [--failover-timeout-ms 2000] [--verify-sample 10000]
 """
 
 from __future__ import annotations
@@ -731,7 +731,7 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=10.0, help="warm-up seconds of each cost phase")
     parser.add_argument("--paced-rate", type=float, default=400.0, help="commands/s of the cost phases")
     parser.add_argument("--cost-games", type=int, default=48, help="concurrent two-seat games of the cost phases")
-    parser.add_argument("--down-after-ms", type=int, default=1000,
+    parser.add_argument("--down-after-ms", type=int, default=2000,
                         help="Sentinel down-after-milliseconds of the failover loop (PrivateSentinelSet's default)")
     parser.add_argument("--failover-timeout-ms", type=int, default=None,
                         help="Sentinel failover-timeout of the failover loop (default: PrivateSentinelSet's, 2000)")
