@@ -30,6 +30,8 @@ SCORES = "scores"
 SCORED = "scored"
 GAME_TYPE = "game_type"
 VERSION = "version"
+STATUS = "status"
+TURN = "turn"  # whose turn the last write showed, for the integration events (services/projection/integration.py)
 FINISHED_MARK = b'"status":"finished"'
 
 _json = msgspec.json.Encoder()

@@ -1,0 +1,102 @@
+"""The public integration events a read-model write reports (``benthic.feed.integration``): pure, the write's
+before and after in, the events out, in the order they happened.
+
+A write moves a game's read model from what it held (its version, status and turn) to the folded state: the game
+was created (nothing held), started (its status became running), a turn started (the seats to move, or their
+deadline, changed), it finished (its status became finished).  ``game.scored`` and ``rating.changed`` come from the
+scoring service.  Commits projected together (a projection catching up) report the turn of the last one only.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NamedTuple
+
+from benthic.feed.integration import (
+    GameCreated,
+    GameFinished,
+    GameStarted,
+    IntegrationEvent,
+    SeatHolder,
+    TurnStarted,
+    once_id,
+    turn_id,
+)
+from benthic.game import lifecycle
+from benthic.game.gamestate import Folded
+from benthic.rules import AnyEngine
+from benthic.store import GameMeta
+
+
+class Turn(NamedTuple):
+    seats: tuple[int, ...]
+    prompt: str
+    deadline_ms: int | None
+
+    def key(self) -> bytes:
+        """What the read model keeps of it (field ``turn``), to tell the next write whether a turn started."""
+        return f"{','.join(map(str, self.seats))}|{'' if self.deadline_ms is None else self.deadline_ms}".encode()
+
+
+NO_TURN = b""
+
+
+def turn_of(engine: AnyEngine, meta: GameMeta, folded: Folded, status: str) -> Turn | None:
+    """Whose turn it is in a running game, with the earliest deadline of their running clocks."""
+    if status != "running":
+        return None
+    prompt = engine.prompt(folded.state)
+    if prompt is None or not prompt.seats:
+        return None
+    due = lifecycle.deadlines(folded.life, lifecycle.parse_options(meta.options), len(meta.seats))
+    deadline = min((due[s] for s in prompt.seats if s in due), default=None)
+    return Turn(tuple(prompt.seats), prompt.kind, deadline)
+
+
+def seat_holders(meta: GameMeta) -> list[SeatHolder]:
+    return [
+        SeatHolder(seat=i, kind="open") if s is None
+        else SeatHolder(seat=i, kind=s.kind, player_id=s.player_id, name=s.name, bot=s.bot or None)
+        for i, s in enumerate(meta.seats)
+    ]
+
+
+def created_version(game_id: str, folded: Folded, tail_versions: list[tuple[int, str]]) -> int:
+    """The version of the game's creation commit (its last event), from the (version, command id) of the
+    envelopes projected; the folded version when they do not include it."""
+    creation = f"create:{game_id}"
+    return max((v for v, command in tail_versions if command == creation), default=folded.version)
+
+
+def events_of_write(
+    engine: AnyEngine, meta: GameMeta, folded: Folded, created_at: int, at: int, status: str,
+    before_version: int, before_status: str, before_turn: bytes,
+) -> tuple[list[IntegrationEvent], bytes]:
+    """The events a write to ``folded`` at ``status`` reports after a read model at ``before_version`` (0: none),
+    ``before_status`` and ``before_turn``; with the turn key to store.  ``at``: the time of the write's newest
+    commit or join; ``created_at``: the creation commit's version."""
+    game_id, game_type = meta.game_id, meta.game_type
+    events: list[IntegrationEvent] = []
+    seats = seat_holders(meta)
+    if before_version == 0:
+        events.append(GameCreated(
+            id=once_id(game_id, "game.created"), game_id=game_id, game_type=game_type, at=meta.created_ms,
+            version=created_at, status="running" if meta.status != "open" else "open", rated=meta.rated,
+            seats=seats,
+        ))
+    if status != "open" and before_status in ("", "open"):
+        events.append(GameStarted(id=once_id(game_id, "game.started"), game_id=game_id, game_type=game_type,
+                                  at=at if before_version else meta.created_ms, version=folded.version, seats=seats))
+    turn = turn_of(engine, meta, folded, status)
+    key = turn.key() if turn is not None else NO_TURN
+    if turn is not None and key != before_turn:
+        events.append(TurnStarted(id=turn_id(game_id, folded.version), game_id=game_id, game_type=game_type, at=at,
+                                  version=folded.version, seats=list(turn.seats), prompt=turn.prompt,
+                                  deadline_ms=turn.deadline_ms))
+    if status == "finished" and before_status != "finished":
+        life = folded.life
+        outcome: Literal["completed", "ended", "aborted"] = (
+            "aborted" if life.aborted is not None else "ended" if life.ended is not None else "completed")
+        events.append(GameFinished(id=once_id(game_id, "game.finished"), game_id=game_id, game_type=game_type,
+                                   at=at, version=folded.version, outcome=outcome,
+                                   reason=life.aborted if life.aborted is not None else life.ended))
+    return events, key
