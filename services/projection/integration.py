@@ -3,26 +3,37 @@ before and after in, the events out, in the order they happened.
 
 A write moves a game's read model from what it held (its version, status and turn) to the folded state: the game
 was created (nothing held), started (its status became running), a turn started (the seats to move, or their
-deadline, changed), it finished (its status became finished).  ``game.scored`` and ``rating.changed`` come from the
-scoring service.  Commits projected together (a projection catching up) report the turn of the last one only.
+deadline, changed), it finished (its status became finished), it was scored (its ``game_scored`` was folded) and,
+for a rated game, each player's rating changed (the scoring service applies the ratings before it appends
+``game_scored``; their marker says what changed: ``benthic.game.rated``).  Commits projected together (a projection
+catching up) report the turn of the last one only.
 """
 
 from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
+import msgspec
+
 from benthic.feed.integration import (
     GameCreated,
     GameFinished,
+    GameScored,
     GameStarted,
     IntegrationEvent,
+    RatingChanged,
     SeatHolder,
+    SeatResult,
     TurnStarted,
     once_id,
+    rating_id,
     turn_id,
 )
+from benthic.game import events as game_events
 from benthic.game import lifecycle
+from benthic.game.events import Envelope
 from benthic.game.gamestate import Folded
+from benthic.game.rated import PlayerRated
 from benthic.rules import AnyEngine
 from benthic.store import GameMeta
 
@@ -100,3 +111,43 @@ def events_of_write(
                                    at=at, version=folded.version, outcome=outcome,
                                    reason=life.aborted if life.aborted is not None else life.ended))
     return events, key
+
+
+_scored_decoder = msgspec.json.Decoder(game_events.GameScored)
+
+
+def scored_envelope(tail: list[Envelope]) -> Envelope | None:
+    """The ``game_scored`` among the envelopes a write folds, if any."""
+    return next((e for e in tail if e.type == "game_scored" and not e.is_engine), None)
+
+
+def scored_record(envelope: Envelope) -> game_events.GameScored:
+    return _scored_decoder.decode(envelope.data)
+
+
+def expects_ratings(record: game_events.GameScored) -> bool:
+    """The scoring service rated the game (and left a marker saying how)."""
+    return record.rated and len(record.players) >= 2
+
+
+def scored_events(
+    meta: GameMeta, envelope: Envelope, record: game_events.GameScored, rated: list[PlayerRated] | None
+) -> list[IntegrationEvent]:
+    """``game.scored`` from the game's ``game_scored``, then each player's ``rating.changed`` (``rated``: the
+    ratings' marker, None when there is none)."""
+    game_id, game_type = meta.game_id, meta.game_type
+    players = record.players
+    results = [
+        SeatResult(seat=int(r["seat"]), score=int(r["score"]), rank=int(r["rank"]),
+                   player_id=(players[int(r["seat"])] or None) if int(r["seat"]) < len(players) else None)
+        for r in record.results
+    ]
+    events: list[IntegrationEvent] = [GameScored(
+        id=once_id(game_id, "game.scored"), game_id=game_id, game_type=game_type, at=envelope.ts_ms,
+        version=envelope.version, rated=record.rated, results=results)]
+    for player in rated or []:
+        events.append(RatingChanged(
+            id=rating_id(game_id, player.player_id), game_id=game_id, game_type=game_type, at=envelope.ts_ms,
+            player_id=player.player_id, rating=player.rating, mu=player.mu, sigma=player.sigma,
+            previous_rating=player.previous_rating))
+    return events

@@ -28,10 +28,12 @@ import msgspec
 from redis.asyncio import Redis, RedisCluster
 
 from benthic.feed.encoding import DATA_FIELD
-from benthic.feed.integration import encode_entry, type_of
+from benthic.feed.integration import IntegrationEvent, encode_entry, type_of
 from benthic.feed.notification import Notification
+from benthic.game.events import Envelope
 from benthic.game.gamestate import Folded, StateLoader, fold_envelopes
-from benthic.game.keys import GameKeys
+from benthic.game.keys import GameKeys, RatingKeys
+from benthic.game.rated import decode_marker
 from benthic.rules import UnknownGameType, get_engine
 from benthic.service.telemetry import INTEGRATION_EVENTS, PROJECTED_EVENTS, PROJECTION_LAG, log, series
 from benthic.store import EventStore, GameMeta, parse_meta
@@ -207,6 +209,9 @@ class Projector:
         events, turn = integration.events_of_write(
             engine, meta, folded, created_at, model.updated_ms, model.status, projected.version, projected.status,
             projected.turn)
+        scored_by = integration.scored_envelope(tail)
+        if scored_by is not None:
+            events.extend(await self._scored_events(meta, scored_by))
         model = msgspec.structs.replace(model, fields=[*model.fields, (readmodel.TURN, turn)])
         entries = [encode_entry(event) for event in events]
         publication = writes.Publication(None if self.cluster else self.integration_stream, self.integration_maxlen,
@@ -214,6 +219,18 @@ class Projector:
         call = writes.write_call(keys, game_id, meta.game_type, model, publication)
         return _Write(game_id, game_type, folded.version, tail, scored, model.status, turn,
                       [type_of(event) for event in events], entries if self.cluster else [], call)
+
+    async def _scored_events(self, meta: GameMeta, envelope: Envelope) -> list[IntegrationEvent]:
+        """``game.scored`` and, for a rated game, each ``rating.changed`` (read from the ratings' marker: one read,
+        once per game)."""
+        record = integration.scored_record(envelope)
+        rated = None
+        if integration.expects_ratings(record):
+            raw = await self.redis.get(RatingKeys(meta.game_type).rated(meta.game_id))
+            rated = decode_marker(raw) if raw is not None else None
+            if rated is None:  # rated before markers said how (or by hand): nothing to report
+                log().warning("rating_changes_unknown", game_id=meta.game_id)
+        return integration.scored_events(meta, envelope, record, rated)
 
     async def _publish_after(self, written: list[_Write]) -> None:
         """Redis Cluster: the events of the writes made, in one pipeline (at most once: see the module doc)."""

@@ -14,8 +14,7 @@ from benthic.game.gamestate import StateLoader
 from benthic.rules import game_types
 from benthic.service.bootstrap import consumer_lifespan, redis_lifespan, service_app
 from benthic.service.config import Settings
-from benthic.service.telemetry import INTEGRATION_EVENTS, zero_series
-from services.scoring.ratings import RatingsPublication
+from benthic.service.telemetry import zero_series
 from services.scoring.scorer import Scorer
 
 SERVICE = "scoring"
@@ -28,11 +27,8 @@ def create_app(settings: Settings) -> Litestar:
     @contextlib.asynccontextmanager
     async def scorer(app: Litestar) -> AsyncIterator[None]:
         loader = StateLoader(app.state.store, min(settings.state_cache_games, 500), snapshot_every=0)
-        publication = RatingsPublication(settings.integration_stream, settings.integration_maxlen)
-        app.state.scorer = Scorer(app.state.redis, app.state.store, loader, publication)
+        app.state.scorer = Scorer(app.state.redis, app.state.store, loader)
         zero_series(SERVICE, game_types())
-        for event in ("game.scored", "rating.changed"):
-            INTEGRATION_EVENTS.labels(event)
         yield
 
     def consumer(app: Litestar) -> FeedConsumer:

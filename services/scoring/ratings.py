@@ -6,23 +6,19 @@ sets the marker in the same step.  A second delivery, or a second replica, finds
 changes) or a moved revision (it re-reads and tries again).  All keys of a game type share one hash slot
 (``{r:<type>}``), so this works on Redis Cluster too.
 
-The public ``rating.changed`` events (``benthic.feed.integration``) are added to the integration stream by the same
-script, in the step that applies the ratings: exactly once per game and player.  On a Redis Cluster the stream is
-in another slot: they are added right after the script applied them (lost if the process dies in between).
+The marker records each player's rank and new rating (``benthic.game.rated``): the projection reports the public
+``rating.changed`` events from it.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from openskill.models import PlackettLuce
-from redis.asyncio import RedisCluster
 
-from benthic.feed.encoding import DATA_FIELD
-from benthic.feed.integration import RatingChanged, encode_entry, rating_id
 from benthic.game.keys import RatingKeys
+from benthic.game.rated import PlayerRated, encode_marker
 from benthic.store.scripts import load_lua
 
 _MODEL = PlackettLuce()
@@ -42,46 +38,24 @@ class RatingUpdate(NamedTuple):
     previous: float | None = None  # the ordinal before (None: the player's first rated game of the type)
 
 
-class RatingsPublication(NamedTuple):
-    """Where the ``rating.changed`` events go: the integration stream and its approximate cap."""
-
-    stream: str
-    maxlen: int
-
-
-def rating_events(game_type: str, game_id: str, updates: Sequence[RatingUpdate], at_ms: int) -> list[RatingChanged]:
-    return [
-        RatingChanged(id=rating_id(game_id, u.player_id), game_id=game_id, game_type=game_type, at=at_ms,
-                      player_id=u.player_id, rating=u.ordinal, mu=u.mu, sigma=u.sigma, previous_rating=u.previous)
-        for u in updates
-    ]
-
-
 def apply_call(
     keys: RatingKeys, game_id: str, players: Sequence[tuple[str, str]], ranks: Sequence[int],
-    updates: Sequence[RatingUpdate], stream: str | None = None, maxlen: int = 0, entries: Sequence[bytes] = (),
+    updates: Sequence[RatingUpdate],
 ) -> tuple[list[str], list[Any]]:
-    """Keys and arguments of ``apply_ratings.lua``; the marker records each player's rank.  ``entries`` (the
-    integration stream's, one per player) are added to ``stream`` with the ratings (none without a stream)."""
-    args: list[Any] = [",".join(f"{pid}:{rank}" for (pid, _), rank in zip(players, ranks, strict=True)),
-                       len(players), maxlen]
+    """Keys and arguments of ``apply_ratings.lua``; the marker records each player's rank and new rating."""
+    marker = [PlayerRated(player_id=u.player_id, rank=rank, rating=u.ordinal, mu=u.mu, sigma=u.sigma,
+                          previous_rating=u.previous) for u, rank in zip(updates, ranks, strict=True)]
+    args: list[Any] = [encode_marker(marker)]
     for u in updates:
         args += [u.revision, u.player_id, u.mu, u.sigma, 1 if u.won else 0, u.name, u.ordinal]
-    script_keys = [keys.rated(game_id), keys.leaderboard, *(keys.player(pid) for pid, _ in players)]
-    if stream is not None:
-        script_keys.append(stream)
-        args.extend(entries)
-    return script_keys, args
+    return [keys.rated(game_id), keys.leaderboard, *(keys.player(pid) for pid, _ in players)], args
 
 
 async def apply_ratings(
-    redis: Any, game_type: str, game_id: str, players: Sequence[tuple[str, str]], ranks: Sequence[int],
-    publication: RatingsPublication | None = None,
+    redis: Any, game_type: str, game_id: str, players: Sequence[tuple[str, str]], ranks: Sequence[int]
 ) -> bool:
-    """Rate one finished game: ``players`` are (player id, name) per seat, ``ranks`` 1 = best; with a
-    ``publication``, each player's ``rating.changed`` goes to the integration stream with the new ratings.
+    """Rate one finished game: ``players`` are (player id, name) per seat, ``ranks`` 1 = best.
     Returns False when the game was rated before (nothing changes)."""
-    cluster = isinstance(redis, RedisCluster)
     keys = RatingKeys(game_type)
     marker = keys.rated(game_id)
     player_keys = [keys.player(pid) for pid, _ in players]
@@ -103,20 +77,10 @@ async def apply_ratings(
                          new.ordinal(), old.ordinal() if record else None)
             for (pid, name), record, [old], [new], rank in zip(players, current, ratings, rated, ranks, strict=True)
         ]
-        entries = [encode_entry(e) for e in rating_events(game_type, game_id, updates, int(time.time() * 1000))]
-        in_script = publication is not None and not cluster
-        script_keys, args = apply_call(keys, game_id, players, ranks, updates,
-                                       publication.stream if publication is not None and in_script else None,
-                                       publication.maxlen if publication is not None else 0, entries)
+        script_keys, args = apply_call(keys, game_id, players, ranks, updates)
         outcome = await script(keys=script_keys, args=args)
         outcome = outcome.decode() if isinstance(outcome, bytes) else outcome
         if outcome == "applied":
-            if publication is not None and not in_script:
-                async with redis.pipeline(transaction=False) as pipe:
-                    for entry in entries:
-                        pipe.xadd(publication.stream, {DATA_FIELD: entry}, maxlen=publication.maxlen,
-                                  approximate=True)
-                    await pipe.execute()
             return True
         if outcome == "rated":
             return False

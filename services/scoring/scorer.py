@@ -1,13 +1,11 @@
-"""On a game's end: append ``game_scored`` from the engine's final scores (idempotent by command id), then
-apply ratings and leaderboards exactly once, for rated games only (an unrated game leaves them unchanged).
+"""On a game's end: apply ratings and leaderboards exactly once, for rated games only (an unrated game leaves them
+unchanged), then append ``game_scored`` from the engine's final scores (idempotent by command id).  Ratings come
+first so that when the projection sees ``game_scored`` the ratings' marker is there: it reports ``game.scored`` and
+then each player's ``rating.changed`` from it (``services/projection/integration.py``).
 
 The lifecycle applies (``benthic.game.lifecycle.final_scores``): resigned and forfeited seats are ranked last (losses
 for the ratings); a game the platform ended early ranks the seats still in play first; an aborted game is
-scored with no results and never rated.
-
-The public integration events of the end (``benthic.feed.integration``): ``game.scored`` goes to the integration
-stream once ``game_scored`` is in the game's stream (again on every delivery of the game's end: at least once, the
-same id), then ``rating.changed`` per player with the ratings (``ratings.py``: exactly once on one Redis server)."""
+scored with no results and never rated."""
 
 from __future__ import annotations
 
@@ -17,30 +15,23 @@ from typing import Any
 import msgspec
 from redis.asyncio import Redis
 
-from benthic.feed.encoding import DATA_FIELD
-from benthic.feed.integration import GameScored as ScoredEvent
-from benthic.feed.integration import SeatResult as ResultEntry
-from benthic.feed.integration import encode_entry, once_id
 from benthic.feed.notification import Notification
 from benthic.game import lifecycle
 from benthic.game.events import PLATFORM, GameScored
 from benthic.game.gamestate import StateLoader
 from benthic.rules import FinalScores, UnknownGameType, get_engine
-from benthic.service.telemetry import GAMES_SCORED, INTEGRATION_EVENTS, RATINGS_UPDATED, SCORING_FAILURES, log
+from benthic.service.telemetry import GAMES_SCORED, RATINGS_UPDATED, SCORING_FAILURES, log
 from benthic.store import EventStore, GameMeta, NewEvent, VersionConflict
-from services.scoring.ratings import RatingsPublication, apply_ratings
+from services.scoring.ratings import apply_ratings
 
 _encoder = msgspec.json.Encoder()
 
 
 class Scorer:
-    def __init__(
-        self, redis: Redis, store: EventStore, loader: StateLoader, publication: RatingsPublication | None = None
-    ) -> None:
+    def __init__(self, redis: Redis, store: EventStore, loader: StateLoader) -> None:
         self.redis = redis
         self.store = store
         self.loader = loader
-        self.publication = publication  # where the integration events go (None: nowhere)
 
     async def handle(self, notes: list[Notification]) -> None:
         ended = {n.game_id: n.game_type for n in notes if n.ended}
@@ -64,6 +55,7 @@ class Scorer:
         if meta is None:
             return False
         appended = False
+        rated_now = False
         for _attempt in range(10):
             folded = await self.loader.load(game_id, engine)
             scores = lifecycle.final_scores(engine, folded.state, folded.life, len(meta.seats))
@@ -77,6 +69,9 @@ class Scorer:
                 players=[s.player_id if s else "" for s in meta.seats],
                 rated=rated,
             )
+            if rated and not rated_now:
+                rated_now = True
+                await self._rate(meta, game_type, game_id, scores)
             try:
                 commit = await self.store.append(
                     game_id,
@@ -95,38 +90,17 @@ class Scorer:
         if appended:
             GAMES_SCORED.labels(game_type).inc()
             log().info("game_scored", game_id=game_id, version=commit.last_version)
-        await self._publish_scored(meta, scores, rated, commit.last_version)
-        if not rated:
-            if appended:
-                log().info("game_not_rated", game_id=game_id, reason="unrated or aborted game: leaderboards unchanged")
-            return appended
+        if not rated and appended:
+            log().info("game_not_rated", game_id=game_id, reason="unrated or aborted game: leaderboards unchanged")
+        return appended
+
+    async def _rate(self, meta: GameMeta, game_type: str, game_id: str, scores: FinalScores) -> None:
         players = [(s.player_id, s.name) if s else (f"open-seat-{i}", "") for i, s in enumerate(meta.seats)]
         if len(players) >= 2:
             ranks = _ranks_by_seat(scores.results, len(players))
-            if await apply_ratings(self.redis, game_type, game_id, players, ranks, self.publication):
+            if await apply_ratings(self.redis, game_type, game_id, players, ranks):
                 RATINGS_UPDATED.labels(game_type).inc()
-                if self.publication is not None:
-                    INTEGRATION_EVENTS.labels("rating.changed").inc(len(players))
                 log().info("ratings_updated", game_id=game_id)
-        return appended
-
-    async def _publish_scored(self, meta: GameMeta, scores: FinalScores, rated: bool, version: int) -> None:
-        if self.publication is None:
-            return
-        event = ScoredEvent(
-            id=once_id(meta.game_id, "game.scored"), game_id=meta.game_id, game_type=meta.game_type,
-            at=int(time.time() * 1000), version=version, rated=rated,
-            results=[ResultEntry(seat=r.seat, player_id=_player(meta, r.seat), score=r.score, rank=r.rank)
-                     for r in scores.results],
-        )
-        await self.redis.xadd(self.publication.stream, {DATA_FIELD: encode_entry(event)},
-                              maxlen=self.publication.maxlen, approximate=True)
-        INTEGRATION_EVENTS.labels("game.scored").inc()
-
-
-def _player(meta: GameMeta, seat: int) -> str | None:
-    holder = meta.seats[seat] if seat < len(meta.seats) else None
-    return holder.player_id if holder is not None else None
 
 
 def _ranks_by_seat(results: Any, seats: int) -> list[int]:
