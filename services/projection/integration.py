@@ -80,11 +80,12 @@ def created_version(game_id: str, folded: Folded, tail_versions: list[tuple[int,
 
 def events_of_write(
     engine: AnyEngine, meta: GameMeta, folded: Folded, created_at: int, at: int, status: str,
-    before_version: int, before_status: str, before_turn: bytes,
+    before_version: int, before_status: str, before_turn: bytes, ended: tuple[int, int] | None = None,
 ) -> tuple[list[IntegrationEvent], bytes]:
     """The events a write to ``folded`` at ``status`` reports after a read model at ``before_version`` (0: none),
     ``before_status`` and ``before_turn``; with the turn key to store.  ``at``: the time of the write's newest
-    commit or join; ``created_at``: the creation commit's version."""
+    commit or join; ``created_at``: the creation commit's version; ``ended``: (version, time) of the game's last
+    commit before its ``game_scored`` when the write folds that too (the end is reported at it)."""
     game_id, game_type = meta.game_id, meta.game_type
     events: list[IntegrationEvent] = []
     seats = seat_holders(meta)
@@ -107,8 +108,9 @@ def events_of_write(
         life = folded.life
         outcome: Literal["completed", "ended", "aborted"] = (
             "aborted" if life.aborted is not None else "ended" if life.ended is not None else "completed")
+        end_version, end_at = ended if ended is not None else (folded.version, at)
         events.append(GameFinished(id=once_id(game_id, "game.finished"), game_id=game_id, game_type=game_type,
-                                   at=at, version=folded.version, outcome=outcome,
+                                   at=end_at, version=end_version, outcome=outcome,
                                    reason=life.aborted if life.aborted is not None else life.ended))
     return events, key
 
@@ -119,6 +121,15 @@ _scored_decoder = msgspec.json.Decoder(game_events.GameScored)
 def scored_envelope(tail: list[Envelope]) -> Envelope | None:
     """The ``game_scored`` among the envelopes a write folds, if any."""
     return next((e for e in tail if e.type == "game_scored" and not e.is_engine), None)
+
+
+def end_before(tail: list[Envelope], scored: Envelope | None) -> tuple[int, int] | None:
+    """(version, time) of the game's last commit before ``scored`` when ``tail`` holds it (nothing comes between
+    a game's end and its ``game_scored``: commands are refused once it is over)."""
+    if scored is None:
+        return None
+    last = next((e for e in reversed(tail) if e.version < scored.version), None)
+    return (last.version, last.ts_ms) if last is not None else None
 
 
 def scored_record(envelope: Envelope) -> game_events.GameScored:

@@ -206,10 +206,10 @@ class Projector:
         scored = projected.scored or any(e.type == "game_scored" and not e.is_engine for e in tail)
         model = readmodel.build(engine, meta, folded, tail, scored)
         created_at = integration.created_version(game_id, folded, [(e.version, e.command_id) for e in tail])
+        scored_by = integration.scored_envelope(tail)
         events, turn = integration.events_of_write(
             engine, meta, folded, created_at, model.updated_ms, model.status, projected.version, projected.status,
-            projected.turn)
-        scored_by = integration.scored_envelope(tail)
+            projected.turn, integration.end_before(tail, scored_by))
         if scored_by is not None:
             events.extend(await self._scored_events(meta, scored_by))
         model = msgspec.structs.replace(model, fields=[*model.fields, (readmodel.TURN, turn)])
