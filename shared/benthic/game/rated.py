@@ -24,7 +24,7 @@ def encode_marker(players: list[PlayerRated]) -> bytes:
     return _encoder.encode(players)
 
 
-def decode_marker(raw: bytes) -> list[PlayerRated] | None:
+def decode_marker(raw: bytes | str) -> list[PlayerRated] | None:
     """The players of a marker; None for one written before markers recorded them (``pid:rank,...``)."""
     try:
         return _decoder.decode(raw)
