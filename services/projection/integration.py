@@ -34,7 +34,7 @@ from benthic.game import lifecycle
 from benthic.game.events import Envelope
 from benthic.game.gamestate import Folded
 from benthic.game.rated import PlayerRated
-from benthic.rules import AnyEngine
+from benthic.rules import Prompt
 from benthic.store import GameMeta
 
 
@@ -51,15 +51,15 @@ class Turn(NamedTuple):
 NO_TURN = b""
 
 
-def turn_of(engine: AnyEngine, meta: GameMeta, folded: Folded, status: str) -> Turn | None:
-    """Whose turn it is in a running game, with the earliest deadline of their running clocks."""
-    if status != "running":
+def turn_of(meta: GameMeta, folded: Folded, status: str, prompt: Prompt | None) -> Turn | None:
+    """Whose turn it is in a running game (``prompt``: the engine's at ``folded``), with the earliest deadline of
+    their running clocks."""
+    if status != "running" or prompt is None or not prompt.seats:
         return None
-    prompt = engine.prompt(folded.state)
-    if prompt is None or not prompt.seats:
-        return None
-    due = lifecycle.deadlines(folded.life, lifecycle.parse_options(meta.options), len(meta.seats))
-    deadline = min((due[s] for s in prompt.seats if s in due), default=None)
+    deadline = None
+    if "clock" in meta.options:  # most games have none: no options to parse
+        due = lifecycle.deadlines(folded.life, lifecycle.parse_options(meta.options), len(meta.seats))
+        deadline = min((due[s] for s in prompt.seats if s in due), default=None)
     return Turn(tuple(prompt.seats), prompt.kind, deadline)
 
 
@@ -79,13 +79,14 @@ def created_version(game_id: str, folded: Folded, tail_versions: list[tuple[int,
 
 
 def events_of_write(
-    engine: AnyEngine, meta: GameMeta, folded: Folded, created_at: int, at: int, status: str,
+    meta: GameMeta, folded: Folded, prompt: Prompt | None, created_at: int, at: int, status: str,
     before_version: int, before_status: str, before_turn: bytes, ended: tuple[int, int] | None = None,
 ) -> tuple[list[IntegrationEvent], bytes]:
-    """The events a write to ``folded`` at ``status`` reports after a read model at ``before_version`` (0: none),
-    ``before_status`` and ``before_turn``; with the turn key to store.  ``at``: the time of the write's newest
-    commit or join; ``created_at``: the creation commit's version; ``ended``: (version, time) of the game's last
-    commit before its ``game_scored`` when the write folds that too (the end is reported at it)."""
+    """The events a write to ``folded`` (``prompt``: the engine's there) at ``status`` reports after a read model
+    at ``before_version`` (0: none), ``before_status`` and ``before_turn``; with the turn key to store.  ``at``: the
+    time of the write's newest commit or join; ``created_at``: the creation commit's version; ``ended``: (version,
+    time) of the game's last commit before its ``game_scored`` when the write folds that too (the end is reported
+    at it)."""
     game_id, game_type = meta.game_id, meta.game_type
     events: list[IntegrationEvent] = []
     seats = seat_holders(meta)
@@ -98,7 +99,7 @@ def events_of_write(
     if status != "open" and before_status in ("", "open"):
         events.append(GameStarted(id=once_id(game_id, "game.started"), game_id=game_id, game_type=game_type,
                                   at=at if before_version else meta.created_ms, version=folded.version, seats=seats))
-    turn = turn_of(engine, meta, folded, status)
+    turn = turn_of(meta, folded, status, prompt)
     key = turn.key() if turn is not None else NO_TURN
     if turn is not None and key != before_turn:
         events.append(TurnStarted(id=turn_id(game_id, folded.version), game_id=game_id, game_type=game_type, at=at,

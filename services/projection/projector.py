@@ -208,7 +208,7 @@ class Projector:
         created_at = integration.created_version(game_id, folded, [(e.version, e.command_id) for e in tail])
         scored_by = integration.scored_envelope(tail)
         events, turn = integration.events_of_write(
-            engine, meta, folded, created_at, model.updated_ms, model.status, projected.version, projected.status,
+            meta, folded, model.prompt, created_at, model.updated_ms, model.status, projected.version, projected.status,
             projected.turn, integration.end_before(tail, scored_by))
         if scored_by is not None:
             events.extend(await self._scored_events(meta, scored_by))
