@@ -14,8 +14,8 @@ from benthic.feed.encoding import DATA_FIELD, decode_message
 from benthic.feed.integration import EVENTS, decode_event, event_type, once_id, rating_id, turn_id
 from benthic.game.gamestate import StateLoader
 from benthic.game.keys import GameKeys
-from benthic.rules import game_types
-from benthic.store import EventStore
+from benthic.rules import GameConfig, game_types, get_engine
+from benthic.store import EventStore, NewEvent, SeatInfo
 from services.projection.projector import Projector
 from services.scoring.scorer import Scorer
 from tests.platform_helpers import StoreGame
@@ -107,3 +107,26 @@ async def test_on_a_redis_cluster_the_events_follow_the_writes(redis_cluster) ->
     assert [event_type(type(e)) for e in events] == ["game.created", "game.started", "turn.started", "turn.started"]
     assert await projector.project(game.game_id, "nautilus") == 0
     assert len(await _entries(redis_cluster, stream)) == 4
+
+
+async def test_an_open_game_is_started_by_the_join_that_takes_its_last_seat(redis) -> None:
+    stream = f"it:{uuid.uuid4().hex[:8]}"
+    store = EventStore(redis, 16)
+    projector = Projector(redis, store, StateLoader(store, 100, 0), integration_stream=stream)
+    engine = get_engine("aquatica")
+    game_id = f"t_{uuid.uuid4().hex[:10]}"
+    events = engine.start(GameConfig(seats=2, seed=3))
+    commit = await store.create(game_id, "aquatica", [NewEvent(engine.event_name(e), engine.encode_event(e))
+                                                      for e in events],
+                                seats=[SeatInfo("host", "Host"), None], options={}, engine_version=engine.version,
+                                seeded=False, now_ms=10, rated=True)
+    await projector.project(game_id, "aquatica")
+    assert [event_type(type(e)) for e in _events(await _entries(redis, stream))] == ["game.created"]
+    assert await store.join(game_id, "aquatica", 1, SeatInfo("guest", "Guest"), 20) == "running"
+    assert await projector.project(game_id, "aquatica") == commit.last_version  # same version, new seats
+    published = _events(await _entries(redis, stream))
+    assert [event_type(type(e)) for e in published] == ["game.created", "game.started", "turn.started"]
+    created, started, _ = published
+    assert created.status == "open" and [s.kind for s in created.seats] == ["player", "open"]
+    assert [s.player_id for s in started.seats] == ["host", "guest"] and started.at == 20
+    assert started.version == commit.last_version
