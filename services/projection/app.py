@@ -17,6 +17,7 @@ from litestar.params import Parameter
 from litestar.response import Stream
 
 from benthic.feed.consumer import FeedConsumer
+from benthic.feed.integration import EVENTS, event_type
 from benthic.game.content import install as install_content
 from benthic.game.gameschemas import game_schemas, history_schema, view_schema
 from benthic.game.gamestate import StateLoader
@@ -24,6 +25,7 @@ from benthic.game.history import history_body
 from benthic.rules import FinalScores, game_types
 from benthic.service.admission import release_slot
 from benthic.service.apidoc import FinishedJson, doc
+from benthic.service.asyncapi import asyncapi_document
 from benthic.service.bootstrap import consumer_lifespan, readiness, redis_lifespan, service_app
 from benthic.service.config import Settings
 from benthic.service.errorcodes import FOLD, GAME_BY_ID, SEAT_AUTH
@@ -37,7 +39,7 @@ from benthic.service.http import (
     security_schemes,
 )
 from benthic.service.redisconn import connect
-from benthic.service.telemetry import GAMES, LIVE_STREAMS_REFUSED, zero_series
+from benthic.service.telemetry import GAMES, INTEGRATION_EVENTS, LIVE_STREAMS_REFUSED, zero_series
 from benthic.trust.auth import SeatGate, SeatTokens, bearer
 from benthic.trust.revocation import Revocations
 from services.projection.archived import ArchivedReads
@@ -397,6 +399,24 @@ async def leaderboard(request: Request[Any, Any, Any], game_type: str, limit: Pa
     return {"game_type": game_type, "players": await _reads(request).leaderboard(game_type, min(limit, 500))}
 
 
+_ASYNCAPI_DOC: dict[str, Any] = {
+    "ok": lambda shared: {"type": "object", "required": ["asyncapi", "info", "channels", "operations", "components"],
+                          "description": "an AsyncAPI 3.0 document", "additionalProperties": True},
+    "description": "The AsyncAPI document of the public integration events on the integration stream "
+                   "(BENTHIC_INTEGRATION_STREAM): one channel per event type, each message's payload the event's "
+                   "JSON Schema.  Guide: docs/INTEGRATION_EVENTS.md.",
+}
+
+
+@get("/asyncapi.json", summary="AsyncAPI document of the integration events", tags=["integration"],
+     opt=doc(**_ASYNCAPI_DOC))
+async def asyncapi(request: Request[Any, Any, Any]) -> Response[bytes]:
+    state = request.app.state
+    if state.get("asyncapi") is None:  # built once, on first demand: FastStream's generator is not free
+        state.asyncapi = msgspec.json.encode(asyncapi_document(state.settings.integration_stream))
+    return Response(state.asyncapi, media_type="application/json")
+
+
 async def _games_gauge(reads: ReadModels, interval: float) -> None:
     while True:
         with contextlib.suppress(Exception):
@@ -419,7 +439,9 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
         revocations = Revocations(redis, settings.seat_token_ttl_s)
         gate = SeatGate(SeatTokens(settings.token_keys, settings.seat_token_ttl_s), revocations)
         app.state.update(reads=models, hub=hub, revocations=revocations, gate=gate,
-                         projector=Projector(redis, store, loader, meta_cache_size=settings.state_cache_games))
+                         projector=Projector(redis, store, loader, meta_cache_size=settings.state_cache_games,
+                                             integration_stream=settings.integration_stream,
+                                             integration_maxlen=settings.integration_maxlen))
         ready = readiness(app)
         ready.require("revocations", lambda: (revocations.synced_within(10.0), "the revocation list is stale"))
         ready.details["live_clients"] = lambda: hub.clients
@@ -427,6 +449,8 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
         await hub.start()
         gauge = asyncio.create_task(_games_gauge(models, settings.metrics_interval_s))
         zero_series(SERVICE, game_types())
+        for event in EVENTS:
+            INTEGRATION_EVENTS.labels(event_type(event))
         try:
             yield
         finally:
@@ -447,7 +471,7 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
     return service_app(
         SERVICE, settings, lifespans,
         [public_view, seat_view, public_history, seat_history, public_live, seat_live, game_summary, scores, lobby,
-         leaderboard, *web_routes()],
+         leaderboard, asyncapi, *web_routes()],
         started={"port": settings.projection_port, "content_packs": packs["packs"],
                  "rejected_packs": packs["rejected"]},
         cors_config=cors_config(settings),

@@ -9,6 +9,13 @@ projected version on.
 A game this projector wrote last, whose folded state it still holds at that version, needs only its new
 events: the read is one ``XRANGE``.  Anything else (a first sight, a join, a write refused or failed, a state
 evicted from the cache) reads the read model's version and the game's meta first.
+
+A write also reports the public integration events of what it changed (``services/projection/integration.py``):
+the write script adds them to the integration stream in the same step, only when it moves the read model forward,
+so a notification delivered again publishes nothing again.  A write that fails after Redis ran it (a lost reply)
+is retried and may publish its events a second time: delivery is at least once, with deterministic ids.  On a
+Redis Cluster the stream is in another slot than the game: the events go in one pipeline after the batch's writes,
+and a projector that dies between the two loses them (at most once there).
 """
 
 from __future__ import annotations
@@ -17,16 +24,21 @@ import time
 from collections import OrderedDict
 from typing import Any, NamedTuple
 
-from redis.asyncio import Redis
+import msgspec
+from redis.asyncio import Redis, RedisCluster
 
+from benthic.feed.encoding import DATA_FIELD
+from benthic.feed.integration import IntegrationEvent, encode_entry, type_of
 from benthic.feed.notification import Notification
+from benthic.game.events import Envelope
 from benthic.game.gamestate import Folded, StateLoader, fold_envelopes
-from benthic.game.keys import GameKeys
+from benthic.game.keys import GameKeys, RatingKeys
+from benthic.game.rated import decode_marker
 from benthic.rules import UnknownGameType, get_engine
-from benthic.service.telemetry import PROJECTED_EVENTS, PROJECTION_LAG, log, series
+from benthic.service.telemetry import INTEGRATION_EVENTS, PROJECTED_EVENTS, PROJECTION_LAG, log, series
 from benthic.store import EventStore, GameMeta, parse_meta
 from benthic.store.pipelining import ScriptBatcher
-from services.projection import readmodel, writes
+from services.projection import integration, readmodel, writes
 
 
 class _Projected(NamedTuple):
@@ -35,6 +47,8 @@ class _Projected(NamedTuple):
     version: int
     seats: bytes | None  # its seats JSON; None: those of the cached meta (this projector wrote them)
     scored: bool
+    status: str  # "": no read model yet
+    turn: bytes  # whose turn it showed (integration.Turn.key)
 
 
 class _Write(NamedTuple):
@@ -43,12 +57,23 @@ class _Write(NamedTuple):
     version: int
     tail: list[Any]  # the envelopes projected by this write
     scored: bool
+    status: str
+    turn: bytes
+    published: list[str]  # the types of the integration events it reports
+    entries: list[bytes]  # their stream entries, when the script does not add them (Redis Cluster)
     call: tuple[list[str], list[Any]]  # the write script's keys and arguments
 
 
 class Projector:
-    def __init__(self, redis: Redis, store: EventStore, loader: StateLoader, meta_cache_size: int = 5000) -> None:
+    def __init__(
+        self, redis: Redis, store: EventStore, loader: StateLoader, meta_cache_size: int = 5000,
+        integration_stream: str = "benthic:integration", integration_maxlen: int = 100_000,
+    ) -> None:
         self.redis = redis
+        self.integration_stream = integration_stream
+        self.integration_maxlen = integration_maxlen
+        # the integration stream is in another slot than a game: its entries are added after the writes
+        self.cluster = isinstance(redis, RedisCluster)
         self.store = store
         self.loader = loader
         self.meta_cache_size = meta_cache_size
@@ -91,7 +116,8 @@ class Projector:
                 written = self._written.pop(game_id, None)  # back in only when this batch writes it again
                 if meta is None or cached is None or written is None or written.version != cached.version:
                     written = None
-                    pipe.hmget(keys.read_model, [readmodel.VERSION, readmodel.SEATS, readmodel.SCORED])
+                    pipe.hmget(keys.read_model, [readmodel.VERSION, readmodel.SEATS, readmodel.SCORED,
+                                                 readmodel.STATUS, readmodel.TURN])
                     if meta is None:
                         pipe.hgetall(keys.meta)
                     else:
@@ -106,8 +132,9 @@ class Projector:
             if written is not None:  # what the read model holds: this projector wrote it
                 read = (written, True, next(replies))
             else:
-                version, seats, scored = next(replies)
-                projected = _Projected(int(version or 0), seats or b"", scored == b"1")  # b"": none stored
+                version, seats, scored, status, turn = next(replies)
+                projected = _Projected(int(version or 0), seats or b"", scored == b"1",  # b"": none stored
+                                       (status or b"").decode(), turn or b"")
                 read = (projected, next(replies), next(replies) if cached is not None else None)
             try:
                 due = await self._model(game_id, game_type, meta, cached, *read)
@@ -123,6 +150,8 @@ class Projector:
             if due is not None:
                 writes_due.append(due)
         results = await self._write.many([due.call for due in writes_due])
+        if self.cluster:
+            await self._publish_after([due for due, r in zip(writes_due, results, strict=True) if r == 1])
         now = time.time()
         for due, written in zip(writes_due, results, strict=True):
             if isinstance(written, Exception):
@@ -131,13 +160,15 @@ class Projector:
                 outcomes[due.game_id] = written
             elif written == 1:
                 outcomes[due.game_id] = due.version
-                self._written[due.game_id] = _Projected(due.version, None, due.scored)
+                self._written[due.game_id] = _Projected(due.version, None, due.scored, due.status, due.turn)
                 if len(self._written) > self.meta_cache_size:
                     del self._written[next(iter(self._written))]
                 for envelope in due.tail:
                     if envelope.ts_ms:
                         series(PROJECTION_LAG, due.game_type).observe(max(0.0, now - envelope.ts_ms / 1000))
                 series(PROJECTED_EVENTS, due.game_type).inc(len(due.tail))
+                for type_ in due.published:
+                    INTEGRATION_EVENTS.labels(type_).inc()
             elif written == -1:  # refused: the game has left Redis (archived)
                 self.loader.cache.drop(due.game_id)
             # else refused: a newer version is there (another replica wrote it)
@@ -174,8 +205,43 @@ class Projector:
         self.loader.cache.put(game_id, folded)
         scored = projected.scored or any(e.type == "game_scored" and not e.is_engine for e in tail)
         model = readmodel.build(engine, meta, folded, tail, scored)
-        call = writes.write_call(keys, game_id, meta.game_type, model)
-        return _Write(game_id, game_type, folded.version, tail, scored, call)
+        created_at = integration.created_version(game_id, folded, [(e.version, e.command_id) for e in tail])
+        scored_by = integration.scored_envelope(tail)
+        events, turn = integration.events_of_write(
+            meta, folded, model.prompt, created_at, model.updated_ms, model.status, projected.version, projected.status,
+            projected.turn, integration.end_before(tail, scored_by))
+        if scored_by is not None:
+            events.extend(await self._scored_events(meta, scored_by))
+        model = msgspec.structs.replace(model, fields=[*model.fields, (readmodel.TURN, turn)])
+        entries = [encode_entry(event) for event in events]
+        publication = writes.Publication(None if self.cluster else self.integration_stream, self.integration_maxlen,
+                                         entries)
+        call = writes.write_call(keys, game_id, meta.game_type, model, publication)
+        return _Write(game_id, game_type, folded.version, tail, scored, model.status, turn,
+                      [type_of(event) for event in events], entries if self.cluster else [], call)
+
+    async def _scored_events(self, meta: GameMeta, envelope: Envelope) -> list[IntegrationEvent]:
+        """``game.scored`` and, for a rated game, each ``rating.changed`` (read from the ratings' marker: one read,
+        once per game)."""
+        record = integration.scored_record(envelope)
+        rated = None
+        if integration.expects_ratings(record):
+            raw = await self.redis.get(RatingKeys(meta.game_type).rated(meta.game_id))
+            rated = decode_marker(raw) if raw is not None else None
+            if rated is None:  # rated before markers said how (or by hand): nothing to report
+                log().warning("rating_changes_unknown", game_id=meta.game_id)
+        return integration.scored_events(meta, envelope, record, rated)
+
+    async def _publish_after(self, written: list[_Write]) -> None:
+        """Redis Cluster: the events of the writes made, in one pipeline (at most once: see the module doc)."""
+        if not any(due.entries for due in written):
+            return
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for due in written:
+                for entry in due.entries:
+                    pipe.xadd(self.integration_stream, {DATA_FIELD: entry}, maxlen=self.integration_maxlen,
+                              approximate=True)
+            await pipe.execute()
 
     def _remember_meta(self, meta: GameMeta) -> GameMeta:
         self._metas[meta.game_id] = meta

@@ -20,7 +20,7 @@ import msgspec
 from benthic.game import lifecycle
 from benthic.game.events import Envelope
 from benthic.game.gamestate import Folded
-from benthic.rules import AnyEngine
+from benthic.rules import AnyEngine, Prompt
 from benthic.store import GameMeta
 
 STATUSES = ("open", "running", "finished")
@@ -30,6 +30,8 @@ SCORES = "scores"
 SCORED = "scored"
 GAME_TYPE = "game_type"
 VERSION = "version"
+STATUS = "status"
+TURN = "turn"  # whose turn the last write showed, for the integration events (services/projection/integration.py)
 FINISHED_MARK = b'"status":"finished"'
 
 _json = msgspec.json.Encoder()
@@ -103,6 +105,7 @@ class ReadModel(msgspec.Struct, frozen=True):
     status: str
     updated_ms: int  # the lobby orders games by it
     fields: list[tuple[str, bytes]]
+    prompt: Prompt | None = None  # the engine's prompt at this version (not stored: the integration events use it)
 
 
 def seats_json(meta: GameMeta) -> bytes:
@@ -146,7 +149,7 @@ def build(engine: AnyEngine, meta: GameMeta, folded: Folded, tail: Sequence[Enve
     scores = lifecycle.final_scores(engine, state, folded.life, len(meta.seats)) if over else None
     if scores is not None:
         fields.append((SCORES, _json.encode(scores)))
-    return ReadModel(folded.version, status, updated_ms, fields)
+    return ReadModel(folded.version, status, updated_ms, fields, prompt)
 
 
 def view_at(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from benthic.game.keys import GameKeys
 from benthic.store.scripts import load_lua
@@ -12,11 +12,30 @@ SOURCE = load_lua(__package__, "write_read_model")
 VIEWS_SOURCE = load_lua(__package__, "write_views")
 
 
-def write_call(keys: GameKeys, game_id: str, game_type: str, model: ReadModel) -> tuple[list[str], list[Any]]:
-    args: list[Any] = [model.version, model.status, game_id, model.updated_ms, keys.updates]
+class Publication(NamedTuple):
+    """The integration events a write reports (their stream entries), and where they go: ``stream`` None when the
+    script cannot add them (a Redis Cluster: the stream lives in another slot) and the caller adds them."""
+
+    stream: str | None
+    maxlen: int
+    entries: list[bytes]
+
+
+NOTHING = Publication(None, 0, [])
+
+
+def write_call(
+    keys: GameKeys, game_id: str, game_type: str, model: ReadModel, publication: Publication = NOTHING
+) -> tuple[list[str], list[Any]]:
+    entries = publication.entries if publication.stream is not None else []
+    args: list[Any] = [model.version, model.status, game_id, model.updated_ms, keys.updates, publication.maxlen,
+                       len(entries), *entries]
     for field, value in model.fields:
         args.extend((field, value))
-    return [keys.read_model, keys.meta, *(keys.lobby(game_type, s) for s in STATUSES)], args
+    script_keys = [keys.read_model, keys.meta, *(keys.lobby(game_type, s) for s in STATUSES)]
+    if publication.stream is not None:
+        script_keys.append(publication.stream)
+    return script_keys, args
 
 
 def views_call(keys: GameKeys, version: int, views: list[tuple[str, bytes]]) -> tuple[list[str], list[Any]]:

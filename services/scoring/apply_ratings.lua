@@ -1,5 +1,5 @@
 -- Apply one game's new ratings, exactly once, unless another game moved a player's rating meanwhile.
--- KEYS: 1 marker, 2 leaderboard, 3.. player hashes.  ARGV: 1 marker value, then per player:
+-- KEYS: 1 marker, 2 leaderboard, 3.. player hashes.  ARGV: 1 marker value (JSON: benthic.game.rated), then per player:
 --       expected revision, player id, mu, sigma, win (0/1), name, ordinal.
 -- Returns 'applied', 'rated' (the marker exists: rated before) or 'moved' (re-read and try again).
 if redis.call('EXISTS', KEYS[1]) == 1 then return 'rated' end

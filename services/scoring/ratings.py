@@ -5,6 +5,9 @@ Lua script applies them only if the game's ``rated`` marker is absent and no pla
 sets the marker in the same step.  A second delivery, or a second replica, finds the marker (nothing
 changes) or a moved revision (it re-reads and tries again).  All keys of a game type share one hash slot
 (``{r:<type>}``), so this works on Redis Cluster too.
+
+The marker records each player's rank and new rating (``benthic.game.rated``): the projection reports the public
+``rating.changed`` events from it.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any, NamedTuple
 from openskill.models import PlackettLuce
 
 from benthic.game.keys import RatingKeys
+from benthic.game.rated import PlayerRated, encode_marker
 from benthic.store.scripts import load_lua
 
 _MODEL = PlackettLuce()
@@ -31,14 +35,17 @@ class RatingUpdate(NamedTuple):
     won: bool
     name: str
     ordinal: float
+    previous: float | None = None  # the ordinal before (None: the player's first rated game of the type)
 
 
 def apply_call(
     keys: RatingKeys, game_id: str, players: Sequence[tuple[str, str]], ranks: Sequence[int],
     updates: Sequence[RatingUpdate],
 ) -> tuple[list[str], list[Any]]:
-    """Keys and arguments of ``apply_ratings.lua``; the marker records each player's rank."""
-    args: list[Any] = [",".join(f"{pid}:{rank}" for (pid, _), rank in zip(players, ranks, strict=True))]
+    """Keys and arguments of ``apply_ratings.lua``; the marker records each player's rank and new rating."""
+    marker = [PlayerRated(player_id=u.player_id, rank=rank, rating=u.ordinal, mu=u.mu, sigma=u.sigma,
+                          previous_rating=u.previous) for u, rank in zip(updates, ranks, strict=True)]
+    args: list[Any] = [encode_marker(marker)]
     for u in updates:
         args += [u.revision, u.player_id, u.mu, u.sigma, 1 if u.won else 0, u.name, u.ordinal]
     return [keys.rated(game_id), keys.leaderboard, *(keys.player(pid) for pid, _ in players)], args
@@ -67,8 +74,8 @@ async def apply_ratings(
         rated = _MODEL.rate(ratings, ranks=list(ranks))
         updates = [
             RatingUpdate(record.get(b"rev", b"0").decode(), pid, new.mu, new.sigma, rank == 1, name or pid,
-                         new.ordinal())
-            for (pid, name), record, [new], rank in zip(players, current, rated, ranks, strict=True)
+                         new.ordinal(), old.ordinal() if record else None)
+            for (pid, name), record, [old], [new], rank in zip(players, current, ratings, rated, ranks, strict=True)
         ]
         script_keys, args = apply_call(keys, game_id, players, ranks, updates)
         outcome = await script(keys=script_keys, args=args)

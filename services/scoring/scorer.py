@@ -1,5 +1,7 @@
-"""On a game's end: append ``game_scored`` from the engine's final scores (idempotent by command id), then
-apply ratings and leaderboards exactly once, for rated games only (an unrated game leaves them unchanged).
+"""On a game's end: apply ratings and leaderboards exactly once, for rated games only (an unrated game leaves them
+unchanged), then append ``game_scored`` from the engine's final scores (idempotent by command id).  Ratings come
+first so that when the projection sees ``game_scored`` the ratings' marker is there: it reports ``game.scored`` and
+then each player's ``rating.changed`` from it (``services/projection/integration.py``).
 
 The lifecycle applies (``benthic.game.lifecycle.final_scores``): resigned and forfeited seats are ranked last (losses
 for the ratings); a game the platform ended early ranks the seats still in play first; an aborted game is
@@ -17,9 +19,9 @@ from benthic.feed.notification import Notification
 from benthic.game import lifecycle
 from benthic.game.events import PLATFORM, GameScored
 from benthic.game.gamestate import StateLoader
-from benthic.rules import UnknownGameType, get_engine
+from benthic.rules import FinalScores, UnknownGameType, get_engine
 from benthic.service.telemetry import GAMES_SCORED, RATINGS_UPDATED, SCORING_FAILURES, log
-from benthic.store import EventStore, NewEvent, VersionConflict
+from benthic.store import EventStore, GameMeta, NewEvent, VersionConflict
 from services.scoring.ratings import apply_ratings
 
 _encoder = msgspec.json.Encoder()
@@ -53,6 +55,7 @@ class Scorer:
         if meta is None:
             return False
         appended = False
+        rated_now = False
         for _attempt in range(10):
             folded = await self.loader.load(game_id, engine)
             scores = lifecycle.final_scores(engine, folded.state, folded.life, len(meta.seats))
@@ -66,6 +69,9 @@ class Scorer:
                 players=[s.player_id if s else "" for s in meta.seats],
                 rated=rated,
             )
+            if rated and not rated_now:
+                rated_now = True
+                await self._rate(meta, game_type, game_id, scores)
             try:
                 commit = await self.store.append(
                     game_id,
@@ -84,17 +90,17 @@ class Scorer:
         if appended:
             GAMES_SCORED.labels(game_type).inc()
             log().info("game_scored", game_id=game_id, version=commit.last_version)
-        if not rated:
-            if appended:
-                log().info("game_not_rated", game_id=game_id, reason="unrated or aborted game: leaderboards unchanged")
-            return appended
+        if not rated and appended:
+            log().info("game_not_rated", game_id=game_id, reason="unrated or aborted game: leaderboards unchanged")
+        return appended
+
+    async def _rate(self, meta: GameMeta, game_type: str, game_id: str, scores: FinalScores) -> None:
         players = [(s.player_id, s.name) if s else (f"open-seat-{i}", "") for i, s in enumerate(meta.seats)]
         if len(players) >= 2:
             ranks = _ranks_by_seat(scores.results, len(players))
             if await apply_ratings(self.redis, game_type, game_id, players, ranks):
                 RATINGS_UPDATED.labels(game_type).inc()
                 log().info("ratings_updated", game_id=game_id)
-        return appended
 
 
 def _ranks_by_seat(results: Any, seats: int) -> list[int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from benthic.feed.keys import feed_key, lifecycle_key, managed_key
 from benthic.game.keys import GameKeys, RatingKeys
+from benthic.game.rated import decode_marker
 from benthic.store import Snapshot, append, join, snapshot
 from benthic.store.entries import CommitHead, decode_head, encode_head
 from services.projection import writes
@@ -159,7 +160,8 @@ async def test_ratings_script_applies_once_and_refuses_a_moved_rating(redis) -> 
     assert await apply("g", ("0", "0")) == "applied"
     assert await apply("g", ("1", "1")) == "rated"
     assert await apply("h", ("0", "1")) == "moved"
-    assert await redis.get(keys.rated("g")) == b"a:1,b:2"
+    marker = decode_marker(await redis.get(keys.rated("g")))
+    assert marker is not None and [(p.player_id, p.rank, p.rating) for p in marker] == [("a", 1, 2.0), ("b", 2, 1.0)]
     record = {k.decode(): v.decode() for k, v in (await redis.hgetall(keys.player("a"))).items()}
     assert (record["rev"], record["games"], record["wins"], record["mu"]) == ("1", "1", "1", "26.0")
     assert await redis.zrange(keys.leaderboard, 0, -1, withscores=True) == [(b"b", 1.0), (b"a", 2.0)]

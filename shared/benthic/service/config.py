@@ -34,6 +34,9 @@ class Settings(msgspec.Struct, frozen=True):
     max_body_bytes: int = 64 * 1024
     conflict_retries: int = 8  # re-decides after a version conflict without expected_version
     feed_maxlen: int = 200_000  # approximate cap of each partition feed (entries)
+    # The public integration events (docs/INTEGRATION_EVENTS.md): one stream, capped at about this many entries
+    integration_stream: str = "benthic:integration"
+    integration_maxlen: int = 100_000
     consumer_name: str = ""
     claim_idle_ms: int = 30_000  # a pending entry idle this long belongs to a dead consumer
     claim_interval_s: float = 5.0

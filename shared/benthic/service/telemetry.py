@@ -59,6 +59,11 @@ PROJECTION_LAG = Histogram(
     buckets=_LAG_BUCKETS,
 )
 PROJECTED_EVENTS = Counter("benthic_projected_events_total", "Events folded into read models", ["game_type"])
+INTEGRATION_EVENTS = Counter(
+    "benthic_integration_events_published_total",
+    "Public integration events written to the integration stream (docs/INTEGRATION_EVENTS.md), by type",
+    ["type"],
+)
 CONSUMER_LAG = Gauge(
     "benthic_consumer_lag_entries", "Feed entries not yet delivered to the consumer group", ["group"]
 )
