@@ -20,12 +20,12 @@ class PrivateSentinelSet:
 
     Every redis server has AOF on (fsync every second), noeviction, min-replicas-to-write `min_replicas_to_write`
     with lag `min_replicas_max_lag` (so whichever server is primary refuses writes once it is cut off from its
-    replicas) and repl-timeout `repl_timeout`.
+    replicas) and repl-timeout `repl_timeout`.  `start()` returns once every replica is in sync and every Sentinel
+    knows the primary, its replicas and the other Sentinels, i.e. once a failover is possible.
 
-    The Sentinels' down-after is 2 s by default: at 1 s, the period of a Sentinel's PING, they failed over
-    primaries that were alive (4 extra failovers in 8 kills on an idle machine; bench/RESULTS.md, 2026-12-02), and a
-    failover of a live primary may promote the replica that lacks what WAIT 1 acknowledged.  `start()` returns once every replica is in sync and every
-    Sentinel knows the primary, its replicas and the other Sentinels, i.e. once a failover is possible.
+    The Sentinels' down-after is 2 s by default: at 1 s, the period of a Sentinel's PING, they failed over primaries
+    that were alive (4 extra failovers in 8 kills on an idle machine; bench/RESULTS.md, 2026-12-02), and a failover
+    of a live primary may promote the replica that lacks what WAIT 1 acknowledged.
 
     With `proxied=True` each replica replicates through its own LinkProxy (`proxy_of(replica)`), so a test can
     cut one replication link.  The failover timeout is then 60 s by default: Sentinel re-points a replica whose
