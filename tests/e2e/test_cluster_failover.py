@@ -5,7 +5,6 @@ the games whose partition it held resume, and no acknowledged command is lost.""
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Iterator
 
@@ -26,12 +25,11 @@ from tests.e2e.test_failover import (
 from tests.e2e.waiting import until
 from tests.platform_helpers import platform_client
 
-# Not in `make test` (run by `make chaos`): in one CI-way run of six a finished game was not scored within 120 s
-# of the failover (the acknowledged commands were all there), not reproduced since.  The likely cause, state caches
-# kept up to a second after the cluster's primaries changed (only the probe noticed), is fixed (redisconn's
-# _WatchedNodes); back in `make test` once it has run clean many times.
-pytestmark = pytest.mark.skipif(os.environ.get("BENTHIC_CHAOS_TESTS") != "1",
-                                reason="a chaos test: `make chaos` runs it (BENTHIC_CHAOS_TESTS=1)")
+# In `make test` again: it failed in about one run of five on a loaded machine (a game not scored, or not projected,
+# within 120 s of the failover) because a feed reader died of an error redis-py's cluster client raised on a
+# connection reset (AttributeError, uvloop's RuntimeError) that the read loop did not catch, leaving its partition
+# unread until a restart; 25 runs in a row passed (15 beside a busy loop taking a core) once the readers survive any
+# error.  `make chaos` runs it ten times in a row.
 
 
 @pytest.fixture

@@ -136,7 +136,11 @@ async def _every_ack_survived_and_every_game_converged(
             summary = await client.summary(game_id)
             return bool(summary.get("scored")) and (await client.view(game_id))["version"] >= final
 
-        await until(converged, f"{game_id} projected to {final} and scored", TIMEOUT_S)
+        try:
+            await until(converged, f"{game_id} projected to {final} and scored", TIMEOUT_S)
+        except AssertionError as gave_up:
+            summary, view = await client.summary(game_id), await client.view(game_id)
+            raise AssertionError(f"{gave_up}; summary: {summary}; view at version {view['version']}") from None
         audit = await client.audit(game_id)
         types = [entry["type"] for entry in audit["entries"]]
         assert types.count("game_scored") == 1, f"{game_id} scored {types.count('game_scored')} times"

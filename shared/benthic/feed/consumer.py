@@ -23,7 +23,7 @@ from benthic.feed.encoding import DATA_FIELD, decode_message
 from benthic.feed.keys import dead_letter_key, feed_key
 from benthic.feed.notification import Notification, notification_decoder
 from benthic.service.config import Settings
-from benthic.service.redisconn import UNAVAILABLE, connect
+from benthic.service.redisconn import connect, is_unavailable
 from benthic.service.telemetry import (
     CONSUMER_CLAIMED,
     CONSUMER_GROUP_RECREATED,
@@ -187,17 +187,15 @@ class FeedConsumer:
                     block=self.settings.consumer_block_ms,
                 )
                 failures = 0
-            except ResponseError as error:
-                if "NOGROUP" in str(error):
+            except Exception as error:  # noqa: BLE001 - a reader that died would leave its partitions unread
+                if isinstance(error, ResponseError) and "NOGROUP" in str(error):
                     await self._recreate_groups(partitions)  # data loss in Redis: the group went away
                     continue
                 failures += 1
-                log().error("feed_read_failed", group=self.group, error=repr(error), failures=failures)
-                await asyncio.sleep(min(2.0, 0.1 * failures))
-                continue
-            except UNAVAILABLE as error:
-                failures += 1
-                log().warning("feed_read_failed", group=self.group, error=repr(error), failures=failures)
+                if is_unavailable(error):
+                    log().warning("feed_read_failed", group=self.group, error=repr(error), failures=failures)
+                else:
+                    log().error("feed_read_failed", group=self.group, error=repr(error), failures=failures)
                 await asyncio.sleep(min(2.0, 0.1 * failures))
                 continue
             if reply:
@@ -211,7 +209,7 @@ class FeedConsumer:
         for partition in partitions:
             try:
                 created = await ensure_group(self.redis, self.feed(partition), self.group)
-            except UNAVAILABLE as error:
+            except Exception as error:  # noqa: BLE001 - called by a reader, which must not die of it
                 log().warning("group_recreate_failed", partition=partition, error=repr(error))
                 await asyncio.sleep(0.5)
                 return
@@ -246,7 +244,7 @@ class FeedConsumer:
                 for stream, entries in batch:
                     pipe.xack(stream, self.group, *(entry_id for entry_id, _ in entries))
                 await pipe.execute()
-        except UNAVAILABLE as error:  # handled but not acknowledged: delivered again (handlers are idempotent)
+        except Exception as error:  # noqa: BLE001 - handled but not acknowledged: delivered again (idempotent handlers)
             log().warning("ack_failed", group=self.group, error=repr(error), size=len(notes))
         if self.pause_s:
             await asyncio.sleep(self.pause_s)

@@ -80,9 +80,13 @@ def is_unavailable(error: BaseException) -> bool:
 def _writer_closed_under_it(error: BaseException) -> bool:
     """A connection reset while redis-py's asyncio connection writes to it can surface as the transport's own
     AttributeError or TypeError instead of a ConnectionError (redis-py issues 3546 and 4287; seen here when a
-    cluster master was killed under load).  The connection is left disconnected and the next use reconnects,
-    so it is an outage like any reset."""
-    if not isinstance(error, (AttributeError, TypeError)) or "NoneType" not in str(error):
+    cluster master was killed under load), or as uvloop's RuntimeError on a transport already closed ("the
+    handler is closed", seen in the feed readers in the same case).  The connection is left disconnected and
+    the next use reconnects, so it is an outage like any reset."""
+    if isinstance(error, (AttributeError, TypeError)):
+        if "NoneType" not in str(error):
+            return False
+    elif not isinstance(error, RuntimeError) or "handler is closed" not in str(error):
         return False
     frame = error.__traceback__
     while frame is not None:
