@@ -15,8 +15,10 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 run: venv
 	$(PY) -m benthic.cli run
 
+# The unit tests (pure CPU, no servers) on both cores, then the rest one at a time (they start their own servers).
 test: venv
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 tests/unit
+	$(PY) -m pytest -q --ignore=tests/unit
 
 # The Redis Cluster failover test (also in `make test`) ten times in a row: a rare failure shows itself here.
 chaos: venv
