@@ -25,6 +25,7 @@ set it.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any, Literal
 
 import msgspec
@@ -128,10 +129,11 @@ async def play_socket(socket: WebSocket[Any, Any, Any], game_id: str) -> None:
                 if shed is not None:
                     answer, close = _refusal(admission.refusal(shed)), False
                 else:
+                    admitted = time.perf_counter()
                     try:
                         answer, close = await _answer(service, gate, limits, ip, claim, game_id, raw, pushes)
                     finally:
-                        admission.leave()
+                        admission.leave(time.perf_counter() - admitted)
                 await send(_encoder.encode(answer).decode())
                 if close:
                     await socket.close(code=4000 + answer.status, reason=(answer.error or {}).get("code", ""))

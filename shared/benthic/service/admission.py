@@ -9,7 +9,11 @@ request may wait follows CoDel's idea of a good and a bad queue: while waiting r
 (a burst), up to ``BENTHIC_ADMISSION_QUEUE_MS``; once one has waited that long in vain (an overload), newcomers
 wait only ``BENTHIC_ADMISSION_OVERLOAD_MS`` until no wait has run out for ``BENTHIC_ADMISSION_QUEUE_MS``, so a
 standing overload is refused at once instead of waited on.  By Little's law an admitted request's time is then
-bounded by about (limit + queue) / throughput, whatever the offered rate.
+bounded by about (limit + queue) / throughput, whatever the offered rate.  With ``BENTHIC_ADMISSION_ADAPTIVE=true`` the
+limit itself follows the time admitted requests take (``benthic.service.adaptive_limit``, TCP Vegas' rule), between
+``BENTHIC_ADMISSION_MIN_LIMIT`` and ``BENTHIC_ADMISSION_LIMIT``: requests that start to queue inside the process
+(for the event loop, Redis, the CPU) lower it, so a surge waits in the bounded queue, or is refused, rather than
+slowing every admitted request.
 
 The guarantee, kept in :meth:`Admission.middleware`: a refused request changed nothing (its body was not even
 read), so sending it again is safe.  Health, readiness and metrics are never refused (an orchestrator must see a
@@ -36,8 +40,15 @@ import msgspec
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from benthic.service.adaptive_limit import VegasLimit
 from benthic.service.http import ApiError, ErrorBody
-from benthic.service.telemetry import ADMISSION_IN_FLIGHT, ADMISSION_QUEUED, ADMISSION_SHED, ADMISSION_WAIT
+from benthic.service.telemetry import (
+    ADMISSION_IN_FLIGHT,
+    ADMISSION_LIMIT,
+    ADMISSION_QUEUED,
+    ADMISSION_SHED,
+    ADMISSION_WAIT,
+)
 
 EXEMPT = frozenset(("/healthz", "/readyz", "/metrics"))
 RELEASE = "benthic.admission.release"  # in a request's scope: gives its slot back early (see release_slot)
@@ -47,9 +58,11 @@ App = ASGIApp
 
 
 class Admission:
-    def __init__(self, service: str, limit: int, queue: int, queue_ms: float, overload_ms: float | None = None) -> None:
+    def __init__(self, service: str, limit: int, queue: int, queue_ms: float, overload_ms: float | None = None,
+                 adaptive: VegasLimit | None = None) -> None:
         self.service = service
-        self.limit = limit  # 0: no admission control
+        self.limit = limit  # 0: no admission control; with ``adaptive``, its ceiling
+        self.adaptive = adaptive if limit > 0 else None
         self.queue = queue
         self.queue_s = queue_ms / 1000
         self.overload_s = self.queue_s if overload_ms is None else min(overload_ms / 1000, self.queue_s)
@@ -60,6 +73,8 @@ class Admission:
         self._queued_gauge = ADMISSION_QUEUED.labels(service)
         self._wait = ADMISSION_WAIT.labels(service)
         self._shed = {reason: ADMISSION_SHED.labels(service, reason) for reason in ("queue_full", "queue_timeout")}
+        self._limit_gauge = ADMISSION_LIMIT.labels(service)
+        self._limit_gauge.set(limit)
 
     # --- slots ---------------------------------------------------------------------------------------------
 
@@ -108,17 +123,22 @@ class Admission:
         self._wait.observe(time.perf_counter() - started)
         return None
 
-    def leave(self) -> None:
-        """Give back a slot: to the first one still waiting, else to the pool."""
+    def leave(self, held_s: float | None = None) -> None:
+        """Give back a slot: to the first one still waiting, else to the pool.  ``held_s``: how long the request
+        held it (a sample for the adaptive limit; None: not a sample)."""
         if self.limit <= 0:
             return
-        while self._waiters:
-            waiter = self._waiters.popleft()
-            if not waiter.done():
-                waiter.set_result(None)  # the slot passes on: in_flight is unchanged
-                self._queued_gauge.set(len(self._waiters))
-                return
-        self._queued_gauge.set(0)
+        if held_s is not None and self.adaptive is not None:
+            self.limit = self.adaptive.sample(held_s, self.in_flight, time.perf_counter())
+            self._limit_gauge.set(self.limit)
+        if self.in_flight <= self.limit:  # above it (the adaptive limit fell): the slot is not passed on
+            while self._waiters:
+                waiter = self._waiters.popleft()
+                if not waiter.done():
+                    waiter.set_result(None)  # the slot passes on: in_flight is unchanged
+                    self._queued_gauge.set(len(self._waiters))
+                    return
+            self._queued_gauge.set(0)
         self.in_flight -= 1
         self._in_flight_gauge.set(self.in_flight)
 
@@ -150,12 +170,13 @@ class Admission:
                     await _send_refusal(send, self.refusal(refused))
                     return
                 held = True
+                admitted = time.perf_counter()
 
                 def release() -> None:
                     nonlocal held
                     if held:
                         held = False
-                        self.leave()
+                        self.leave(time.perf_counter() - admitted)
 
                 async def send_releasing(message: Message) -> None:
                     if message["type"] == "http.response.start":

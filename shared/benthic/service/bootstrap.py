@@ -27,6 +27,7 @@ from litestar import Litestar
 from litestar.datastructures import State
 
 from benthic.feed.consumer import FeedConsumer
+from benthic.service.adaptive_limit import VegasLimit
 from benthic.service.admission import Admission
 from benthic.service.config import Settings
 from benthic.service.http import EXCEPTION_HANDLERS, health_routes
@@ -157,8 +158,10 @@ def service_app(service: str, settings: Settings, lifespans: Sequence[Lifespan],
     async def ready() -> dict[str, Any]:
         return state.report()
 
+    adaptive = (VegasLimit(min(settings.admission_min_limit, settings.admission_limit), settings.admission_limit)
+                if settings.admission_adaptive and settings.admission_limit > 0 else None)
     admission = Admission(service, settings.admission_limit, settings.admission_queue, settings.admission_queue_ms,
-                          settings.admission_overload_ms)
+                          settings.admission_overload_ms, adaptive)
     publish_bounds(settings)
     app = Litestar(
         route_handlers=[*routes, *health_routes(ready)],
@@ -175,8 +178,8 @@ def service_app(service: str, settings: Settings, lifespans: Sequence[Lifespan],
     return app
 
 
-BOUNDED = ("admission_limit", "admission_queue", "admission_queue_ms", "admission_overload_ms", "redis_pool",
-           "redis_pool_timeout_s", "live_streams_max", "live_buffer", "consumer_batch")
+BOUNDED = ("admission_limit", "admission_min_limit", "admission_queue", "admission_queue_ms", "admission_overload_ms",
+           "redis_pool", "redis_pool_timeout_s", "live_streams_max", "live_buffer", "consumer_batch")
 
 
 def publish_bounds(settings: Settings) -> None:

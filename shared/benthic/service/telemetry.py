@@ -112,6 +112,8 @@ DURABILITY_UNCONFIRMED = Counter(
     "benthic_durability_unconfirmed_total", "Writes whose replication (or fsync) could not be confirmed in time",
     ["operation"])
 ADMISSION_IN_FLIGHT = Gauge("benthic_admission_in_flight", "Requests being handled (admission control)", ["service"])
+ADMISSION_LIMIT = Gauge("benthic_admission_limit", "Requests a process handles at once now (the static limit, or "
+                        "the adaptive one)", ["service"])
 ADMISSION_QUEUED = Gauge("benthic_admission_queued", "Requests waiting for an admission slot", ["service"])
 ADMISSION_WAIT = Histogram("benthic_admission_wait_seconds", "Time admitted requests waited for a slot", ["service"],
                            buckets=_LATENCY_BUCKETS)
