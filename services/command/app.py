@@ -35,6 +35,7 @@ from benthic.service.http import (
     refuse_deep_bodies,
     security_schemes,
 )
+from benthic.service.languages import Lang, language_headers, request_language
 from benthic.service.telemetry import TOKENS_REVOKED, log, zero_series
 from benthic.store import Actor
 from benthic.trust.auth import SeatClaim, SeatGate, SeatTokens, bearer, is_operator, unauthorized
@@ -223,10 +224,15 @@ async def post_command(
 
 
 @get("/games/{game_id:str}/legal", summary="The caller's legal commands", tags=["play"],
-     security=[{SEAT_TOKEN: []}], opt=doc(*SEAT_AUTH, *GAME_BY_ID, *FOLD, "game_finished"))
-async def legal_commands(request: Request[Any, Any, Any], game_id: GameId) -> LegalCommands:
+     security=[{SEAT_TOKEN: []}], opt=doc(*SEAT_AUTH, *GAME_BY_ID, *FOLD, "game_finished",
+                                          ok_headers={"Content-Language": "the language of the labels"}))
+async def legal_commands(
+    request: Request[Any, Any, Any], game_id: GameId, lang: Lang = None
+) -> Response[LegalCommands]:
+    """`labels` are in the language of `?lang=` or `Accept-Language` (`Content-Language` says which)."""
     claim = await _seat_claim(request)
-    return await _service(request).legal(game_id, claim)
+    language = request_language(request, lang)
+    return Response(await _service(request).legal(game_id, claim, language), headers=language_headers(language))
 
 
 @get("/games/{game_id:str}/ops/state", summary="Operator: the unredacted state", tags=["operator"],
@@ -404,12 +410,15 @@ PackQuery = Annotated[str | None, Parameter(
      sync_to_thread=False,
      opt=doc("404:unknown_game_type", "unknown_content_pack", "content_pack_unavailable",
              **{**_CACHEABLE, "ok_headers": {**_CACHEABLE["ok_headers"],
-                                            "X-Benthic-Content-Pack": "the pack (`id@version`) it is drawn from"}}))
+                                            "X-Benthic-Content-Pack": "the pack (`id@version`) it is drawn from",
+                                            "Content-Language": "the language of the texts"}}))
 def game_type_content(request: Request[Any, Any, Any], game_type: str, v: str | None = None,
-                      pack: PackQuery = None) -> Response[Any]:
+                      pack: PackQuery = None, lang: Lang = None) -> Response[Any]:
     """Every card, tile, board, space, track, term and option, with texts and geometry (see
-    docs/ENGINE_CONTRACT.md), of the default content pack or of `?pack=`.  Cacheable like `/game-types/{type}`."""
-    document = gametypes.content_document(game_type, pack)
+    docs/ENGINE_CONTRACT.md), of the default content pack or of `?pack=`.  Cacheable like `/game-types/{type}`.
+    The game's name and the names and texts of its terms, boards, tracks and options are in the language of
+    `?lang=` or `Accept-Language` (`Content-Language` says which; English by default)."""
+    document = gametypes.content_document(game_type, pack, request_language(request, lang))
     return gametypes.answer(document, request.headers.get("if-none-match"), v)
 
 

@@ -14,8 +14,10 @@ import msgspec
 from litestar import Response
 
 from benthic.game import lifecycle
+from benthic.i18n import DEFAULT_LANGUAGE, localized_catalogue
 from benthic.rules import RuleViolation, UnknownGameType, game_types, get_engine
 from benthic.service.http import ApiError
+from benthic.service.languages import language_headers
 
 MAX_AGE = 86_400  # a day: the answers change only with a new content version
 VERSIONED_MAX_AGE = 31_536_000  # a year: a URL naming the current content version never changes
@@ -27,12 +29,13 @@ class Document:
     etag: str  # strong, quoted
     content_version: str
     pack: str = ""  # the content pack (id@version) a catalogue is drawn from; "": not a catalogue, or no packs
+    language: str = ""  # the language of a catalogue's texts; "": not a catalogue
 
 
-def _document(payload: Any, content_version: str, pack: str = "") -> Document:
+def _document(payload: Any, content_version: str, pack: str = "", language: str = "") -> Document:
     body = msgspec.json.encode(payload)
-    digest = hashlib.sha256(body).hexdigest()[:32]  # the body carries the content version it belongs to
-    return Document(body, f'"{digest}"', content_version, pack)
+    digest = hashlib.sha256(body).hexdigest()[:32]  # the body carries the content version (and language)
+    return Document(body, f'"{digest}"', content_version, pack, language)
 
 
 def _engine(game_type: str) -> Any:
@@ -92,13 +95,14 @@ def game_type_document(game_type: str) -> Document:
     ), version)
 
 
-def content_document(game_type: str, pack: str | None = None) -> Document:
+def content_document(game_type: str, pack: str | None = None, language: str = DEFAULT_LANGUAGE) -> Document:
     """The catalogue of ``game_type`` drawn from content pack ``pack`` (``id`` (its newest installed version)
-    or ``id@version``, as the option ``content`` of a game names it; None: the default pack)."""
+    or ``id@version``, as the option ``content`` of a game names it; None: the default pack), its texts in
+    ``language`` (the ETag, a digest of the body, differs per language)."""
     engine = _engine(game_type)
     packs = engine.content_packs
     if pack is None:
-        return _content_document(game_type, packs.default_ref.key if packs is not None else "")
+        return _content_document(game_type, packs.default_ref.key if packs is not None else "", language)
     if packs is None:
         raise ApiError(404, "unknown_content_pack", f"{game_type} has no content packs")
     try:
@@ -108,15 +112,15 @@ def content_document(game_type: str, pack: str | None = None) -> Document:
             raise ApiError(404, "unknown_content_pack", refused.message,
                            {"installed": sorted(packs.installed())}) from None
         raise ApiError(503, "content_pack_unavailable", refused.message) from None
-    return _content_document(game_type, key)
+    return _content_document(game_type, key, language)
 
 
 @cache
-def _content_document(game_type: str, key: str) -> Document:
+def _content_document(game_type: str, key: str, language: str) -> Document:
     engine = get_engine(game_type)
     packs = engine.content_packs
     catalogue = packs.run(key, engine.catalogue) if packs is not None and key else engine.catalogue()
-    return _document(catalogue, catalogue["content_version"], key)
+    return _document(localized_catalogue(catalogue, language), catalogue["content_version"], key, language)
 
 
 def _matches(if_none_match: str | None, etag: str) -> bool:
@@ -142,6 +146,8 @@ def answer(document: Document, if_none_match: str | None, version: str | None) -
                "X-Benthic-Content-Version": document.content_version}
     if document.pack:
         headers["X-Benthic-Content-Pack"] = document.pack
+    if document.language:
+        headers.update(language_headers(document.language))
     if _matches(if_none_match, document.etag):
         return Response(b"", status_code=304, headers=headers)
     return Response(document.body, media_type="application/json", headers=headers)

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from benthic.rules import Description
+from benthic.rules import Label
 from benthic.service.http import ApiError
 from services.command.seating import Name, PlayerId, SeatRequest
 
@@ -100,7 +100,7 @@ class CommandAccepted(msgspec.Struct, frozen=True):
     # (aligned with `legal` by index).
     prompt: dict[str, Any] | None = None
     legal: list[Any] | None = None
-    labels: list[Description] | None = None
+    labels: list[Label] | None = None
 
 
 class LegalCommands(msgspec.Struct, frozen=True):
@@ -109,4 +109,4 @@ class LegalCommands(msgspec.Struct, frozen=True):
     version: int
     prompt: dict[str, Any] | None
     commands: list[Any]
-    labels: list[Description]  # labels[i] describes commands[i]: {label, highlights}
+    labels: list[Label]  # labels[i] describes commands[i]: {label, highlights}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from benthic.archive import Archive
 from benthic.game.gamestate import StateLoader
+from benthic.i18n import DEFAULT_LANGUAGE
 from benthic.play import CommandOutcome, Played, PlayerGames, PlayPath
 from benthic.rules import AnyEngine, CommandFormatError, get_engine
 from benthic.service.http import ApiError
@@ -40,14 +41,14 @@ class CommandService:
     async def game_type(self, game_id: str) -> str:
         return await self.facts.game_type(game_id)
 
-    async def legal(self, game_id: str, claim: SeatClaim) -> LegalCommands:
+    async def legal(self, game_id: str, claim: SeatClaim, language: str = DEFAULT_LANGUAGE) -> LegalCommands:
         engine = get_engine(await self.facts.game_type(game_id))
         SeatGate.authorize(claim, game_id)
         running = await self.facts.is_running(game_id)
         folded = await self.play.load(game_id, engine)
         if engine.is_over(folded.state):
             await self.play.refuse_if_archived(game_id)
-        return legal_commands(engine, game_id, claim.seat, folded, running)
+        return legal_commands(engine, game_id, claim.seat, folded, running, language)
 
     async def command(
         self, game_id: str, claim: SeatClaim, request: CommandRequest, include_legal: bool = False

@@ -38,6 +38,7 @@ from benthic.service.http import (
     open_archive_reader,
     security_schemes,
 )
+from benthic.service.languages import Lang, language_headers, request_language
 from benthic.service.redisconn import connect
 from benthic.service.telemetry import GAMES, INTEGRATION_EVENTS, LIVE_STREAMS_REFUSED, zero_series
 from benthic.trust.auth import SeatGate, SeatTokens, bearer
@@ -186,20 +187,22 @@ async def seat_view(
 
 
 async def _history(
-    request: Request[Any, Any, Any], game_id: str, viewer: int | None, after: int, limit: int
+    request: Request[Any, Any, Any], game_id: str, viewer: int | None, after: int, limit: int, lang: str | None
 ) -> Response[bytes]:
-    found = await _reads(request).history(game_id, viewer, after, min(limit, 1000))
+    language = request_language(request, lang)
+    found = await _reads(request).history(game_id, viewer, after, min(limit, 1000), language)
     if found is None:
         raise _not_found(game_id)
     version, entries = found
     return Response(
-        history_body(game_id, version, entries), media_type="application/json",
-        headers={"X-Benthic-Version": str(version)},
+        history_body(game_id, version, entries, language), media_type="application/json",
+        headers={"X-Benthic-Version": str(version), **language_headers(language)},
     )
 
 
 _HISTORY_DOC: dict[str, Any] = {"ok": lambda shared: history_schema(),
-                                 "ok_headers": {"X-Benthic-Version": "the projected version"}}
+                                 "ok_headers": {"X-Benthic-Version": "the projected version",
+                                                "Content-Language": "the language of the sentences (`text`)"}}
 After = Annotated[int, Parameter(ge=0, le=2**53, description="the entries after this version")]
 Limit = Annotated[int, Parameter(ge=1, description="at most this many entries (and at most 1000)")]
 
@@ -207,18 +210,18 @@ Limit = Annotated[int, Parameter(ge=1, description="at most this many entries (a
 @get("/games/{game_id:str}/history", summary="Event history as a spectator sees it", tags=["read"],
      opt=doc(*GAME_BY_ID, *FOLD, **_HISTORY_DOC))
 async def public_history(
-    request: Request[Any, Any, Any], game_id: GameId, after: After = 0, limit: Limit = 500
+    request: Request[Any, Any, Any], game_id: GameId, after: After = 0, limit: Limit = 500, lang: Lang = None
 ) -> Response[bytes]:
-    return await _history(request, game_id, None, after, limit)
+    return await _history(request, game_id, None, after, limit, lang)
 
 
 @get("/games/{game_id:str}/seats/{seat:int}/history", summary="Event history as a seat sees it", tags=["read"],
      security=[{SEAT_TOKEN: []}], opt=doc(*SEAT_AUTH, "wrong_seat", *GAME_BY_ID, *FOLD, **_HISTORY_DOC))
 async def seat_history(
     request: Request[Any, Any, Any], game_id: GameId, seat: Seat, after: After = 0, limit: Limit = 500,
-    token: TokenQuery = None,
+    token: TokenQuery = None, lang: Lang = None,
 ) -> Response[bytes]:
-    return await _history(request, game_id, await _viewer(request, game_id, seat), after, limit)
+    return await _history(request, game_id, await _viewer(request, game_id, seat), after, limit, lang)
 
 
 def _sse_frame(version: int, body: bytes) -> bytes:

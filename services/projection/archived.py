@@ -9,6 +9,7 @@ from collections import OrderedDict
 from benthic.archive import Archive, ArchivedGame
 from benthic.game.gamestate import Folded, fold_envelopes
 from benthic.game.history import history_page
+from benthic.i18n import DEFAULT_LANGUAGE
 from benthic.rules import get_engine
 from services.projection.readmodel import VersionNotFound, stored_version, unpack_view, view_at, view_field
 
@@ -65,11 +66,14 @@ class ArchivedReads:
             self._folded.popitem(last=False)
         return view_at(engine, game_id, folded, "finished", game.options, len(game.seats), viewer)
 
-    async def history(self, game_id: str, viewer: int | None, after: int, limit: int) -> tuple[int, list[bytes]] | None:
+    async def history(
+        self, game_id: str, viewer: int | None, after: int, limit: int, language: str = DEFAULT_LANGUAGE
+    ) -> tuple[int, list[bytes]] | None:
         game = await self.game(game_id)
         if game is None:
             return None
-        return game.last_version, history_page(get_engine(game.game_type), game.envelopes, viewer, after, limit)
+        return game.last_version, history_page(get_engine(game.game_type), game.envelopes, viewer, after, limit,
+                                               language)
 
     async def finished(self, game_type: str, limit: int) -> list[tuple[str, bytes]]:
         """(game id, lobby card) of the newest archived games of ``game_type``, newest finished first."""

@@ -16,6 +16,7 @@ from benthic.archive import ArchiveUnavailable
 from benthic.game.gamestate import Folded, StateLoader, fold_envelopes
 from benthic.game.history import history_page
 from benthic.game.keys import GameKeys, RatingKeys, lobby_key
+from benthic.i18n import DEFAULT_LANGUAGE
 from benthic.rules import get_engine
 from benthic.store import EventStore
 from benthic.store.pipelining import ScriptBatcher
@@ -156,9 +157,12 @@ class ReadModels:
             return None
         return await self.archived.view_at(game_id, viewer, at)
 
-    async def history(self, game_id: str, viewer: int | None, after: int, limit: int) -> tuple[int, list[bytes]] | None:
-        """(projected version, up to ``limit`` entries after ``after`` as ``viewer`` sees them), never beyond the
-        projected version so the history agrees with the views; None when the game is nowhere."""
+    async def history(
+        self, game_id: str, viewer: int | None, after: int, limit: int, language: str = DEFAULT_LANGUAGE
+    ) -> tuple[int, list[bytes]] | None:
+        """(projected version, up to ``limit`` entries after ``after`` as ``viewer`` sees them, their sentences in
+        ``language``), never beyond the projected version so the history agrees with the views; None when the
+        game is nowhere."""
         keys = self.keys(game_id)
         async with self.redis.pipeline(transaction=True) as pipe:  # the version and the first page at once
             pipe.hmget(keys.read_model, [VERSION, GAME_TYPE])
@@ -173,7 +177,7 @@ class ReadModels:
                 batch = await self.store.envelopes(keys.events, first)
                 while True:
                     batch = [e for e in batch if e.version <= projected]
-                    entries.extend(history_page(engine, batch, viewer, start, limit - len(entries)))
+                    entries.extend(history_page(engine, batch, viewer, start, limit - len(entries), language))
                     if batch:
                         start = batch[-1].version
                     if len(entries) >= limit or start >= projected:
@@ -183,7 +187,7 @@ class ReadModels:
                         break  # the stream is gone under us: archived meanwhile; the archive has it whole
             except ValueError:
                 pass  # a commit's head vanished under us, likewise
-        return await self.archived.history(game_id, viewer, after, limit) if self.archived else None
+        return await self.archived.history(game_id, viewer, after, limit, language) if self.archived else None
 
     async def lobby(self, game_types: list[str], statuses: list[str], limit: int) -> list[dict[str, Any]]:
         """The newest games (by last change) of ``game_types`` in ``statuses``; finished games that have left

@@ -18,6 +18,7 @@ REPO = SHARED.parent  # holds services
 # module of benthic has no layer.
 LAYERS: list[tuple[str, ...]] = [
     ("benthic.rules",),  # pure rules engines: no I/O, nothing of the platform
+    ("benthic.i18n",),  # the engines' texts in a language (Babel catalogues)
     # the runtime every layer uses (settings, logs and metrics, Redis connections): it lives in service/
     ("benthic.service.config", "benthic.service.telemetry", "benthic.service.redisconn"),
     ("benthic.game",),  # a game as the platform sees it: envelopes, keys, lifecycle, content packs

@@ -157,13 +157,17 @@ def history_schema() -> dict[str, Any]:
             "type": "object",
             "required": ["version", "ts_ms", "event"],
             "properties": {"version": {"type": "integer", "minimum": 1}, "ts_ms": {"type": "integer"},
-                           "event": {"anyOf": [events, PLATFORM_EVENT]}},
+                           "event": {"anyOf": [events, PLATFORM_EVENT]},
+                           "text": {"type": ["string", "null"],
+                                    "description": "the event as a sentence in the answer's language, made "
+                                                   "from the same redacted event (null: no sentence)"}},
         }
         per_game.append({
             "title": f"{game} history",
             "type": "object",
             "required": ["game_id", "version", "events"],
             "properties": {"game_id": {"type": "string"}, "version": {"type": "integer", "minimum": 0},
+                           "language": {"type": "string", "description": "the language of the sentences"},
                            "events": {"type": "array", "items": entry}},
         })
     return {"anyOf": per_game}

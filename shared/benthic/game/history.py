@@ -1,15 +1,16 @@
-"""A game's history as one viewer may see it: each stream entry redacted for that viewer, derived when read
-(from the live stream or the archive alike, by this one function, so both serve the same bytes), never
-stored per viewer."""
+"""A game's history as one viewer may see it: each stream entry redacted for that viewer, with its sentence in
+the reader's language, derived when read (from the live stream or the archive alike, by this one function, so
+both serve the same bytes), never stored per viewer."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import msgspec
 
 from benthic.game.events import Envelope
+from benthic.i18n import DEFAULT_LANGUAGE, render
 from benthic.rules import AnyEngine
 
 _json = msgspec.json.Encoder()
@@ -19,32 +20,41 @@ class _Entry(msgspec.Struct, frozen=True):
     version: int
     ts_ms: int
     event: Any
+    text: str | None  # the event as a sentence, or None for an event without one
 
 
-def history_entry(engine: AnyEngine, envelope: Envelope, viewer: int | None, event: Any = None) -> bytes | None:
-    """The history entry ``{"version", "ts_ms", "event"}`` of one stream entry as ``viewer`` (a seat, or None
-    for a spectator) may see it, or None when that viewer does not see the event at all.  Platform events
-    (``game_scored``, ...) are public and shown as stored.  ``event``: the engine event already decoded."""
+def history_entry(
+    engine: AnyEngine, envelope: Envelope, viewer: int | None, event: Any = None,
+    language: str = DEFAULT_LANGUAGE, names: Sequence[str | None] = (),
+) -> bytes | None:
+    """The history entry ``{"version", "ts_ms", "event", "text"}`` of one stream entry as ``viewer`` (a seat, or
+    None for a spectator) may see it, or None when that viewer does not see the event at all.  ``text`` is the
+    engine's sentence made from that same redacted event, in ``language``, seats written as their ``names``
+    (when known).  Platform events (``game_scored``, ...) are public and shown as stored, without a sentence.
+    ``event``: the engine event already decoded."""
     if envelope.is_engine:
         if event is None:
             event = engine.decode_event(envelope.data, envelope.engine_version)
         shown = engine.redact(event, viewer)
         if shown is None:
             return None
-        return _json.encode(_Entry(envelope.version, envelope.ts_ms, shown))
-    return _json.encode(_Entry(envelope.version, envelope.ts_ms, msgspec.Raw(envelope.data)))
+        sentence = engine.sentence(shown)
+        text = render(sentence, language, names) if sentence is not None else None
+        return _json.encode(_Entry(envelope.version, envelope.ts_ms, shown, text))
+    return _json.encode(_Entry(envelope.version, envelope.ts_ms, msgspec.Raw(envelope.data), None))
 
 
 def history_page(
-    engine: AnyEngine, envelopes: Iterable[Envelope], viewer: int | None, after: int, limit: int
+    engine: AnyEngine, envelopes: Iterable[Envelope], viewer: int | None, after: int, limit: int,
+    language: str = DEFAULT_LANGUAGE, names: Sequence[str | None] = (),
 ) -> list[bytes]:
     """The entries after version ``after``, at most ``limit`` of them, oldest first (what the read API's
-    ``?after=&limit=`` pages through)."""
+    ``?after=&limit=`` pages through), their sentences in ``language``."""
     page: list[bytes] = []
     for envelope in envelopes:
         if envelope.version <= after:
             continue
-        entry = history_entry(engine, envelope, viewer)
+        entry = history_entry(engine, envelope, viewer, language=language, names=names)
         if entry is not None:
             page.append(entry)
             if len(page) >= limit:
@@ -52,9 +62,9 @@ def history_page(
     return page
 
 
-def history_body(game_id: str, version: int, entries: list[bytes]) -> bytes:
+def history_body(game_id: str, version: int, entries: list[bytes], language: str = DEFAULT_LANGUAGE) -> bytes:
     """The body of ``GET /games/{id}/history``."""
     return b"".join(
-        (b'{"game_id":', _json.encode(game_id), b',"version":', str(version).encode(), b',"events":[',
-         b",".join(entries), b"]}")
+        (b'{"game_id":', _json.encode(game_id), b',"version":', str(version).encode(), b',"language":',
+         _json.encode(language), b',"events":[', b",".join(entries), b"]}")
     )

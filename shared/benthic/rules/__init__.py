@@ -27,7 +27,7 @@ from benthic.rules.core import (
     Secret,
     rng_for,
 )
-from benthic.rules.presentation import Description
+from benthic.rules.presentation import Description, Label, Message
 
 __all__ = [
     "AnyEngine",
@@ -35,6 +35,8 @@ __all__ = [
     "CommandFormatError",
     "ContentPackUnavailable",
     "Description",
+    "Label",
+    "Message",
     "Engine",
     "EngineVersionUnsupported",
     "FinalScores",

@@ -13,14 +13,18 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import os
 import random
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 import msgspec
 
-from benthic.rules.presentation import Description
+from benthic.rules.presentation import Description, Message, Sentences, sentences_from
+
+_SENTENCES: dict[str, Sentences | None] = {}  # game_type@version -> its sentence templates
 
 __all__ = [
     "AnyEngine",
@@ -338,6 +342,24 @@ class Engine(ABC, Generic[S, C, E]):
     def describe_all(self, state: S, commands: Sequence[C], seat: int | None = None) -> list[Description]:
         """``describe`` of each command (engines may share work between them)."""
         return [self.describe(state, command, seat) for command in commands]
+
+    def sentence(self, shown: dict[str, Any]) -> Message | None:
+        """The history line of an event as a person reads it ("{seat} built ..."), made only from
+        ``shown`` (the event as ``redact`` gave it to one viewer, so it tells no more than the viewer may
+        see), or None for an event without one.  Seats are :class:`SeatRef` params.  This default uses
+        :meth:`sentences`."""
+        sentences = self.sentences()
+        return sentences.sentence(shown) if sentences is not None else None
+
+    def sentences(self) -> Sentences | None:
+        """The game's sentence templates: ``sentences.json`` beside the engine's module (read once), or None."""
+        key = f"{self.game_type}@{self.version}"
+        if key not in _SENTENCES:
+            module = sys.modules[type(self).__module__].__file__ or ""
+            path = os.path.join(os.path.dirname(module), "sentences.json")
+            _SENTENCES[key] = (sentences_from(msgspec.json.decode(open(path, "rb").read()), self.catalogue())
+                               if os.path.exists(path) else None)
+        return _SENTENCES[key]
 
     # --- shared machinery --------------------------------------------------------------------
     def replay(self, events: Iterable[E]) -> S:

@@ -21,6 +21,9 @@ __all__ = [
     "MAX_LABEL",
     "CatalogueError",
     "Description",
+    "Label",
+    "Message",
+    "SeatRef",
     "catalogue_ids",
     "check_catalogue",
     "count",
@@ -29,6 +32,7 @@ __all__ = [
     "generic_description",
     "join_and",
     "join_or",
+    "msg",
     "named_ids_in",
     "sentence",
     "snake_name",
@@ -38,15 +42,61 @@ __all__ = [
 MAX_LABEL = 120  # a label fits on one line of a phone screen
 
 
+class SeatRef(msgspec.Struct, frozen=True):
+    """A seat named in a message: the presentation layer writes the seat's player name, or "Seat 2"."""
+
+    seat: int
+
+
+class Message(msgspec.Struct, frozen=True):
+    """A text to translate: ``key`` is its English template with ``{name}`` placeholders (the gettext msgid),
+    ``params`` fill them.  A param that is itself a Message is translated too; a SeatRef becomes a player's
+    name; any other value is written as it is (ids, coordinates, numbers).  The engines build Messages; the
+    presentation layer (``benthic.i18n``) translates them; :meth:`english` is the untranslated text."""
+
+    key: str
+    params: dict[str, Any] = {}
+
+    def english(self) -> str:
+        return self.key.format_map({k: _english(v) for k, v in self.params.items()}) if self.params else self.key
+
+
+def _english(value: Any) -> Any:
+    if isinstance(value, Message):
+        return value.english()
+    if isinstance(value, SeatRef):
+        return f"Seat {value.seat + 1}"
+    return value
+
+
+def msg(key: str, **params: Any) -> Message:
+    """``msg("Build {tile} at {cell}", tile=..., cell="3,4")``: a Message (Babel's extractor finds ``msg``)."""
+    return Message(key, params)
+
+
+class Label(msgspec.Struct, frozen=True):
+    """A Description as the answers carry it: the label in the reader's language and the highlights."""
+
+    label: str
+    highlights: list[str] = []
+
+
 class Description(msgspec.Struct, frozen=True):
     """One legal command as a person reads it.
 
     ``label`` is a short English sentence ("Build a farm at C24 for 1 kelp"); ``highlights`` are catalogue
-    ids (component ids, or space ids of a board in play) of the things the command concerns.
+    ids (component ids, or space ids of a board in play) of the things the command concerns.  ``message``,
+    when the engine gives one, is the label as a Message to translate (the answers carry only the label,
+    translated: ``benthic.i18n.localized_labels``).
     """
 
     label: str
     highlights: list[str] = []
+    message: Message | None = None
+
+    @classmethod
+    def of(cls, message: Message, highlights: list[str] | None = None) -> Description:
+        return cls(message.english(), highlights or [], message)
 
 
 class CatalogueError(ValueError):
@@ -265,3 +315,78 @@ def named_ids_in(label: str, named: Mapping[str, str]) -> list[str]:
                 found.append(candidate)
                 break
     return found
+
+
+# --- history sentences ---------------------------------------------------------------------------------------
+
+_PLACEHOLDER = re.compile(r"{(\w+)}")
+
+
+class Sentences:
+    """The history sentences of one game, from its ``sentences.json``: per event type, one template or a list
+    of variants ``{"text", "when"?, "seats"?, "terms"?, "components"?, "lengths"?}``.  The first variant whose
+    ``when`` fields equal the event's and whose placeholders all name fields the event shows (not null: a
+    redacted field skips the variant) makes the sentence.  A placeholder is the event field of that name:
+    ``seat`` and the fields in ``seats`` are seats (SeatRef), those in ``terms`` catalogue terms (their names,
+    translated), those in ``components`` component ids (their names), those in ``bags`` {term: amount} maps
+    ("2 × Credit and 1 × Kelp"), a pair of numbers a cell "x,y"; a placeholder named in ``lengths``
+    (placeholder -> field) is the length of that list field."""
+
+    def __init__(self, raw: Mapping[str, Any], components: Mapping[str, str], terms: Mapping[str, str]) -> None:
+        self.variants: dict[str, list[dict[str, Any]]] = {
+            event_type: [{"text": v} if isinstance(v, str) else v for v in (variants if isinstance(variants, list)
+                                                                             else [variants])]
+            for event_type, variants in raw.items() if not event_type.startswith("_")}
+        self.components = components
+        self.terms = terms
+
+    def keys(self) -> list[str]:
+        """Every template (a msgid)."""
+        return [v["text"] for variants in self.variants.values() for v in variants]
+
+    def sentence(self, shown: Mapping[str, Any]) -> Message | None:
+        for variant in self.variants.get(shown.get("type", ""), ()):
+            if any(shown.get(k) != v for k, v in variant.get("when", {}).items()):
+                continue
+            params: dict[str, Any] = {}
+            lengths = variant.get("lengths", {})
+            for name in _PLACEHOLDER.findall(variant["text"]):
+                value = shown.get(lengths.get(name, name))
+                if name in lengths and isinstance(value, (list, tuple)):
+                    value = len(value)
+                if value is None:
+                    break
+                params[name] = self._param(name, value, variant)
+            else:
+                return Message(variant["text"], params)
+        return None
+
+    def _param(self, name: str, value: Any, variant: Mapping[str, Any]) -> Any:
+        if name == "seat" or name in variant.get("seats", ()):
+            return SeatRef(int(value))
+        if name in variant.get("terms", ()):
+            return Message(self.terms.get(str(value), snake_name(str(value))))
+        if name in variant.get("components", ()):
+            return self.components.get(str(value), str(value))
+        if name in variant.get("bags", ()) and isinstance(value, Mapping):
+            return join_messages([Message("{n} × {what}", {"n": n, "what": Message(self.terms.get(k, snake_name(k)))})
+                                  for k, n in value.items() if n])
+        if isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, int) for v in value):
+            return f"{value[0]},{value[1]}"
+        return value
+
+
+def join_messages(items: list[Message]) -> Message:
+    """ "a, b and c" as one Message (each joint translated)."""
+    if not items:
+        return Message("nothing")
+    joined = items[-1]
+    for i, item in enumerate(reversed(items[:-1])):
+        joined = Message("{a} and {b}" if i == 0 else "{a}, {b}", {"a": item, "b": joined})
+    return joined
+
+
+def sentences_from(raw: Mapping[str, Any], catalogue: Mapping[str, Any]) -> Sentences:
+    """A game's Sentences, naming components and terms as its catalogue does."""
+    return Sentences(raw, {cid: c["name"] for cid, c in catalogue["components"].items()},
+                     {term: t["name"] for term, t in catalogue["terms"].items()})
