@@ -12,7 +12,8 @@ from benthic.i18n.render import catalogue_texts
 from benthic.rules import game_types, get_engine
 
 SOURCES = Path(__file__).resolve().parent.parent  # shared/benthic: the engines and this package
-KEYWORDS = {"msg": None, "Message": None}  # msg("template", ...), Message("template", {...})
+# msg("template", ...), Message("template", {...}), counted(n, "{n} thing", "{n} things")
+KEYWORDS = {"msg": None, "Message": None, "counted": (2, 3)}
 
 
 def catalogue_keys() -> dict[str, str]:
@@ -26,10 +27,21 @@ def source_keys() -> dict[str, str]:
     found: dict[str, str] = {}
     for filename, _line, message, _comments, _context in extract_from_dir(
             str(SOURCES), method_map=[("**.py", "python")], keywords=KEYWORDS):
-        if isinstance(message, str) and message:
-            found.setdefault(message, filename)
+        for text in (message,) if isinstance(message, str) else message:
+            if text:
+                found.setdefault(text, filename)
+    return found
+
+
+def sentence_keys() -> dict[str, str]:
+    """msgid -> the game type whose sentences.json has it."""
+    found: dict[str, str] = {}
+    for game_type in game_types():
+        sentences = get_engine(game_type).sentences()
+        for text in sentences.keys() if sentences is not None else ():
+            found.setdefault(text, f"sentences:{game_type}")
     return found
 
 
 def all_keys() -> dict[str, str]:
-    return {**catalogue_keys(), **source_keys()}
+    return {**catalogue_keys(), **sentence_keys(), **source_keys()}

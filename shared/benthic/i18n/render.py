@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from benthic.i18n.catalogs import DEFAULT_LANGUAGE, gettext
-from benthic.rules.presentation import Description, Label, Message, SeatRef
+from benthic.rules.presentation import MAX_LABEL, Description, Label, Message, SeatRef
 
 
 def render(message: Message, language: str, names: Sequence[str | None] = ()) -> str:
@@ -32,8 +32,15 @@ def localized_labels(descriptions: Sequence[Description], language: str) -> list
     English label)."""
     if language == DEFAULT_LANGUAGE:
         return [Label(d.label, d.highlights) for d in descriptions]
-    return [Label(render(d.message, language) if d.message is not None else d.label, d.highlights)
+    return [Label(_line(render(d.message, language)) if d.message is not None else d.label, d.highlights)
             for d in descriptions]
+
+
+def _line(label: str) -> str:
+    """A translated label clipped to one line, like the English ones."""
+    if len(label) <= MAX_LABEL:
+        return label
+    return label[:MAX_LABEL - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
 # The texts of a catalogue that are translated: the game's name, every term's name and text, every board's

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -27,6 +27,7 @@ __all__ = [
     "catalogue_ids",
     "check_catalogue",
     "count",
+    "counted",
     "empty_catalogue",
     "envelope",
     "generic_description",
@@ -67,6 +68,11 @@ def _english(value: Any) -> Any:
     if isinstance(value, SeatRef):
         return f"Seat {value.seat + 1}"
     return value
+
+
+def counted(n: int, singular: str, plural: str) -> Message:
+    """``counted(2, "{n} credit", "{n} credits")``: the English form for ``n`` (each form is a msgid)."""
+    return Message(singular if n == 1 else plural, {"n": n})
 
 
 def msg(key: str, **params: Any) -> Message:
@@ -376,11 +382,11 @@ class Sentences:
         return value
 
 
-def join_messages(items: list[Message]) -> Message:
-    """ "a, b and c" as one Message (each joint translated)."""
+def join_messages(items: Sequence[Message | str]) -> Message | str:
+    """ "a, b and c" as one Message (each joint translated; items are Messages or names)."""
     if not items:
         return Message("nothing")
-    joined = items[-1]
+    joined: Message | str = items[-1]
     for i, item in enumerate(reversed(items[:-1])):
         joined = Message("{a} and {b}" if i == 0 else "{a}, {b}", {"a": item, "b": joined})
     return joined

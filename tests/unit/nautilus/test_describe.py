@@ -62,7 +62,7 @@ def test_cashing_the_assignment_is_described_to_each_seat(checker: Checker) -> N
     legal = game.legal(RED)
     three, none = cmd.CashAssignment(upgrades={"shell": 3}), cmd.CashAssignment()
     assert three in legal and none in legal
-    assert ENGINE.describe(game.state, three, RED).label == "Raise 3 Shells by 1 point each for 3 Nemo"
+    assert ENGINE.describe(game.state, three, RED).label == "Raise 3 × Shell by 1 point each for 3 Nemo"
     assert ENGINE.describe(game.state, three, RED).highlights == ["A1"]
     assert ENGINE.describe(game.state, none, RED).label == "Cash your special assignment without raising any chip"
     with pytest.raises(ValueError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from benthic.rules.presentation import MAX_LABEL, Description, count, join_and
+from benthic.rules.presentation import MAX_LABEL, Description, Message, counted, join_messages, msg
 
 from . import commands as cmd
 from .catalogue import component_names
@@ -20,19 +20,29 @@ from .effects import Choice, Gain
 from .prompts import prompt_kind
 from .queries import acquisition_cost, head, row_of
 from .state import ICHTHYANDERS, State
-from .texts import effect_text, effects_text, resource
+from .texts import effect_text, effects_text
 
 CAT = catalog()
 
 
-def _fit(label: str, extra: str) -> str:
-    return label + extra if len(label) + len(extra) <= MAX_LABEL else label
+def _fit(short: Message, long: Message) -> Message:
+    """``long`` (a label with an effect's text) when it fits on the line in English, else ``short``."""
+    return long if len(long.english()) <= MAX_LABEL else short
+
+
+def _resource(n: int, what: str) -> Message:
+    return counted(n, "{n} coin", "{n} coins") if what == "coins" else msg("{n} power", n=n)
 
 
 def _clip(label: str) -> str:
     if len(label) <= MAX_LABEL:
         return label
     return label[:MAX_LABEL - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+def _clipped(message: Message, highlights: list[str]) -> Description:
+    """A Description whose English label is clipped to one line (translations are clipped when rendered)."""
+    return Description(_clip(message.english()), highlights, message)
 
 
 class _Describer:
@@ -59,17 +69,18 @@ class _Describer:
     # --- the turn ------------------------------------------------------------------------------------------
     def play(self, c: cmd.PlayCharacter) -> Description:
         effects = CAT.card[c.card_id].effects
-        return Description(_fit(f"Play {self.card(c.card_id)}", f": {effects_text(effects)}"),
-                           [c.card_id])
+        return Description.of(_fit(msg("Play {card}", card=self.card(c.card_id)),
+                                   msg("Play {card}: {effects}", card=self.card(c.card_id),
+                                       effects=effects_text(effects))), [c.card_id])
 
     def flip(self, c: cmd.FlipManta) -> Description:
         manta = next(m for m in self.me.mantas if m.id == c.manta_id)
         face = CAT.face(manta.kind)
         name = self.names[c.manta_id]
         if self.prompt == "pay" and isinstance(face, Gain):
-            return Description(f"Flip your {name} to add {resource(face.amount, face.resource)} to the payment",
-                               [c.manta_id])
-        return Description(_clip(f"Flip your {name}"), [c.manta_id])
+            return Description.of(msg("Flip your {manta} to add {what} to the payment", manta=name,
+                                      what=_resource(face.amount, face.resource)), [c.manta_id])
+        return _clipped(msg("Flip your {manta}", manta=name), [c.manta_id])
 
     def exploit(self, c: cmd.ExploitDepth) -> Description:
         bl = self.me.board[c.slot]
@@ -77,23 +88,28 @@ class _Describer:
         loc = CAT.locations[bl.location_id]
         depth = loc.depths[bl.covered]
         if self.prompt == "pay" and isinstance(depth, Gain):
-            what = f"add {effect_text(depth).removeprefix('gain ')} to the payment"
+            label = msg("Exploit Depth {depth} of {location}: add {what} to the payment", depth=bl.covered + 1,
+                        location=loc.name, what=effect_text(depth).removeprefix("gain "))
         else:
-            what = effect_text(depth)
-        return Description(_clip(f"Exploit Depth {bl.covered + 1} of {loc.name}: {what}"),
-                           [loc.id, f"slot:{c.slot}"])
+            label = msg("Exploit Depth {depth} of {location}: {what}", depth=bl.covered + 1, location=loc.name,
+                        what=effect_text(depth))
+        return _clipped(label, [loc.id, f"slot:{c.slot}"])
 
     def claim(self, c: cmd.ClaimGoal) -> Description:
         goal_id = self.state.goals[c.goal_index]
         spot = len(self.state.tracks[c.goal_index])
         points = CAT.board.goal_track_points[spot] if spot < len(CAT.board.goal_track_points) else 0
-        return Description(_clip(f"Claim the goal \"{self.names[goal_id]}\" with your {self.names[c.manta_id]} "
-                                 f"(spot {spot + 1}, {points} PP)"), [goal_id, c.manta_id])
+        return _clipped(msg("Claim the goal \"{goal}\" with your {manta} (spot {spot}, {points} PP)",
+                            goal=self.names[goal_id], manta=self.names[c.manta_id], spot=spot + 1, points=points),
+                        [goal_id, c.manta_id])
 
     def choose_king(self, c: cmd.ChooseKing) -> Description:
         king = CAT.card[c.king_id]
-        text = effects_text(king.effects) if king.effects else "exchanged for a Wild Manta at setup"
-        return Description(_fit(f"Choose {king.name} (King {king.number})", f": {text}"), [c.king_id])
+        text: Message | str = (effects_text(king.effects) if king.effects
+                               else msg("exchanged for a Wild Manta at setup"))
+        short = msg("Choose {king} (King {number})", king=king.name, number=king.number)
+        return Description.of(_fit(short, msg("Choose {king} (King {number}): {text}", king=king.name,
+                                              number=king.number, text=text)), [c.king_id])
 
     # --- effects -------------------------------------------------------------------------------------------
     def source(self) -> list[str]:
@@ -105,65 +121,71 @@ class _Describer:
     def choose_option(self, c: cmd.ChooseOption) -> Description:
         effect = head(self.state).effect
         assert isinstance(effect, Choice)
-        return Description(_clip(f"Choose: {effects_text(effect.options[c.index])}"), self.source())
+        return _clipped(msg("Choose: {effects}", effects=effects_text(effect.options[c.index])), self.source())
 
     def acquire(self, c: cmd.Acquire) -> Description:
         loc = CAT.locations[c.location_id]
         row = row_of(self.state, c.location_id) or "bottom"
         cost = acquisition_cost(loc, c.mode, row)
-        price = count(cost, "coin") if c.mode == "buy" else f"{cost} power"
-        verb = "Buy" if c.mode == "buy" else "Conquer"
-        return Description(f"{verb} {loc.name} ({row} row) for {price} into board slot {c.slot + 1}",
-                           [c.location_id, f"slot:{c.slot}"])
+        rows = {"top": msg("top row"), "bottom": msg("bottom row")}
+        params = {"location": loc.name, "row": rows.get(row, row), "slot": c.slot + 1}
+        label = (Message("Buy {location} ({row}) for {price} into board slot {slot}",
+                         {**params, "price": _resource(cost, "coins")}) if c.mode == "buy" else
+                 Message("Conquer {location} ({row}) for {price} into board slot {slot}",
+                         {**params, "price": _resource(cost, "power")}))
+        return Description.of(label, [c.location_id, f"slot:{c.slot}"])
 
     def recruit(self, c: cmd.RecruitCharacter) -> Description:
         card_id = self.state.character_row[c.row_slot]
         assert card_id is not None
         effect = head(self.state).effect
         free = getattr(effect, "free", False)
-        cost = "for free" if free else f"for {count(CAT.row_cost(c.row_slot), 'coin')}"
-        return Description(f"Recruit {self.names[card_id]} from row slot {c.row_slot + 1} {cost}",
-                           [card_id, f"row:{c.row_slot}"])
+        cost = msg("for free") if free else msg("for {price}", price=_resource(CAT.row_cost(c.row_slot), "coins"))
+        return Description.of(msg("Recruit {card} from row slot {slot} {cost}", card=self.names[card_id],
+                                  slot=c.row_slot + 1, cost=cost), [card_id, f"row:{c.row_slot}"])
 
     def raise_(self, c: cmd.RaiseLocations) -> Description:
         parts = []
         highlights = []
         for slot, steps in c.allocation:
             loc_id, name = self.location_at(slot)
-            parts.append(f"{name} by {steps}")
+            parts.append(msg("{location} by {steps}", location=name, steps=steps))
             highlights.append(loc_id)
-        return Description(_clip(f"Raise {join_and(parts)}"), highlights)
+        return _clipped(msg("Raise {locations}", locations=join_messages(parts)), highlights)
 
     def fully_rise(self, c: cmd.FullyRiseLocation) -> Description:
         loc_id, name = self.location_at(c.slot)
-        return Description(f"Raise {name} until it is fully risen", [loc_id])
+        return Description.of(msg("Raise {location} until it is fully risen", location=name), [loc_id])
 
     def score(self, c: cmd.ScoreLocation) -> Description:
         loc_id, name = self.location_at(c.slot)
-        return Description(f"Score {name} ({CAT.locations[loc_id].prosperity} PP)", [loc_id])
+        return Description.of(msg("Score {location} ({points} PP)", location=name,
+                                  points=CAT.locations[loc_id].prosperity), [loc_id])
 
     def take_back(self, c: cmd.TakeBackCard) -> Description:
-        return Description(f"Take {self.card(c.card_id)} back into your hand", [c.card_id])
+        return Description.of(msg("Take {card} back into your hand", card=self.card(c.card_id)), [c.card_id])
 
     def scout(self, c: cmd.ScoutDecision) -> Description:
         if c.do:
-            return Description("Scout: discard the top row, move the bottom row up and deal new Locations", [])
-        return Description("Do not scout", [])
+            return Description.of(msg("Scout: discard the top row, move the bottom row up and deal new Locations"))
+        return Description.of(msg("Do not scout"))
 
     def scout_discard(self, c: cmd.ScoutDiscard) -> Description:
-        return Description(f"Discard {self.names[c.location_id]} from the bottom row", [c.location_id])
+        return Description.of(msg("Discard {location} from the bottom row", location=self.names[c.location_id]),
+                              [c.location_id])
 
     def replay(self, c: cmd.ReplayCard) -> Description:
-        return Description(f"Replay {self.card(c.card_id)} from your discard pile (the Healer)", [c.card_id])
+        return Description.of(msg("Replay {card} from your discard pile (the Healer)", card=self.card(c.card_id)),
+                              [c.card_id])
 
     def discard(self, c: cmd.DiscardCard) -> Description:
-        return Description(f"Discard {self.card(c.card_id)} from your hand", [c.card_id])
+        return Description.of(msg("Discard {card} from your hand", card=self.card(c.card_id)), [c.card_id])
 
     def place_ichthyander(self, c: cmd.PlaceIchthyander) -> Description:
         goal_id = self.state.goals[c.goal_index]
         taken = sum(1 for spot in self.state.tracks[c.goal_index] if spot.seat == ICHTHYANDERS)
         assert taken == 0
-        return Description(_clip(f"Place an Ichthyander on the goal \"{self.names[goal_id]}\""), [goal_id])
+        return _clipped(msg("Place an Ichthyander on the goal \"{goal}\"", goal=self.names[goal_id]), [goal_id])
 
     def describe(self, c: Any) -> Description:
         handler = _HANDLERS.get(type(c))
@@ -179,7 +201,7 @@ _HANDLERS: dict[type, Callable[[_Describer, Any], Description]] = {
     cmd.FlipManta: _Describer.flip,
     cmd.ExploitDepth: _Describer.exploit,
     cmd.ClaimGoal: _Describer.claim,
-    cmd.EndTurn: lambda d, c: Description("End your turn", []),
+    cmd.EndTurn: lambda d, c: Description.of(msg("End your turn")),
     cmd.ChooseOption: _Describer.choose_option,
     cmd.Acquire: _Describer.acquire,
     cmd.RecruitCharacter: _Describer.recruit,

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
-from benthic.rules.presentation import Description, count, join_and
+from benthic.rules.presentation import Description, Message, counted, join_messages, msg
 
 from . import commands as cmd
 from .catalogue import DEPTH_NAMES, KIND_NAMES, RESEARCH_NAMES, chip_name, tile_name
@@ -26,8 +26,13 @@ from .state import NO_CELL, State
 T = C.tables
 
 
-def nemo(n: int) -> str:
-    return count(n, "Nemo", "Nemo")
+def nemo(n: int) -> Message:
+    return msg("{n} Nemo", n=n)
+
+
+def named(name: str) -> Message:
+    """A kind, depth or research type, by its catalogue term's name (translated)."""
+    return Message(name)
 
 
 def cell_id(xy: tuple[int, int] | list[int]) -> str:
@@ -74,27 +79,33 @@ class _Describer:
         stack = self.state.stacks.get(c.kind, ())
         top = [stack[0]] if stack else []
         if c.kind in STACK_KINDS_RESIDENTIAL:
-            colour = "green" if c.kind == "residential_green" else "blue"
             price = c.staff * T.researcher_staff_price
-            return Description(f"Buy a {colour} residential station staffed with "
-                               f"{count(c.staff, 'researcher')} for {nemo(price)}", top + [f"stack:{c.kind}"])
+            staff = counted(c.staff, "{n} researcher", "{n} researchers")
+            label = (msg("Buy a green residential station staffed with {staff} for {price}", staff=staff,
+                         price=nemo(price)) if c.kind == "residential_green" else
+                     msg("Buy a blue residential station staffed with {staff} for {price}", staff=staff,
+                         price=nemo(price)))
+            return Description.of(label, top + [f"stack:{c.kind}"])
         name = RESEARCH_NAMES.get(c.kind, c.kind)
-        article = "an" if name[:1] in "AEIOU" else "a"
-        return Description(f"Buy {article} {name} station for {nemo(T.research_station_price)}",
-                           top + [f"stack:{c.kind}"])
+        template = ("Buy an {research} station for {price}" if name[:1] in "AEIOU"
+                    else "Buy a {research} station for {price}")
+        return Description.of(Message(template, {"research": named(name), "price": nemo(T.research_station_price)}),
+                              top + [f"stack:{c.kind}"])
 
     def build(self, c: cmd.BuildStation) -> Description:
         turn = self.state.turn
         assert turn is not None
         x0, y0 = c.anchor
         paid = max(0, block_level((x0, y0)) - turn.cost_level_paid)
-        price = f"for {nemo(paid)}" if paid else "at no extra cost"
-        turned = f", turned {c.rotation}°" if c.rotation else ""
+        price = msg("for {price}", price=nemo(paid)) if paid else msg("at no extra cost")
+        turned = msg(", turned {degrees}°", degrees=c.rotation) if c.rotation else ""
         finds = self.state.finds
         covered = sum(1 for cell in C.block_cells(x0, y0)
                       if (space := C.find_space_at.get(cell)) is not None and finds[space])
-        covers = f"; it covers {count(covered, 'find')}" if covered else ""
-        return Description(f"Build {tile(c.tile)} at {x0},{y0}{turned} {price}{covers}", [c.tile, *block_ids((x0, y0))])
+        covers = msg("; it covers {finds}", finds=counted(covered, "{n} find", "{n} finds")) if covered else ""
+        return Description.of(msg("Build {tile} at {cell}{turned} {price}{covers}", tile=tile(c.tile),
+                                  cell=f"{x0},{y0}", turned=turned, price=price, covers=covers),
+                              [c.tile, *block_ids((x0, y0))])
 
     # --- researchers ---------------------------------------------------------------------------------------
     def move_researcher(self, c: cmd.MoveResearcher | cmd.BonusMoveResearcher) -> Description:
@@ -102,18 +113,21 @@ class _Describer:
         steps = self.city().distance(a, b)
         fee = activation_fee(self.state, self.seat, b)
         target = self.state.stations[b]
-        extra = ""
+        extra: Message | str = ""
         if target.owner is not None and not self.state.occupancy[b][self.seat]:
-            extra = "; activates it" + (f" (fee {nemo(fee)})" if fee else "")
-        lead = "Atlantis bonus: researcher" if isinstance(c, cmd.BonusMoveResearcher) else "Researcher:"
-        return Description(f"{lead} {tile(c.from_)} → {tile(c.to)} ({count(steps, 'step')}){extra}",
-                           [c.from_, c.to])
+            extra = msg("; activates it (fee {fee})", fee=nemo(fee)) if fee else msg("; activates it")
+        template = ("Atlantis bonus: researcher {a} → {b} ({steps}){extra}"
+                    if isinstance(c, cmd.BonusMoveResearcher) else "Researcher: {a} → {b} ({steps}){extra}")
+        return Description.of(Message(template, {"a": tile(c.from_), "b": tile(c.to),
+                                                 "steps": counted(steps, "{n} step", "{n} steps"), "extra": extra}),
+                              [c.from_, c.to])
 
     # --- submarines ----------------------------------------------------------------------------------------
     def launch(self, c: cmd.LaunchSub) -> Description:
         sub = self.me.subs.index(NO_CELL) + 1 if NO_CELL in self.me.subs else 0
-        return Description(f"Launch submarine {sub} from {tile(c.station)} to {cell_id(c.cell)} "
-                           "(1 researcher goes back to your supply)", [c.station, cell_id(c.cell)])
+        return Description.of(msg("Launch submarine {sub} from {station} to {cell} (1 researcher goes back to "
+                                  "your supply)", sub=sub, station=tile(c.station), cell=cell_id(c.cell)),
+                              [c.station, cell_id(c.cell)])
 
     def sub_cell(self, sub: int) -> str:
         cell = self.me.subs[sub - 1]
@@ -121,10 +135,12 @@ class _Describer:
 
     def echo(self, c: cmd.Echo) -> Description:
         where = self.sub_cell(c.sub)
-        return Description(f"Echo with submarine {c.sub} for {nemo(T.echo_price)}: look at the finds within "
-                           f"{count(echo_range(self.state, self.seat), 'space')}", [where] if where else [])
+        return Description.of(msg("Echo with submarine {sub} for {price}: look at the finds within {spaces}",
+                                  sub=c.sub, price=nemo(T.echo_price),
+                                  spaces=counted(echo_range(self.state, self.seat), "{n} space", "{n} spaces")),
+                              [where] if where else [])
 
-    def find_there(self, xy: tuple[int, int]) -> tuple[str, list[str]]:
+    def find_there(self, xy: tuple[int, int]) -> tuple[Message | str, list[str]]:
         """What a move onto ``xy`` recovers, as this seat may know it, and the chip id if it is face up."""
         cell = C.cell(*xy)
         space = C.find_space_at.get(cell)
@@ -134,63 +150,71 @@ class _Describer:
         chip = C.chips[chip_id]
         zone = C.zone[cell]
         price = C.recovery_cost[zone]
+        name = named(chip_name(chip)) if chip.atlantis_number is None else \
+            msg("Atlantis {number}", number=chip.atlantis_number)
         if self.state.face_up[space]:
-            cost = f" for {nemo(price)}" if C.kind_front[chip.kind] == "blue" else ""
-            return f" and recover the {chip_name(chip)} there{cost}", [chip_id]
-        depth = DEPTH_NAMES[C.find_space_depth[space]]
+            cost = msg(" for {price}", price=nemo(price)) if C.kind_front[chip.kind] == "blue" else ""
+            return msg(" and recover the {find} there{cost}", find=name, cost=cost), [chip_id]
+        depth = named(DEPTH_NAMES[C.find_space_depth[space]])
         if space in self.me.known:
-            known = KIND_NAMES.get(chip.kind, chip.kind) if chip.atlantis_number is None else chip_name(chip)
-            cost = f" for {nemo(price)}" if C.kind_front[chip.kind] == "blue" else " (free)"
-            return f" and recover the {depth} find there (you peeked: {known}){cost}", []
-        return f" and recover the face-down {depth} find there ({nemo(price)} if blue-front)", []
+            cost = msg(" for {price}", price=nemo(price)) if C.kind_front[chip.kind] == "blue" else msg(" (free)")
+            return msg(" and recover the {depth} find there (you peeked: {known}){cost}", depth=depth, known=name,
+                       cost=cost), []
+        return msg(" and recover the face-down {depth} find there ({price} if blue-front)", depth=depth,
+                   price=nemo(price)), []
 
     def move(self, c: cmd.MoveSub | cmd.TempoMove) -> Description:
         start = self.sub_cell(c.sub)
         dest = cell_id(c.to)
         recovered, chips = self.find_there(c.to)
-        withdraw = ""
+        withdraw: Message | str = ""
         highlights = [start, dest, *chips]
         if c.withdraw_into is not None:
             fee = withdrawal_fee(self.state, self.seat, self.station_index(c.withdraw_into))
-            withdraw = f" and withdraw it into {tile(c.withdraw_into)}" + (f" ({nemo(fee)})" if fee else "")
+            withdraw = (msg(" and withdraw it into {station} ({fee})", station=tile(c.withdraw_into), fee=nemo(fee))
+                        if fee else msg(" and withdraw it into {station}", station=tile(c.withdraw_into)))
             highlights.append(c.withdraw_into)
-        lead = "Tempo: move" if isinstance(c, cmd.TempoMove) else "Move"
-        return Description(f"{lead} submarine {c.sub} to {dest}{recovered}{withdraw}", [h for h in highlights if h])
+        template = ("Tempo: move submarine {sub} to {cell}{recovered}{withdraw}" if isinstance(c, cmd.TempoMove)
+                    else "Move submarine {sub} to {cell}{recovered}{withdraw}")
+        return Description.of(Message(template, {"sub": c.sub, "cell": dest, "recovered": recovered,
+                                                 "withdraw": withdraw}), [h for h in highlights if h])
 
     def withdraw(self, c: cmd.WithdrawSub) -> Description:
         fee = withdrawal_fee(self.state, self.seat, self.station_index(c.station))
-        pay = f" ({nemo(fee)})" if fee else ""
+        pay = msg(" ({fee})", fee=nemo(fee)) if fee else ""
         where = self.sub_cell(c.sub)
-        return Description(f"Withdraw submarine {c.sub} where it stands into {tile(c.station)}{pay}",
-                           [h for h in (where, c.station) if h])
+        return Description.of(msg("Withdraw submarine {sub} where it stands into {station}{pay}", sub=c.sub,
+                                  station=tile(c.station), pay=pay), [h for h in (where, c.station) if h])
 
     def peek(self, c: cmd.Peek) -> Description:
         cell = C.cell(*c.cell)
         space = C.find_space_at.get(cell)
-        depth = DEPTH_NAMES[C.find_space_depth[space]] if space is not None else ""
-        return Description(f"Look at the face-down {depth} find at {cell_id(c.cell)}", [cell_id(c.cell)])
+        depth = named(DEPTH_NAMES[C.find_space_depth[space]]) if space is not None else ""
+        return Description.of(msg("Look at the face-down {depth} find at {cell}", depth=depth, cell=cell_id(c.cell)),
+                              [cell_id(c.cell)])
 
     # --- the end -------------------------------------------------------------------------------------------
     def cash(self, c: cmd.CashAssignment) -> Description:
         card = [self.me.card] if self.me.card else []
         if not c.upgrades:
-            return Description("Cash your special assignment without raising any chip", card)
+            return Description.of(msg("Cash your special assignment without raising any chip"), card)
         total = sum(c.upgrades.values()) * T.assignment_upgrade_price
-        raised = join_and(f"{n} {KIND_NAMES.get(kind, kind)}" + ("s" if n > 1 and kind != "gold" else "")
-                          for kind, n in c.upgrades.items())
-        each = " each" if sum(c.upgrades.values()) > 1 else ""
-        return Description(f"Raise {raised} by 1 point{each} for {nemo(total)}", card)
+        raised = join_messages([msg("{n} × {what}", n=n, what=named(KIND_NAMES.get(kind, kind)))
+                                for kind, n in c.upgrades.items()])
+        template = ("Raise {chips} by 1 point each for {price}" if sum(c.upgrades.values()) > 1
+                    else "Raise {chips} by 1 point for {price}")
+        return Description.of(Message(template, {"chips": raised, "price": nemo(total)}), card)
 
     def pass_(self) -> Description:
         texts = {
-            "phase1_turn": "End your turn (no more buying or building)",
-            "phase2_turn": "End your turn (no more researcher moves)",
-            "phase3_turn": "End your turn (no more submarine actions)",
-            "tempo_move": "Skip the Tempo move",
-            "trial_peek": "Stop looking at finds",
-            "atlantis_bonus": "Skip the Atlantis bonus move",
+            "phase1_turn": msg("End your turn (no more buying or building)"),
+            "phase2_turn": msg("End your turn (no more researcher moves)"),
+            "phase3_turn": msg("End your turn (no more submarine actions)"),
+            "tempo_move": msg("Skip the Tempo move"),
+            "trial_peek": msg("Stop looking at finds"),
+            "atlantis_bonus": msg("Skip the Atlantis bonus move"),
         }
-        return Description(texts.get(self.prompt, "Pass"), [])
+        return Description.of(texts.get(self.prompt) or msg("Pass"), [])
 
     def describe(self, c: Any) -> Description:
         handler = _HANDLERS.get(type(c))

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
-from benthic.rules.presentation import MAX_LABEL, Description, join_and
+from benthic.rules.presentation import MAX_LABEL, Description, Message, counted, join_messages, msg
 
 from . import commands as cmd
 from .board import bag_name, bio_payment, build_cost, geometry, scaled, upgrade_bags
@@ -32,7 +32,7 @@ from .effects import (
 )
 from .prompts import prompt_of
 from .state import GameState
-from .texts import BONUS_TEXTS, amount, effect_text, kind_name, res_text
+from .texts import RESOURCE_ORDER, effect_text
 from .usability import side_slots
 from .views import special_top_visible
 
@@ -49,12 +49,69 @@ def card_name(card_id: str) -> str:
     return _card_names()[card_id]
 
 
-def _fit(label: str, *extras: str) -> str:
-    """``label`` plus as many of ``extras`` as fit in MAX_LABEL characters (in order)."""
-    for extra in extras:
-        if extra and len(label) + len(extra) <= MAX_LABEL:
-            label += extra
-    return label
+# What labels say, as Messages (each English text a msgid; benthic.i18n translates them).
+_AMOUNTS: dict[str, Callable[[int], Message]] = {
+    "credit": lambda n: counted(n, "{n} credit", "{n} credits"),
+    "kelp": lambda n: msg("{n} kelp", n=n),
+    "steelplast": lambda n: msg("{n} steelplast", n=n),
+    "science": lambda n: msg("{n} science", n=n),
+    "biomatter": lambda n: msg("{n} biomatter", n=n),
+    "point": lambda n: counted(n, "{n} point", "{n} points"),
+}
+_A_KIND = {"tunnel": msg("a tunnel"), "farm": msg("a farm"), "desal": msg("a desalination plant"),
+           "lab": msg("a laboratory"), "city_nonsym": msg("a nonsymbiotic city"), "city_sym": msg("a symbiotic city"),
+           "city": msg("a city"), "building": msg("a building"), "structure": msg("a structure")}
+_THE_KIND = {"tunnel": msg("the tunnel"), "farm": msg("the farm"), "desal": msg("the desalination plant"),
+             "lab": msg("the laboratory"), "city_nonsym": msg("the nonsymbiotic city"),
+             "city_sym": msg("the symbiotic city"), "city": msg("the city"), "building": msg("the building"),
+             "structure": msg("the structure")}
+_UPGRADED_KIND = {"tunnel": msg("the upgraded tunnel"), "farm": msg("the upgraded farm"),
+                  "desal": msg("the upgraded desalination plant"), "lab": msg("the upgraded laboratory"),
+                  "city_nonsym": msg("the upgraded nonsymbiotic city"), "city_sym": msg("the upgraded symbiotic city"),
+                  "city": msg("the upgraded city"), "building": msg("the upgraded building"),
+                  "structure": msg("the upgraded structure")}
+_BONUSES = {
+    "fed_card": msg("advance 1 on the Federation track and draw 1 card"),
+    "steelplast": msg("gain 1 steelplast"),
+    "credit": msg("gain 1 credit"),
+    "kelp": msg("gain 1 kelp"),
+    "science": msg("gain 1 science"),
+    "biomatter": msg("gain 1 biomatter"),
+}
+
+
+def amount(n: int, what: str) -> Message:
+    return _AMOUNTS[what](n)
+
+
+def res_text(res: Any) -> Message | None:
+    """A bag of resources, "2 steelplast + 1 kelp" (None when empty)."""
+    items = [amount(getattr(res, r), r) for r in RESOURCE_ORDER if getattr(res, r)]
+    if not items:
+        return None
+    joined = items[-1]
+    for item in reversed(items[:-1]):
+        joined = msg("{a} + {b}", a=item, b=joined)
+    return joined
+
+
+def _price(res: Any) -> Message:
+    bag = res_text(res)
+    return msg("for {price}", price=bag) if bag is not None else msg("for free")
+
+
+def _fit(label: Message, *extras: tuple[str, Any]) -> Message:
+    """``label`` plus as many of ``extras`` (placeholder, value; "" for none) as fit in MAX_LABEL characters
+    in English, in order: the label's key has a placeholder for each extra."""
+    params = dict(label.params)
+    for name, _ in extras:
+        params[name] = ""
+    for name, extra in extras:
+        if extra:
+            trial = Message(label.key, {**params, name: extra})
+            if len(trial.english()) <= MAX_LABEL:
+                params[name] = extra
+    return Message(label.key, params)
 
 
 def _clip(label: str) -> str:
@@ -64,33 +121,37 @@ def _clip(label: str) -> str:
     return label[:MAX_LABEL - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
+def _clipped(message: Message, highlights: list[str]) -> Description:
+    return Description(_clip(message.english()), highlights, message)
+
+
 def _short(node: Effect) -> str:
     return effect_text(node)
 
 
-def site_name(state: GameState, seat: int, site: str) -> str:
+def site_name(state: GameState, seat: int, site: str) -> Message | str:
     """How a label names a site of the seat's board: "C24", "C24 (site 1)", "the expansion site of C24",
     "tunnel site C13–C14"."""
     geom = geometry(state.players[seat])
     building = geom.buildings.get(site)
     if building is not None:
         if building.expansion:
-            return f"the expansion site of {building.city}"
-        return f"{building.city} (site {site.rsplit(':', 1)[1]})"
+            return msg("the expansion site of {city}", city=building.city)
+        return msg("{city} (site {n})", city=building.city, n=site.rsplit(":", 1)[1])
     tunnel = geom.tunnels.get(site)
     if tunnel is not None:
-        return f"tunnel site {tunnel.city}–{tunnel.other}"
+        return msg("tunnel site {a}–{b}", a=tunnel.city, b=tunnel.other)
     return site
 
 
-def _site_bonus(state: GameState, seat: int, site: str) -> str:
+def _site_bonus(state: GameState, seat: int, site: str) -> Message | str:
     geom = geometry(state.players[seat])
     bonus: str | None = geom.city_bonus.get(site)
     if bonus is None and site in geom.tunnels:
         bonus = geom.tunnels[site].bonus
     if bonus is None and site in geom.buildings:
         bonus = geom.buildings[site].bonus
-    return f"; bonus: {BONUS_TEXTS[bonus]}" if bonus else ""
+    return msg("; bonus: {bonus}", bonus=_BONUSES[bonus]) if bonus else ""
 
 
 def _active_node(state: GameState) -> Effect:
@@ -121,20 +182,25 @@ class _Describer:
     def play(self, c: cmd.PlayCard | cmd.PlayCardClone) -> Description:
         clone = isinstance(c, cmd.PlayCardClone)
         slot = side_slots(self.state)[c.slot_id]
-        how = f" using the cloning tile for {res_text(content().info.usual_costs.clone)}" if clone else ""
+        how = (msg(" using the cloning tile for {price}", price=res_text(content().info.usual_costs.clone))
+               if clone else "")
         if not c.card_id:
-            label = f"Place your action tile on {c.slot_id}{how} (no card left to play)"
-            return Description(_fit(label, f": {self.slot_text(c.slot_id)}"), [c.slot_id])
+            label = msg("Place your action tile on {slot}{how} (no card left to play){effect}", slot=c.slot_id,
+                        how=how)
+            return Description.of(_fit(label, ("effect", msg(": {text}", text=self.slot_text(c.slot_id)))),
+                                  [c.slot_id])
         card = content().cards[c.card_id]
-        match = "; colours match" if slot.colour is not None and card.colour == slot.colour else ""
-        label = _fit(f"Play {card_name(c.card_id)} on {c.slot_id}{how}", match, f" ({self.slot_text(c.slot_id)})")
-        return Description(label, [c.card_id, c.slot_id])
+        match = msg("; colours match") if slot.colour is not None and card.colour == slot.colour else ""
+        label = msg("Play {card} on {slot}{how}{match}{effect}", card=card_name(c.card_id), slot=c.slot_id, how=how)
+        effect = msg(" ({text})", text=self.slot_text(c.slot_id))
+        return Description.of(_fit(label, ("match", match), ("effect", effect)), [c.card_id, c.slot_id])
 
     def use_ability(self, c: cmd.UseAbility) -> Description:
         perm = content().cards[c.card_id].permanent
         effect = getattr(perm, "effect", None)
-        extra = f": {_short(effect)}" if effect is not None else ""
-        return Description(_fit(f"Use the ability of {card_name(c.card_id)}", extra), [c.card_id])
+        extra = msg(": {text}", text=_short(effect)) if effect is not None else ""
+        return Description.of(_fit(msg("Use the ability of {card}{effect}", card=card_name(c.card_id)),
+                                   ("effect", extra)), [c.card_id])
 
     def turn_card(self) -> tuple[str, str]:
         turn = self.state.turn
@@ -143,24 +209,27 @@ class _Describer:
 
     def choose_order(self, c: cmd.ChooseOrder) -> Description:
         card_id, slot_id = self.turn_card()
-        card = card_name(card_id) if card_id else "the card"
+        card = card_name(card_id) if card_id else msg("the card")
         if c.first == "card":
-            return Description(f"Resolve {card} first, then the action of {slot_id}", [card_id, slot_id])
-        return Description(f"Resolve the action of {slot_id} first, then {card}", [slot_id, card_id])
+            return Description.of(msg("Resolve {card} first, then the action of {slot}", card=card, slot=slot_id),
+                                  [card_id, slot_id])
+        return Description.of(msg("Resolve the action of {slot} first, then {card}", card=card, slot=slot_id),
+                              [slot_id, card_id])
 
     def pay_special(self, c: cmd.PaySpecial | cmd.DeclineSpecial) -> Description:
         card_id, _ = self.turn_card()
         if isinstance(c, cmd.DeclineSpecial):
-            return Description(f"Do not pay for {card_name(card_id)} (it is discarded)", [card_id])
+            return Description.of(msg("Do not pay for {card} (it is discarded)", card=card_name(card_id)), [card_id])
         cost = content().cards[card_id].cost or 0
-        return Description(f"Pay {amount(cost, 'credit')} to use {card_name(card_id)}", [card_id])
+        return Description.of(msg("Pay {price} to use {card}", price=amount(cost, "credit"), card=card_name(card_id)),
+                              [card_id])
 
     def action_limit(self, c: cmd.DiscardActionCard | cmd.DeclineClaim) -> Description:
         card_id, _ = self.turn_card()
         if isinstance(c, cmd.DeclineClaim):
-            return Description(f"Do not claim {card_name(card_id)} (it is discarded)", [card_id])
-        return Description(f"Discard your action card {card_name(c.card_id)} to claim {card_name(card_id)}",
-                           [c.card_id, card_id])
+            return Description.of(msg("Do not claim {card} (it is discarded)", card=card_name(card_id)), [card_id])
+        return Description.of(msg("Discard your action card {action} to claim {card}", action=card_name(c.card_id),
+                                  card=card_name(card_id)), [c.card_id, card_id])
 
     def use_discarded(self, c: cmd.UseDiscardedAction) -> Description:
         turn = self.state.turn
@@ -168,31 +237,32 @@ class _Describer:
         card_id = turn.discarded_action
         if c.use:
             effect = content().cards[card_id].effect
-            extra = f": {_short(effect)}" if effect is not None else ""
-            return Description(_fit(f"Use {card_name(card_id)} one last time", extra), [card_id])
-        return Description(f"Let {card_name(card_id)} go without using it", [card_id])
+            extra = msg(": {text}", text=_short(effect)) if effect is not None else ""
+            return Description.of(_fit(msg("Use {card} one last time{effect}", card=card_name(card_id)),
+                                       ("effect", extra)), [card_id])
+        return Description.of(msg("Let {card} go without using it", card=card_name(card_id)), [card_id])
 
     # --- effects -------------------------------------------------------------------------------------------
-    def source(self) -> tuple[str, list[str]]:
+    def source(self) -> tuple[Message | str, list[str]]:
         """The current effect's source as words and highlights: "Small Grant", "the action of G3"."""
         top = self.state.frames[-1]
         if top.card_id and top.card_id in content().cards:
             return card_name(top.card_id), [top.card_id]
         if top.slot_id:
-            return f"the action of {top.slot_id}", [top.slot_id]
-        return "this effect", []
+            return msg("the action of {slot}", slot=top.slot_id), [top.slot_id]
+        return msg("this effect"), []
 
     def start_part(self, c: cmd.StartPart) -> Description:
         top = self.state.frames[-1]
         text = _short(top.parts[c.part])
         same = sum(1 for p in top.parts if _short(p) == text) > 1
-        label = f"Start part {c.part + 1}: {text}" if same else f"Start: {text}"
+        label = msg("Start part {n}: {text}", n=c.part + 1, text=text) if same else msg("Start: {text}", text=text)
         _, highlights = self.source()
-        return Description(_clip(label), highlights)
+        return _clipped(label, highlights)
 
     def end_effect(self) -> Description:
         name, highlights = self.source()
-        return Description(f"End {name} now (skip its remaining parts)", highlights)
+        return Description.of(msg("End {source} now (skip its remaining parts)", source=name), highlights)
 
     def done(self) -> Description:
         node = _active_node(self.state)
@@ -200,30 +270,31 @@ class _Describer:
         assert active is not None
         started = isinstance(node, (Build, BuildUpgrade, Upgrade)) and active.remaining < getattr(node, "n", 1)
         texts = {
-            "choose_option": "Take none of the options",
-            "build": "Stop building" if started else "Build nothing",
-            "upgrade": "Stop upgrading" if started else "Upgrade nothing",
-            "choose_action_card": "Use no more action cards",
-            "restore_action_card": "Restore no more action cards",
-            "take_special": "Take no Special card",
-            "gain_distinct": "Take none of these resources",
-            "pay": "Do not pay",
-            "exchange": "Do not exchange",
-            "choose_slot": "Perform no slot",
-            "choose_structure": "Choose no structure",
-            "choose_city": "Convert no city",
+            "choose_option": msg("Take none of the options"),
+            "build": msg("Stop building") if started else msg("Build nothing"),
+            "upgrade": msg("Stop upgrading") if started else msg("Upgrade nothing"),
+            "choose_action_card": msg("Use no more action cards"),
+            "restore_action_card": msg("Restore no more action cards"),
+            "take_special": msg("Take no Special card"),
+            "gain_distinct": msg("Take none of these resources"),
+            "pay": msg("Do not pay"),
+            "exchange": msg("Do not exchange"),
+            "choose_slot": msg("Perform no slot"),
+            "choose_structure": msg("Choose no structure"),
+            "choose_city": msg("Convert no city"),
         }
         _, highlights = self.source()
-        return Description(texts.get(self.prompt, "Done"), highlights)
+        return Description.of(texts.get(self.prompt) or msg("Done"), highlights)
 
     def choose_option(self, c: cmd.ChooseOption) -> Description:
         node = _active_node(self.state)
         assert isinstance(node, Choice)
         text = _short(node.options[c.option])
         same = sum(1 for o in node.options if _short(o) == text) > 1
-        label = f"Choose option {c.option + 1}: {text}" if same else f"Choose: {text}"
+        label = msg("Choose option {n}: {text}", n=c.option + 1, text=text) if same else msg("Choose: {text}",
+                                                                                              text=text)
         _, highlights = self.source()
-        return Description(_clip(label), highlights)
+        return _clipped(label, highlights)
 
     def build(self, c: cmd.Build) -> Description:
         node = _active_node(self.state)
@@ -234,12 +305,13 @@ class _Describer:
             assert isinstance(node, Build)
             cost = build_cost(self.player, geom, c.kind, c.site, node.cost, node.discount)
         paid = bio_payment(cost, self.player.res, c.bio_for_kelp, c.bio_for_steelplast)
-        price = f"for {res_text(paid)}" if isinstance(paid, Res) and res_text(paid, "") else "for free"
-        then = " and upgrade it" if isinstance(node, BuildUpgrade) else ""
+        price = _price(paid) if isinstance(paid, Res) else msg("for free")
+        then = msg(" and upgrade it") if isinstance(node, BuildUpgrade) else ""
         where = site_name(self.state, self.seat, c.site)
-        at = "on" if c.site in geom.tunnels else "at"
-        label = f"Build a {kind_name(c.kind)} {at} {where} {price}{then}"
-        return Description(_fit(label, _site_bonus(self.state, self.seat, c.site)), [c.site])
+        template = ("Build {kind} on {site} {price}{then}{bonus}" if c.site in geom.tunnels
+                    else "Build {kind} at {site} {price}{then}{bonus}")
+        label = Message(template, {"kind": _A_KIND[c.kind], "site": where, "price": price, "then": then})
+        return Description.of(_fit(label, ("bonus", _site_bonus(self.state, self.seat, c.site))), [c.site])
 
     def upgrade(self, c: cmd.Upgrade) -> Description:
         node = _active_node(self.state)
@@ -251,100 +323,113 @@ class _Describer:
             names = [bag_name(b) for b in node.cost.one_of]
             if c.pay in names:
                 bag = bags[names.index(c.pay)]
-        price = f"for {res_text(bag)}" if res_text(bag, "") else "for free"
         where = site_name(self.state, self.seat, c.site)
-        return Description(f"Upgrade the {kind_name(piece.kind)} {'on' if piece.kind == 'tunnel' else 'at'} "
-                           f"{where} {price}", [c.site])
+        template = "Upgrade {kind} on {site} {price}" if piece.kind == "tunnel" else "Upgrade {kind} at {site} {price}"
+        return Description.of(Message(template, {"kind": _THE_KIND[piece.kind], "site": where, "price": _price(bag)}),
+                              [c.site])
 
     def use_action_card(self, c: cmd.UseActionCard) -> Description:
         effect = content().cards[c.card_id].effect
-        extra = f": {_short(effect)}" if effect is not None else ""
-        return Description(_fit(f"Use your action card {card_name(c.card_id)}", extra), [c.card_id])
+        extra = msg(": {text}", text=_short(effect)) if effect is not None else ""
+        return Description.of(_fit(msg("Use your action card {card}{effect}", card=card_name(c.card_id)),
+                                   ("effect", extra)), [c.card_id])
 
     def restore_action_card(self, c: cmd.RestoreActionCard) -> Description:
-        return Description(f"Turn your action card {card_name(c.card_id)} upright again", [c.card_id])
+        return Description.of(msg("Turn your action card {card} upright again", card=card_name(c.card_id)),
+                              [c.card_id])
 
     def take_special(self, c: cmd.TakeSpecial) -> Description:
         state = self.state
         if c.source == "row" and c.row_index is not None:
             card_id = state.special_row[c.row_index - 1]
-            return Description(f"Take the Special card {card_name(card_id)} from the row (position {c.row_index})",
-                               [card_id, f"special_row:{c.row_index}"])
+            return Description.of(msg("Take the Special card {card} from the row (position {n})",
+                                      card=card_name(card_id), n=c.row_index), [card_id, f"special_row:{c.row_index}"])
         if c.source == "deck_top":
             if special_top_visible(state):
                 top = state.special_deck[0]
-                return Description(f"Take the Special card {card_name(top)} from the top of the deck",
-                                   [top, "special_deck"])
-            return Description("Take the top card of the Special deck", ["special_deck"])
-        return Description("Draw 3 Special cards from the deck, keep 1 and put 2 under the deck", ["special_deck"])
+                return Description.of(msg("Take the Special card {card} from the top of the deck",
+                                          card=card_name(top)), [top, "special_deck"])
+            return Description.of(msg("Take the top card of the Special deck"), ["special_deck"])
+        return Description.of(msg("Draw 3 Special cards from the deck, keep 1 and put 2 under the deck"),
+                              ["special_deck"])
 
     def keep_special(self, c: cmd.KeepSpecial) -> Description:
-        under = " then ".join(card_name(x) for x in c.bottom)
-        label = f"Keep {card_name(c.keep)}; put {under} under the Special deck" if under else \
-            f"Keep {card_name(c.keep)}"
-        return Description(label, [c.keep])
+        under: Message | str = ""
+        for name in reversed([card_name(x) for x in c.bottom]):
+            under = msg("{a} then {b}", a=name, b=under) if under else name
+        label = (msg("Keep {card}; put {under} under the Special deck", card=card_name(c.keep), under=under)
+                 if under else msg("Keep {card}", card=card_name(c.keep)))
+        return Description.of(label, [c.keep])
 
     def gain_distinct(self, c: cmd.GainDistinct) -> Description:
         node = _active_node(self.state)
         assert isinstance(node, GainDistinct)
-        return Description("Gain " + join_and(amount(1, t) for t in c.types), self.source()[1])
+        return Description.of(msg("Gain {what}", what=join_messages([amount(1, t) for t in c.types])),
+                              self.source()[1])
 
     def pay(self, c: cmd.Pay) -> Description:
         node = _active_node(self.state)
         assert isinstance(node, Pay)
         then = _short(node.then)
+        cost = res_text(scaled(node.cost, c.times)) or msg("nothing")
         if c.times == 1:
-            label = f"Pay {res_text(node.cost)} to {then}"
+            label = msg("Pay {price} to {then}", price=cost, then=then)
         else:
-            label = f"Pay {res_text(scaled(node.cost, c.times))} to {then}, {c.times} times"
-        if len(label) > MAX_LABEL:
-            label = f"Pay {res_text(scaled(node.cost, c.times))} ({c.times}×)"
-        return Description(label, self.source()[1])
+            label = msg("Pay {price} to {then}, {times} times", price=cost, then=then, times=c.times)
+        if len(label.english()) > MAX_LABEL:
+            label = msg("Pay {price} ({times}×)", price=cost, times=c.times)
+        return Description.of(label, self.source()[1])
 
     def exchange(self, c: cmd.Exchange) -> Description:
         node = _active_node(self.state)
         assert isinstance(node, Exchange)
         give, get = (node.a, node.b) if c.direction == "a_to_b" else (node.b, node.a)
-        return Description(f"Exchange {res_text(give)} for {res_text(get)}", self.source()[1])
+        return Description.of(msg("Exchange {give} for {get}", give=res_text(give) or msg("nothing"),
+                                  get=res_text(get) or msg("nothing")), self.source()[1])
 
     def perform_slot(self, c: cmd.PerformSlot) -> Description:
-        return Description(_fit(f"Perform the action of {c.slot_id}", f": {self.slot_text(c.slot_id)}"),
-                           [c.slot_id])
+        return Description.of(_fit(msg("Perform the action of {slot}{effect}", slot=c.slot_id),
+                                   ("effect", msg(": {text}", text=self.slot_text(c.slot_id)))), [c.slot_id])
 
     def choose_structure(self, c: cmd.ChooseStructure) -> Description:
         piece = self.player.pieces[c.site]
-        at = "on" if piece.kind == "tunnel" else "at"
-        return Description(f"Gain the production of the upgraded {kind_name(piece.kind)} {at} "
-                           f"{site_name(self.state, self.seat, c.site)}", [c.site])
+        template = ("Gain the production of {kind} on {site}" if piece.kind == "tunnel"
+                    else "Gain the production of {kind} at {site}")
+        return Description.of(Message(template, {"kind": _UPGRADED_KIND[piece.kind],
+                                                 "site": site_name(self.state, self.seat, c.site)}), [c.site])
 
     def convert_city(self, c: cmd.ConvertCity) -> Description:
         node = _active_node(self.state)
         cost = getattr(node, "cost", Res())
-        price = f" for {res_text(cost)}" if res_text(cost, "") else ""
-        return Description(f"Convert the city at {c.site} into a symbiotic city{price}", [c.site])
+        bag = res_text(cost)
+        price = msg(" for {price}", price=bag) if bag is not None else ""
+        return Description.of(msg("Convert the city at {site} into a symbiotic city{price}", site=c.site, price=price),
+                              [c.site])
 
     # --- simultaneous prompts ------------------------------------------------------------------------------
-    def cards_list(self, ids: Sequence[str]) -> str:
-        return join_and(card_name(c) for c in ids)
+    def cards_list(self, ids: Sequence[str]) -> Message:
+        return join_messages([card_name(c) for c in ids])
 
     def keep_cards(self, c: cmd.KeepCards) -> Description:
-        return Description(_fit(f"Keep {self.cards_list(c.card_ids)}") if c.card_ids else "Keep no card",
-                           list(c.card_ids))
+        return Description.of(msg("Keep {cards}", cards=self.cards_list(c.card_ids)) if c.card_ids
+                              else msg("Keep no card"), list(c.card_ids))
 
     def discard_cards(self, c: cmd.DiscardCards) -> Description:
-        return Description(f"Discard {self.cards_list(c.card_ids)}", list(c.card_ids))
+        return Description.of(msg("Discard {cards}", cards=self.cards_list(c.card_ids)), list(c.card_ids))
 
     def production_options(self, c: cmd.SetProductionOptions) -> Description:
         if not c.use_card_ids:
-            return Description("Use no optional production card this Production", [])
-        return Description(f"Use {self.cards_list(c.use_card_ids)} this Production", list(c.use_card_ids))
+            return Description.of(msg("Use no optional production card this Production"))
+        return Description.of(msg("Use {cards} this Production", cards=self.cards_list(c.use_card_ids)),
+                              list(c.use_card_ids))
 
     def buy_points(self, c: cmd.BuyPoints) -> Description:
         scoring = content().cards[c.card_id].end_scoring
         assert isinstance(scoring, BuyScore)
-        times = f" ({c.times} times)" if c.times > 1 else ""
-        return Description(f"With {card_name(c.card_id)}, pay {res_text(scaled(scoring.cost, c.times))} for "
-                           f"{amount(scoring.points * c.times, 'point')}{times}", [c.card_id])
+        times = msg(" ({n} times)", n=c.times) if c.times > 1 else ""
+        return Description.of(msg("With {card}, pay {price} for {points}{times}", card=card_name(c.card_id),
+                                  price=res_text(scaled(scoring.cost, c.times)) or msg("nothing"),
+                                  points=amount(scoring.points * c.times, "point"), times=times), [c.card_id])
 
     # --- dispatch ------------------------------------------------------------------------------------------
     def describe(self, c: Any) -> Description:
@@ -382,10 +467,10 @@ _HANDLERS: dict[type, Callable[[_Describer, Any], Description]] = {
     cmd.PerformSlot: _Describer.perform_slot,
     cmd.ChooseStructure: _Describer.choose_structure,
     cmd.ConvertCity: _Describer.convert_city,
-    cmd.EndTurn: lambda d, c: Description("End your turn", []),
+    cmd.EndTurn: lambda d, c: Description.of(msg("End your turn")),
     cmd.SetProductionOptions: _Describer.production_options,
     cmd.BuyPoints: _Describer.buy_points,
-    cmd.DoneBuying: lambda d, c: Description("Buy no more points", []),
+    cmd.DoneBuying: lambda d, c: Description.of(msg("Buy no more points")),
 }
 
 
