@@ -17,7 +17,8 @@ from benthic.i18n.keys import all_keys
 def update(language: str) -> tuple[int, int]:
     """(keys, keys without a translation) after writing ``language``'s .po."""
     old = read_catalog(language) if os.path.exists(po_path(language)) else Catalog(locale=language)
-    catalog = Catalog(locale=language, domain=DOMAIN, project="Benthic", charset="utf-8", fuzzy=False)
+    catalog = Catalog(locale=language, domain=DOMAIN, project="Benthic", charset="utf-8", fuzzy=False,
+                      creation_date=old.creation_date)  # a diff shows only what changed
     missing = 0
     for key, where in sorted(all_keys().items()):
         known = old.get(key)

@@ -12,8 +12,8 @@ from benthic.i18n.render import catalogue_texts
 from benthic.rules import game_types, get_engine
 
 SOURCES = Path(__file__).resolve().parent.parent  # shared/benthic: the engines and this package
-# msg("template", ...), Message("template", {...}), counted(n, "{n} thing", "{n} things")
-KEYWORDS = {"msg": None, "Message": None, "counted": (2, 3)}
+# msg("template", ...), Message("template", {...}), counted(n, "{n} thing", "{n} things"), N_("template")
+KEYWORDS = {"msg": None, "Message": None, "counted": (2, 3), "N_": None}
 
 
 def catalogue_keys() -> dict[str, str]:

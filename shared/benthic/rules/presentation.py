@@ -19,6 +19,7 @@ import msgspec
 
 __all__ = [
     "MAX_LABEL",
+    "N_",
     "CatalogueError",
     "Description",
     "Label",
@@ -68,6 +69,11 @@ def _english(value: Any) -> Any:
     if isinstance(value, SeatRef):
         return f"Seat {value.seat + 1}"
     return value
+
+
+def N_(text: str) -> str:
+    """Marks a msgid that a Message is built from later (gettext's ``gettext_noop``: Babel's extractor finds it)."""
+    return text
 
 
 def counted(n: int, singular: str, plural: str) -> Message:
@@ -364,7 +370,8 @@ class Sentences:
                     break
                 params[name] = self._param(name, value, variant)
             else:
-                return Message(variant["text"], params)
+                template = variant["text"]
+                return Message(template, params)
         return None
 
     def _param(self, name: str, value: Any, variant: Mapping[str, Any]) -> Any:
@@ -388,7 +395,7 @@ def join_messages(items: Sequence[Message | str]) -> Message | str:
         return Message("nothing")
     joined: Message | str = items[-1]
     for i, item in enumerate(reversed(items[:-1])):
-        joined = Message("{a} and {b}" if i == 0 else "{a}, {b}", {"a": item, "b": joined})
+        joined = Message(N_("{a} and {b}") if i == 0 else N_("{a}, {b}"), {"a": item, "b": joined})
     return joined
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
-from benthic.rules.presentation import Description, Message, counted, join_messages, msg
+from benthic.rules.presentation import N_, Description, Message, counted, join_messages, msg
 
 from . import commands as cmd
 from .catalogue import DEPTH_NAMES, KIND_NAMES, RESEARCH_NAMES, chip_name, tile_name
@@ -87,8 +87,8 @@ class _Describer:
                          price=nemo(price)))
             return Description.of(label, top + [f"stack:{c.kind}"])
         name = RESEARCH_NAMES.get(c.kind, c.kind)
-        template = ("Buy an {research} station for {price}" if name[:1] in "AEIOU"
-                    else "Buy a {research} station for {price}")
+        template = (N_("Buy an {research} station for {price}") if name[:1] in "AEIOU"
+                    else N_("Buy a {research} station for {price}"))
         return Description.of(Message(template, {"research": named(name), "price": nemo(T.research_station_price)}),
                               top + [f"stack:{c.kind}"])
 
@@ -116,8 +116,8 @@ class _Describer:
         extra: Message | str = ""
         if target.owner is not None and not self.state.occupancy[b][self.seat]:
             extra = msg("; activates it (fee {fee})", fee=nemo(fee)) if fee else msg("; activates it")
-        template = ("Atlantis bonus: researcher {a} → {b} ({steps}){extra}"
-                    if isinstance(c, cmd.BonusMoveResearcher) else "Researcher: {a} → {b} ({steps}){extra}")
+        template = (N_("Atlantis bonus: researcher {a} → {b} ({steps}){extra}")
+                    if isinstance(c, cmd.BonusMoveResearcher) else N_("Researcher: {a} → {b} ({steps}){extra}"))
         return Description.of(Message(template, {"a": tile(c.from_), "b": tile(c.to),
                                                  "steps": counted(steps, "{n} step", "{n} steps"), "extra": extra}),
                               [c.from_, c.to])
@@ -174,8 +174,8 @@ class _Describer:
             withdraw = (msg(" and withdraw it into {station} ({fee})", station=tile(c.withdraw_into), fee=nemo(fee))
                         if fee else msg(" and withdraw it into {station}", station=tile(c.withdraw_into)))
             highlights.append(c.withdraw_into)
-        template = ("Tempo: move submarine {sub} to {cell}{recovered}{withdraw}" if isinstance(c, cmd.TempoMove)
-                    else "Move submarine {sub} to {cell}{recovered}{withdraw}")
+        template = (N_("Tempo: move submarine {sub} to {cell}{recovered}{withdraw}") if isinstance(c, cmd.TempoMove)
+                    else N_("Move submarine {sub} to {cell}{recovered}{withdraw}"))
         return Description.of(Message(template, {"sub": c.sub, "cell": dest, "recovered": recovered,
                                                  "withdraw": withdraw}), [h for h in highlights if h])
 
@@ -201,8 +201,8 @@ class _Describer:
         total = sum(c.upgrades.values()) * T.assignment_upgrade_price
         raised = join_messages([msg("{n} × {what}", n=n, what=named(KIND_NAMES.get(kind, kind)))
                                 for kind, n in c.upgrades.items()])
-        template = ("Raise {chips} by 1 point each for {price}" if sum(c.upgrades.values()) > 1
-                    else "Raise {chips} by 1 point for {price}")
+        template = (N_("Raise {chips} by 1 point each for {price}") if sum(c.upgrades.values()) > 1
+                    else N_("Raise {chips} by 1 point for {price}"))
         return Description.of(Message(template, {"chips": raised, "price": nemo(total)}), card)
 
     def pass_(self) -> Description:

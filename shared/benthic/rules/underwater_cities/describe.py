@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
-from benthic.rules.presentation import MAX_LABEL, Description, Message, counted, join_messages, msg
+from benthic.rules.presentation import MAX_LABEL, N_, Description, Message, counted, join_messages, msg
 
 from . import commands as cmd
 from .board import bag_name, bio_payment, build_cost, geometry, scaled, upgrade_bags
@@ -308,8 +308,8 @@ class _Describer:
         price = _price(paid) if isinstance(paid, Res) else msg("for free")
         then = msg(" and upgrade it") if isinstance(node, BuildUpgrade) else ""
         where = site_name(self.state, self.seat, c.site)
-        template = ("Build {kind} on {site} {price}{then}{bonus}" if c.site in geom.tunnels
-                    else "Build {kind} at {site} {price}{then}{bonus}")
+        template = (N_("Build {kind} on {site} {price}{then}{bonus}") if c.site in geom.tunnels
+                    else N_("Build {kind} at {site} {price}{then}{bonus}"))
         label = Message(template, {"kind": _A_KIND[c.kind], "site": where, "price": price, "then": then})
         return Description.of(_fit(label, ("bonus", _site_bonus(self.state, self.seat, c.site))), [c.site])
 
@@ -324,7 +324,8 @@ class _Describer:
             if c.pay in names:
                 bag = bags[names.index(c.pay)]
         where = site_name(self.state, self.seat, c.site)
-        template = "Upgrade {kind} on {site} {price}" if piece.kind == "tunnel" else "Upgrade {kind} at {site} {price}"
+        template = (N_("Upgrade {kind} on {site} {price}") if piece.kind == "tunnel"
+                    else N_("Upgrade {kind} at {site} {price}"))
         return Description.of(Message(template, {"kind": _THE_KIND[piece.kind], "site": where, "price": _price(bag)}),
                               [c.site])
 
@@ -393,8 +394,8 @@ class _Describer:
 
     def choose_structure(self, c: cmd.ChooseStructure) -> Description:
         piece = self.player.pieces[c.site]
-        template = ("Gain the production of {kind} on {site}" if piece.kind == "tunnel"
-                    else "Gain the production of {kind} at {site}")
+        template = (N_("Gain the production of {kind} on {site}") if piece.kind == "tunnel"
+                    else N_("Gain the production of {kind} at {site}"))
         return Description.of(Message(template, {"kind": _UPGRADED_KIND[piece.kind],
                                                  "site": site_name(self.state, self.seat, c.site)}), [c.site])
 
