@@ -78,7 +78,7 @@ def test_history_entries_redact_engine_events_and_show_platform_events() -> None
     entry = history_entry(engine, scored, 3)
     assert entry is not None
     assert msgspec.json.decode(entry) == {"version": scored.version, "ts_ms": scored.ts_ms,
-                                          "event": msgspec.json.decode(scored.data)}
+                                          "event": msgspec.json.decode(scored.data), "text": None}
     for envelope in game.envelopes[:-1]:
         event = engine.decode_event(envelope.data)
         for viewer in (None, 0, 3):
@@ -88,7 +88,10 @@ def test_history_entries_redact_engine_events_and_show_platform_events() -> None
             if shown is None:
                 assert entry is None
             else:
-                assert msgspec.json.decode(entry)["event"] == msgspec.json.decode(msgspec.json.encode(shown))
+                decoded = msgspec.json.decode(entry)
+                assert decoded["event"] == msgspec.json.decode(msgspec.json.encode(shown))
+                sentence = engine.sentence(shown)  # the sentence is made from the same redacted event
+                assert decoded["text"] == (sentence.english() if sentence is not None else None)
     page = history_page(engine, game.envelopes, None, after=10, limit=5)
     assert len(page) == 5 and msgspec.json.decode(page[0])["version"] > 10
     assert history_page(engine, game.envelopes, None, after=game.last_version, limit=5) == []
