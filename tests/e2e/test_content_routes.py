@@ -13,6 +13,7 @@ import pytest
 
 from benthic.clients.bots_http import start_bot_game
 from benthic.clients.client import ApiFailure, BenthicClient
+from benthic.i18n import localized_labels
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
 from tests.e2e.waiting import until
@@ -182,7 +183,8 @@ async def test_legal_commands_come_with_aligned_labels(client: BenthicClient, ga
                 continue
             commands = [engine.decode_command(c) for c in legal["commands"]]
             assert commands == engine.legal_commands(state, seat)
-            expected = [msgspec.to_builtins(d) for d in engine.describe_all(state, commands, seat)]
+            described = engine.describe_all(state, commands, seat)
+            expected = [msgspec.to_builtins(d) for d in localized_labels(described, "en")]
             assert legal["labels"] == expected
             assert all(set(label) == {"label", "highlights"} and label["label"] for label in legal["labels"])
         seat = prompt.seats[0]
@@ -192,7 +194,8 @@ async def test_legal_commands_come_with_aligned_labels(client: BenthicClient, ga
         _, raw = await client.operator_state(game_id)
         after = engine.decode_state(raw)
         legal_after = [engine.decode_command(c) for c in answer["legal"]]
-        assert answer["labels"] == [msgspec.to_builtins(d) for d in engine.describe_all(after, legal_after, seat)]
+        assert answer["labels"] == [msgspec.to_builtins(d)
+                                    for d in localized_labels(engine.describe_all(after, legal_after, seat), "en")]
         if engine.prompt(after) is None:
             break
         nxt = engine.prompt(after).seats[0]

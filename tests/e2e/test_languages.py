@@ -1,0 +1,113 @@
+"""End to end, against the services as processes: `Accept-Language` and `?lang=` choose the language of the
+content catalogue, the labels of `/legal` and the history's sentences (Portuguese or English, the default);
+`Content-Language` says which, `Vary: Accept-Language` keeps shared caches apart."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import msgspec
+import pytest
+
+from benthic.clients.client import BenthicClient
+from benthic.i18n import localized_catalogue, localized_labels, render
+from benthic.local.localplatform import LocalPlatform
+from benthic.rules import game_types, get_engine
+from tests.e2e.waiting import until
+
+GAMES = game_types()
+PT = {"Accept-Language": "pt-BR,pt;q=0.9,en;q=0.5"}
+
+
+def _json(value: object) -> Any:
+    return msgspec.json.decode(msgspec.json.encode(value))
+
+
+def _in(response: httpx.Response, language: str) -> None:
+    assert response.status_code == 200, response.text
+    assert response.headers["content-language"] == language
+    assert "accept-language" in response.headers["vary"].lower()
+
+
+@pytest.mark.parametrize("game", GAMES)
+async def test_the_content_catalogue_in_portuguese_english_and_the_fallback(
+        platform: LocalPlatform, client: BenthicClient, game: str) -> None:
+    engine = get_engine(game)
+    url = f"{platform.command_url}/game-types/{game}/content"
+    pt = await client.http.get(url, headers=PT)
+    _in(pt, "pt")
+    assert pt.json() == _json(localized_catalogue(engine.catalogue(), "pt"))
+    english = _json(engine.catalogue())
+    assert pt.json()["terms"] != english["terms"] and pt.json()["content_version"] == english["content_version"]
+    for headers, params in (({}, {}), ({"Accept-Language": "en"}, {}), ({"Accept-Language": "fr, de;q=0.8"}, {}),
+                            (PT, {"lang": "en"})):
+        answer = await client.http.get(url, headers=headers, params=params)
+        _in(answer, "en")
+        assert answer.json() == english, (headers, params)
+    by_query = await client.http.get(url, params={"lang": "pt"})
+    _in(by_query, "pt")
+    assert by_query.content == pt.content
+    english_etag = (await client.http.get(url)).headers["etag"]
+    assert pt.headers["etag"] != english_etag  # a cache keyed on the ETag keeps the languages apart
+    revalidated = await client.http.get(url, headers={**PT, "If-None-Match": pt.headers["etag"]})
+    assert revalidated.status_code == 304
+
+
+@pytest.mark.parametrize("game", GAMES)
+async def test_legal_labels_and_history_sentences_in_portuguese(client: BenthicClient, game: str) -> None:
+    engine = get_engine(game)
+    seats = max(2, engine.min_seats)
+    created = await client.create_game(game, [{"player_id": f"lang{i}"} for i in range(seats)], seed=33)
+    game_id = created["game_id"]
+    tokens = {g["seat"]: (await client.seat_token(game_id, g["player_id"]))["token"] for g in created["seats"]}
+    for _ in range(4):
+        version, raw = await client.operator_state(game_id)
+        state = engine.decode_state(raw)
+        prompt = engine.prompt(state)
+        assert prompt is not None
+        seat = prompt.seats[0]
+        url = f"{client.command_url}/games/{game_id}/legal"
+        auth = {"Authorization": f"Bearer {tokens[seat]}"}
+        pt = await client.http.get(url, headers={**auth, **PT})
+        _in(pt, "pt")
+        described = engine.describe_all(state, engine.legal_commands(state, seat), seat)
+        assert pt.json()["labels"] == _json(localized_labels(described, "pt"))
+        assert pt.json()["commands"] == _json(engine.legal_commands(state, seat))
+        english = await client.http.get(url, headers=auth)
+        _in(english, "en")
+        assert english.json()["labels"] == [{"label": d.label, "highlights": d.highlights} for d in described]
+        assert english.json()["labels"] != pt.json()["labels"]
+        unknown = await client.http.get(url, headers=auth, params={"lang": "xx"})
+        _in(unknown, "en")
+        assert unknown.json() == english.json()
+        options = pt.json()["commands"]
+        await client.play(game_id, tokens[seat], options[len(options) // 2])
+
+    await until(lambda: _projected(client, game_id, version), "projected")
+    for viewer in (None, 0):
+        path = f"/games/{game_id}/history" if viewer is None else f"/games/{game_id}/seats/{viewer}/history"
+        auth = {"Authorization": f"Bearer {tokens[0]}"} if viewer is not None else {}
+        pt_history = await client.http.get(client.read_url + path, headers={**auth, **PT})
+        _in(pt_history, "pt")
+        en_history = await client.http.get(client.read_url + path, headers=auth)
+        _in(en_history, "en")
+        assert pt_history.json()["language"] == "pt" and en_history.json()["language"] == "en"
+        pt_events, en_events = pt_history.json()["events"], en_history.json()["events"]
+        assert [e["event"] for e in pt_events] == [e["event"] for e in en_events]
+        told = 0
+        for pt_entry, en_entry in zip(pt_events, en_events, strict=True):
+            sentence = engine.sentence(pt_entry["event"]) if "type" in pt_entry["event"] else None
+            if sentence is None:
+                assert pt_entry["text"] is None and en_entry["text"] is None
+                continue
+            told += 1
+            assert pt_entry["text"] == render(sentence, "pt")  # made from the event as this viewer sees it
+            assert en_entry["text"] == sentence.english()
+        assert told >= 2, f"{game}: too few sentences in {len(pt_events)} entries"
+        assert any(p["text"] != e["text"] for p, e in zip(pt_events, en_events, strict=True) if p["text"])
+
+
+async def _projected(client: BenthicClient, game_id: str, version: int) -> bool:
+    history = await client.history(game_id, None, None, limit=1000)
+    return bool(history["version"] > version)
