@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+import msgspec
+
 from benthic.archive import Archive, ArchivedGame
 from benthic.game.gamestate import Folded, fold_envelopes
-from benthic.game.history import history_page
+from benthic.game.history import history_page, seat_names
 from benthic.i18n import DEFAULT_LANGUAGE
 from benthic.rules import get_engine
 from services.projection.readmodel import VersionNotFound, stored_version, unpack_view, view_at, view_field
@@ -72,8 +74,9 @@ class ArchivedReads:
         game = await self.game(game_id)
         if game is None:
             return None
+        names = seat_names([msgspec.to_builtins(s) if s is not None else None for s in game.seats])
         return game.last_version, history_page(get_engine(game.game_type), game.envelopes, viewer, after, limit,
-                                               language)
+                                               language, names)
 
     async def finished(self, game_type: str, limit: int) -> list[tuple[str, bytes]]:
         """(game id, lobby card) of the newest archived games of ``game_type``, newest finished first."""

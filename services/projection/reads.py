@@ -14,7 +14,7 @@ from redis.asyncio import Redis
 
 from benthic.archive import ArchiveUnavailable
 from benthic.game.gamestate import Folded, StateLoader, fold_envelopes
-from benthic.game.history import history_page
+from benthic.game.history import history_page, seat_names
 from benthic.game.keys import GameKeys, RatingKeys, lobby_key
 from benthic.i18n import DEFAULT_LANGUAGE
 from benthic.rules import get_engine
@@ -165,19 +165,20 @@ class ReadModels:
         game is nowhere."""
         keys = self.keys(game_id)
         async with self.redis.pipeline(transaction=True) as pipe:  # the version and the first page at once
-            pipe.hmget(keys.read_model, [VERSION, GAME_TYPE])
+            pipe.hmget(keys.read_model, [VERSION, GAME_TYPE, SEATS])
             pipe.xrange(keys.events, f"{after + 1}-0", "+", count=limit)
-            (version, game_type), first = await pipe.execute()
+            (version, game_type, seats), first = await pipe.execute()
         if version is not None and game_type is not None:
             projected = int(version)
             engine = get_engine(game_type.decode())
+            names = seat_names(msgspec.json.decode(seats) if seats else [])
             entries: list[bytes] = []
             start = after
             try:
                 batch = await self.store.envelopes(keys.events, first)
                 while True:
                     batch = [e for e in batch if e.version <= projected]
-                    entries.extend(history_page(engine, batch, viewer, start, limit - len(entries), language))
+                    entries.extend(history_page(engine, batch, viewer, start, limit - len(entries), language, names))
                     if batch:
                         start = batch[-1].version
                     if len(entries) >= limit or start >= projected:

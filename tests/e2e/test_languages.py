@@ -58,7 +58,8 @@ async def test_the_content_catalogue_in_portuguese_english_and_the_fallback(
 async def test_legal_labels_and_history_sentences_in_portuguese(client: BenthicClient, game: str) -> None:
     engine = get_engine(game)
     seats = max(2, engine.min_seats)
-    created = await client.create_game(game, [{"player_id": f"lang{i}"} for i in range(seats)], seed=33)
+    created = await client.create_game(game, [{"player_id": f"lang{i}", "name": f"Player {i}"} for i in range(seats)],
+                                       seed=33)
     game_id = created["game_id"]
     tokens = {g["seat"]: (await client.seat_token(game_id, g["player_id"]))["token"] for g in created["seats"]}
     for _ in range(4):
@@ -96,15 +97,18 @@ async def test_legal_labels_and_history_sentences_in_portuguese(client: BenthicC
         pt_events, en_events = pt_history.json()["events"], en_history.json()["events"]
         assert [e["event"] for e in pt_events] == [e["event"] for e in en_events]
         told = 0
+        names = [f"Player {i}" for i in range(seats)]
         for pt_entry, en_entry in zip(pt_events, en_events, strict=True):
             sentence = engine.sentence(pt_entry["event"]) if "type" in pt_entry["event"] else None
             if sentence is None:
                 assert pt_entry["text"] is None and en_entry["text"] is None
                 continue
             told += 1
-            assert pt_entry["text"] == render(sentence, "pt")  # made from the event as this viewer sees it
-            assert en_entry["text"] == sentence.english()
+            # made from the event as this viewer sees it, the seats named by their players' names
+            assert pt_entry["text"] == render(sentence, "pt", names)
+            assert en_entry["text"] == render(sentence, "en", names)
         assert told >= 2, f"{game}: too few sentences in {len(pt_events)} entries"
+        assert any("Player " in e["text"] for e in pt_events if e["text"])  # a name, not "Lugar 1"
         assert any(p["text"] != e["text"] for p, e in zip(pt_events, en_events, strict=True) if p["text"])
 
 

@@ -44,6 +44,12 @@ def history_entry(
     return _json.encode(_Entry(envelope.version, envelope.ts_ms, msgspec.Raw(envelope.data), None))
 
 
+def seat_names(seats: Sequence[dict[str, Any] | None]) -> list[str | None]:
+    """The names sentences give the seats (their display names, else player ids; None: an open seat) from the
+    game's seats as stored (``SeatInfo`` as JSON)."""
+    return [(s.get("name") or s.get("player_id") or None) if s else None for s in seats]
+
+
 def history_page(
     engine: AnyEngine, envelopes: Iterable[Envelope], viewer: int | None, after: int, limit: int,
     language: str = DEFAULT_LANGUAGE, names: Sequence[str | None] = (),

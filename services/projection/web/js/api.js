@@ -18,8 +18,18 @@ export async function loadConfig() {
   return config;
 }
 
+// The language of the texts the APIs answer (labels, history sentences, catalogue names): the player's choice,
+// kept in localStorage and sent as Accept-Language; none chosen: the browser's own Accept-Language.
+const LANGUAGE = "benthic.language";
+export const LANGUAGES = { en: "English", pt: "Português" };
+export const language = () => localStorage.getItem(LANGUAGE) || "";
+export function setLanguage(lang) {
+  if (lang) localStorage.setItem(LANGUAGE, lang); else localStorage.removeItem(LANGUAGE);
+}
+
 async function call(base, method, path, { body, bearer, signal } = {}) {
   const headers = {};
+  if (language()) headers["Accept-Language"] = language();
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (bearer) headers.Authorization = `Bearer ${bearer}`;
   const response = await fetch(base + path, {
@@ -40,7 +50,7 @@ export const command = async (method, path, options) => call((await loadConfig()
 
 // The catalogue of a game type's default content pack, or of `pack` (a game's lobby card names its `content_pack`).
 export async function catalogue(gameType, pack = null) {
-  const key = pack ? `${gameType}|${pack}` : gameType;
+  const key = `${gameType}|${pack || ""}|${language()}`;
   const query = pack ? `?pack=${encodeURIComponent(pack)}` : "";
   if (!catalogues.has(key)) catalogues.set(key, command("GET", `/game-types/${gameType}/content${query}`));
   return catalogues.get(key);

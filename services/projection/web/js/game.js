@@ -2,7 +2,7 @@
 import { ApiError, catalogue, command, identity, read, rememberSeat, seatFor } from "./api.js";
 import { h, toast, words } from "./dom.js";
 import { card, cardBack, drawBoard, SEAT_COLOURS, stats } from "./draw.js";
-import { eventInWords } from "./history.js";
+import { entryInWords } from "./history.js";
 import * as underwaterCities from "./games/underwater_cities.js";
 import * as nautilus from "./games/nautilus.js";
 import * as aquatica from "./games/aquatica.js";
@@ -260,7 +260,7 @@ export async function gamePage(main, gameId, watchOnly) {
     const page = await read(`${path}?after=${g.historyAfter}&limit=1000${g.seat === null ? "" : `&token=${encodeURIComponent(mySeat.token)}`}`);
     for (const entry of page.events) {
       g.historyAfter = Math.max(g.historyAfter, entry.version);
-      const text = eventInWords(entry.event, cat, name);
+      const text = entryInWords(entry, cat, name);
       if (text) history.prepend(h("li", { "data-version": entry.version }, h("span.v", {}, `#${entry.version}`), " ", text));
     }
   }

@@ -1,4 +1,5 @@
-// One history entry in words: who, what (the event's name), and its details with catalogue names for ids.
+// One history entry in words: the server's sentence in the chosen language (`text`), or, for an event without
+// one, who, what (the event's name), and its details with catalogue names for ids.
 import { words } from "./dom.js";
 
 const QUIET = new Set(["type", "seat", "auto", "replay", "source"]);
@@ -16,6 +17,10 @@ function named(cat, value) {
       .map(([k, v]) => `${words(k)} ${named(cat, v)}`).join(", ");
   }
   return String(value);
+}
+
+export function entryInWords(entry, cat, name) {
+  return entry.text || eventInWords(entry.event, cat, name);
 }
 
 export function eventInWords(event, cat, name) {

@@ -1,4 +1,4 @@
-import { identity, signIn, signOut, useJwt } from "./api.js";
+import { LANGUAGES, identity, language, setLanguage, signIn, signOut, useJwt } from "./api.js";
 import { h, toast } from "./dom.js";
 import { lobbyPage } from "./lobby.js";
 import { createPage } from "./create.js";
@@ -6,6 +6,15 @@ import { gamePage } from "./game.js";
 
 const main = document.getElementById("main");
 let leave = null;  // the current page's clean-up (closes its live stream)
+
+function renderLanguage() {  // the language setting: the page is drawn again in the chosen language
+  const choice = h("select", { id: "language", "aria-label": "Language", "data-testid": "language",
+    onchange: () => { setLanguage(choice.value); location.reload(); } },
+    h("option", { value: "" }, "Language: browser"),
+    ...Object.entries(LANGUAGES).map(([code, label]) => h("option", { value: code }, label)));
+  choice.value = language();
+  document.getElementById("who").before(choice);
+}
 
 function renderWho() {
   const who = document.getElementById("who");
@@ -50,4 +59,5 @@ async function route() {
 }
 
 window.addEventListener("hashchange", route);
+renderLanguage();
 route();
