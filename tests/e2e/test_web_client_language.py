@@ -1,0 +1,63 @@
+"""The web client's language setting, in headless Chromium against the services as processes: choosing
+Português (kept in localStorage, sent as Accept-Language) shows the moves and the history in Portuguese, as the
+APIs answer them in that language."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from benthic.local.localplatform import LocalPlatform
+from tests.e2e.test_web_client import Page, _my_turn_against_the_api, browser  # noqa: F401 - a fixture
+from tests.e2e.test_web_client import platform as platform  # the fixture
+
+SHOWN = """() => ({
+  moves: [...document.querySelectorAll("#moves button.move")].map((b) => b.textContent),
+  history: [...document.querySelectorAll("[data-testid=history] li")].map((li) =>
+    li.textContent.replace(/^#\\d+ /, "")),
+})"""
+
+
+def _answers(services: LocalPlatform, game_id: str, token: str, language: str) -> tuple[list[str], list[str]]:
+    """The seat's move labels and history sentences as the APIs answer them in ``language``."""
+    headers = {"Authorization": f"Bearer {token}", "Accept-Language": language}
+    legal = httpx.get(f"{services.command_url}/games/{game_id}/legal", headers=headers).json()
+    history = httpx.get(f"{services.read_url}/games/{game_id}/seats/0/history", headers=headers,
+                        params={"limit": 1000}).json()
+    return [label["label"] for label in legal["labels"]], [e["text"] for e in history["events"] if e["text"]]
+
+
+def _shown(player: Page, labels: list[str], sentences: list[str]) -> dict[str, Any]:
+    """What the page shows once its moves are ``labels`` and its history holds ``sentences``."""
+    player.page.wait_for_function(
+        f"([labels, sentences]) => {{ const s = ({SHOWN})(); return JSON.stringify(s.moves) === JSON.stringify(labels)"
+        " && sentences.every((t) => s.history.includes(t)); }", arg=[labels, sentences], timeout=30_000)
+    shown: dict[str, Any] = player.page.evaluate(SHOWN)
+    return shown
+
+
+def test_switching_to_portuguese_shows_portuguese_moves_and_history(platform: LocalPlatform, browser: Any) -> None:  # noqa: F811 - fixtures
+    player, game_id = _my_turn_against_the_api(platform, browser, "gina", "hugo")
+    token = player.page.evaluate(f"JSON.parse(sessionStorage.getItem('benthic.seat.{game_id}')).token")
+    en_labels, en_sentences = _answers(platform, game_id, token, "en")
+    pt_labels, pt_sentences = _answers(platform, game_id, token, "pt")
+    assert en_labels != pt_labels and en_sentences != pt_sentences
+    player.page.reload()  # the history read before the other player joined names that seat "Seat 2"
+    player.page.wait_for_selector(".game[data-version]")
+    english = _shown(player, en_labels, en_sentences)
+    assert set(en_sentences) <= set(english["history"])
+
+    player.page.select_option("[data-testid=language]", "pt")  # the page draws itself again in Portuguese
+    player.page.wait_for_selector(".game[data-version]")
+    assert player.page.evaluate("localStorage.getItem('benthic.language')") == "pt"
+    assert player.page.input_value("[data-testid=language]") == "pt"
+    portuguese = _shown(player, pt_labels, pt_sentences)
+    assert set(pt_sentences) <= set(portuguese["history"])
+    assert any(" jogou " in line or "Começa" in line for line in portuguese["history"]), portuguese["history"]
+    assert not set(en_sentences) & set(portuguese["history"]) - set(pt_sentences)
+
+    player.page.select_option("[data-testid=language]", "en")
+    player.page.wait_for_selector(".game[data-version]")
+    assert _shown(player, en_labels, en_sentences)["moves"] == en_labels
+    player.close()
