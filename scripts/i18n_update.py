@@ -12,6 +12,7 @@ from babel.messages.pofile import write_po
 
 from benthic.i18n.catalogs import DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, po_path, read_catalog
 from benthic.i18n.keys import all_keys
+from benthic.service.errormessages import error_keys
 
 
 def update(language: str) -> tuple[int, int]:
@@ -20,7 +21,7 @@ def update(language: str) -> tuple[int, int]:
     catalog = Catalog(locale=language, domain=DOMAIN, project="Benthic", charset="utf-8", fuzzy=False,
                       creation_date=old.creation_date)  # a diff shows only what changed
     missing = 0
-    for key, where in sorted(all_keys().items()):
+    for key, where in sorted({**all_keys(), **error_keys()}.items()):
         known = old.get(key)
         string = known.string if known is not None and isinstance(known.string, str) else ""
         missing += not string

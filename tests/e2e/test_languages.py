@@ -115,3 +115,34 @@ async def test_legal_labels_and_history_sentences_in_portuguese(client: BenthicC
 async def _projected(client: BenthicClient, game_id: str, version: int) -> bool:
     history = await client.history(game_id, None, None, limit=1000)
     return bool(history["version"] > version)
+
+
+async def test_error_messages_follow_the_language_and_keep_their_codes(client: BenthicClient) -> None:
+    missing = f"{client.read_url}/games/no-such-game/history"
+    pt = await client.http.get(missing, headers=PT)
+    english = await client.http.get(missing)
+    assert pt.status_code == english.status_code == 404
+    assert pt.json()["code"] == english.json()["code"] == "game_not_found"
+    assert pt.headers["content-language"] == "pt" and pt.json()["message"].startswith("essa partida não existe")
+    assert "no-such-game" in english.json()["message"] and "content-language" not in english.headers
+
+    engine = get_engine("nautilus")
+    created = await client.create_game("nautilus", [{"player_id": "err0"}, {"player_id": "err1"}], seed=5)
+    game_id = created["game_id"]
+    tokens = {g["seat"]: (await client.seat_token(game_id, g["player_id"]))["token"] for g in created["seats"]}
+    _, raw = await client.operator_state(game_id)
+    state = engine.decode_state(raw)
+    prompt = engine.prompt(state)
+    assert prompt is not None
+    waiting = next(s for s in tokens if s not in prompt.seats)
+    command = _json(engine.legal_commands(state, prompt.seats[0])[0])
+    url = f"{client.command_url}/games/{game_id}/commands"
+    answers = []
+    for headers in (PT, {}):
+        answers.append(await client.http.post(url, json={"command_id": f"c-{len(answers)}", "command": command},
+                                              headers={"Authorization": f"Bearer {tokens[waiting]}", **headers}))
+    refused_pt, refused_en = answers
+    assert refused_pt.status_code == refused_en.status_code == 422
+    assert refused_pt.json()["code"] == refused_en.json()["code"]
+    assert refused_pt.json()["message"] == (f"As regras não permitem isso ({refused_en.json()['code']}): "
+                                            f"{refused_en.json()['message']}")

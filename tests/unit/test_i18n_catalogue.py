@@ -15,11 +15,16 @@ from benthic.game.events import Envelope
 from benthic.game.history import history_entry
 from benthic.i18n import localized_catalogue, localized_labels, negotiate, render
 from benthic.i18n.catalogs import gettext, po_path
-from benthic.i18n.keys import all_keys
+from benthic.i18n.keys import all_keys as engine_keys
 from benthic.rules import GameConfig, Message, game_types, get_engine
 from benthic.rules.nautilus.events import AssignmentDealt
 from benthic.rules.presentation import SeatRef
+from benthic.service.errormessages import RULE_MESSAGE, error_keys, localized_message
 from tests.engine_harness import random_game
+
+
+def all_keys() -> dict[str, str]:
+    return {**engine_keys(), **error_keys()}
 
 
 def _placeholders(text: str) -> set[str]:
@@ -139,3 +144,13 @@ def test_a_history_sentence_tells_a_viewer_only_what_its_redacted_event_shows() 
     assert "card" not in other["event"] and card_name not in other["text"]
     assert other["text"] == f"Lugar {event.seat + 1} recebeu uma missão especial"
     assert spectator["text"] == f"Seat {event.seat + 1} was dealt a special assignment"
+
+
+def test_error_messages_in_portuguese_keep_their_codes_and_the_rules_citation() -> None:
+    assert localized_message(409, "game_finished", "game g1 is over", "en") == "game g1 is over"
+    finished = localized_message(409, "game_finished", "game g1 is over", "pt")
+    assert finished == gettext("pt", "the game is over (or archived): it accepts no more commands or joins")
+    assert finished.startswith("a partida terminou")
+    rule = localized_message(422, "not_your_turn", "§5.2: seat 1 is not prompted", "pt")
+    assert rule == gettext("pt", RULE_MESSAGE).format(code="not_your_turn", rule="§5.2: seat 1 is not prompted")
+    assert "not_your_turn" in rule and "§5.2" in rule and rule.startswith("As regras")

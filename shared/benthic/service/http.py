@@ -16,8 +16,10 @@ from litestar.params import Parameter
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from benthic.archive import Archive, ArchiveUnavailable
+from benthic.i18n import negotiate
 from benthic.rules import GameNotSupported
 from benthic.service.config import Settings
+from benthic.service.errormessages import localized_message
 from benthic.service.redisconn import is_unavailable
 from benthic.service.telemetry import AUTH_REFUSALS, log, metrics_payload
 from benthic.store import GameNotFound
@@ -50,8 +52,14 @@ class ApiError(Exception):
 
 
 def _error(
-    status: int, code: str, message: str, details: dict[str, Any] | None = None, headers: dict[str, str] | None = None
+    status: int, code: str, message: str, details: dict[str, Any] | None = None, headers: dict[str, str] | None = None,
+    request: Request[Any, Any, Any] | None = None,
 ) -> Response[ErrorBody]:
+    """The error answer; its message in the language ``request`` asks for (``Content-Language`` says which)."""
+    if request is not None and ("accept-language" in request.headers or "lang" in request.query_params):
+        language = negotiate(request.headers.get("accept-language"), request.query_params.get("lang"))
+        message = localized_message(status, code, message, language)
+        headers = {**(headers or {}), "Content-Language": language, "Vary": "Accept-Language"}
     return Response(ErrorBody(code, message, details), status_code=status, headers=headers)
 
 
@@ -67,15 +75,16 @@ _HTTP_CODES = {
 
 def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[ErrorBody]:
     if isinstance(exc, ValidationException):
-        return _error(400, "invalid_request", str(exc.detail), {"errors": exc.extra} if exc.extra else None)
+        return _error(400, "invalid_request", str(exc.detail), {"errors": exc.extra} if exc.extra else None,
+                      request=request)
     if isinstance(exc, NotFoundException):
-        return _error(404, "not_found", "no such resource")
+        return _error(404, "not_found", "no such resource", request=request)
     if exc.status_code == 400:  # the body could not be decoded (malformed, truncated, empty), else the request
         body = request.method in ("POST", "PUT", "PATCH")
         return _error(400, "invalid_json" if body else "invalid_request",
-                      f"the body is not valid JSON: {exc.detail}" if body else str(exc.detail))
+                      f"the body is not valid JSON: {exc.detail}" if body else str(exc.detail), request=request)
     code = _HTTP_CODES.get(exc.status_code, "http_error")
-    return _error(exc.status_code, code, str(exc.detail), headers=exc.headers)  # 405 keeps its Allow
+    return _error(exc.status_code, code, str(exc.detail), headers=exc.headers, request=request)  # 405: its Allow
 
 
 RETRY_AFTER_S = 1
@@ -139,7 +148,7 @@ def _handled(request: Request[Any, Any, Any], exc: Exception) -> Response[ErrorB
     error = as_api_error(exc, request.url.path)
     if error.status in (401, 403):
         AUTH_REFUSALS.labels(error.code).inc()
-    return _error(error.status, error.code, error.message, error.details, error.headers)
+    return _error(error.status, error.code, error.message, error.details, error.headers, request)
 
 
 EXCEPTION_HANDLERS: dict[Any, Callable[..., Response[ErrorBody]]] = {
