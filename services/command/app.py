@@ -210,17 +210,22 @@ async def _seat_claim(request: Request[Any, Any, Any]) -> SeatClaim:
               "game_finished", "version_conflict", "too_many_conflicts", "seat_taken_over", "seat_resigned", RULE,
               *WRITE))
 async def post_command(
-    request: Request[Any, Any, Any], game_id: GameId, data: CommandRequest, include: Literal["legal"] | None = None
-) -> CommandAccepted:
+    request: Request[Any, Any, Any], game_id: GameId, data: CommandRequest, include: Literal["legal"] | None = None,
+    lang: Lang = None,
+) -> Response[CommandAccepted]:
     """`command` is the game command's JSON (as listed by `/legal`).  A repeated `command_id` returns the
-    first answer.  `?include=legal` adds the next prompt and the caller's legal commands to the answer.
+    first answer.  `?include=legal` adds the next prompt and the caller's legal commands to the answer, their
+    labels in the language of `?lang=` or `Accept-Language`.
     Errors: 400 malformed, 401 token (missing, invalid, expired, revoked), 403 token of another game,
     404 game, 409 stale `expected_version`, 413 too large, 422 rule violation (`code` names the rule),
     429 rate limit."""
     claim = await _seat_claim(request)
     await request.app.state.limits.hit("command", claim.player_id, _ip(request))
     with _acting(claim.player_id, PLAYER):
-        return await _service(request).command(game_id, claim, data, include_legal=include == "legal")
+        language = request_language(request, lang)
+        accepted = await _service(request).command(game_id, claim, data, include_legal=include == "legal",
+                                                   language=language)
+        return Response(accepted, headers=language_headers(language))
 
 
 @get("/games/{game_id:str}/legal", summary="The caller's legal commands", tags=["play"],
@@ -395,9 +400,13 @@ def dev_jwks(request: Request[Any, Any, Any]) -> dict[str, Any]:
 @get("/game-types/{game_type:str}", summary="A game type: seats, options, commands, content version",
      tags=["content"], sync_to_thread=False,
      opt=doc("404:unknown_game_type", **{**_CACHEABLE, "ok": gametypes.GameType}))
-def game_type(request: Request[Any, Any, Any], game_type: str, v: str | None = None) -> Response[Any]:
-    """Cacheable (strong `ETag`, `If-None-Match` → 304, long `max-age`); `?v=<content version>` pins it."""
-    return gametypes.answer(gametypes.game_type_document(game_type), request.headers.get("if-none-match"), v)
+def game_type(
+    request: Request[Any, Any, Any], game_type: str, v: str | None = None, lang: Lang = None
+) -> Response[Any]:
+    """Cacheable (strong `ETag`, `If-None-Match` → 304, long `max-age`); `?v=<content version>` pins it.  The name
+    and the options' texts are in the language of `?lang=` or `Accept-Language`."""
+    document = gametypes.game_type_document(game_type, request_language(request, lang))
+    return gametypes.answer(document, request.headers.get("if-none-match"), v)
 
 
 PackQuery = Annotated[str | None, Parameter(

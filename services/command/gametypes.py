@@ -77,9 +77,10 @@ def game_type_entries() -> list[GameTypeEntry]:
 
 
 @cache
-def game_type_document(game_type: str) -> Document:
+def game_type_document(game_type: str, language: str = DEFAULT_LANGUAGE) -> Document:
+    """The document of ``game_type``, its name and options' texts in ``language``."""
     engine = _engine(game_type)
-    catalogue = engine.catalogue()
+    catalogue = localized_catalogue(engine.catalogue(), language)
     version = catalogue["content_version"]
     return _document(GameType(
         game_type=engine.game_type,
@@ -92,7 +93,7 @@ def game_type_document(game_type: str) -> Document:
         options=catalogue["options"],
         platform_options=lifecycle.OPTION_DOCS,  # clocks and their expiry policy (every game type)
         commands=sorted(engine.command_names),
-    ), version)
+    ), version, language=language)
 
 
 def content_document(game_type: str, pack: str | None = None, language: str = DEFAULT_LANGUAGE) -> Document:

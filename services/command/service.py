@@ -51,7 +51,8 @@ class CommandService:
         return legal_commands(engine, game_id, claim.seat, folded, running, language)
 
     async def command(
-        self, game_id: str, claim: SeatClaim, request: CommandRequest, include_legal: bool = False
+        self, game_id: str, claim: SeatClaim, request: CommandRequest, include_legal: bool = False,
+        language: str = DEFAULT_LANGUAGE,
     ) -> CommandAccepted:
         check_id(request.command_id, "command_id")
         engine = get_engine(await self.facts.game_type(game_id))
@@ -69,7 +70,7 @@ class CommandService:
             try:
                 played = await self.play.play(engine, game_id, claim.seat, command, request.command_id,
                                               request.expected_version, Actor(claim.player_id, PLAYER), outcome)
-                return _accepted(engine, game_id, request.command_id, claim.seat, played, include_legal)
+                return _accepted(engine, game_id, request.command_id, claim.seat, played, include_legal, language)
             except BaseException as error:
                 outcome.failed(error)
                 raise
@@ -78,11 +79,12 @@ class CommandService:
 
 
 def _accepted(
-    engine: AnyEngine, game_id: str, command_id: str, seat: int, played: Played, include_legal: bool
+    engine: AnyEngine, game_id: str, command_id: str, seat: int, played: Played, include_legal: bool,
+    language: str = DEFAULT_LANGUAGE,
 ) -> CommandAccepted:
     if played.duplicate or not include_legal:
         return CommandAccepted(game_id, command_id, seat, played.first_version, played.last_version, played.duplicate,
                                played.events)
-    prompt, legal, labels = after_command(engine, played.state, seat)
+    prompt, legal, labels = after_command(engine, played.state, seat, language)
     return CommandAccepted(game_id, command_id, seat, played.first_version, played.last_version, False,
                            played.events, prompt, legal, labels)

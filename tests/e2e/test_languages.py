@@ -52,6 +52,9 @@ async def test_the_content_catalogue_in_portuguese_english_and_the_fallback(
     assert pt.headers["etag"] != english_etag  # a cache keyed on the ETag keeps the languages apart
     revalidated = await client.http.get(url, headers={**PT, "If-None-Match": pt.headers["etag"]})
     assert revalidated.status_code == 304
+    document = await client.http.get(f"{platform.command_url}/game-types/{game}", headers=PT)
+    _in(document, "pt")
+    assert document.json()["options"] == pt.json()["options"] and document.json()["name"] == pt.json()["name"]
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -83,7 +86,13 @@ async def test_legal_labels_and_history_sentences_in_portuguese(client: BenthicC
         _in(unknown, "en")
         assert unknown.json() == english.json()
         options = pt.json()["commands"]
-        await client.play(game_id, tokens[seat], options[len(options) // 2])
+        answer = await client.http.post(f"{client.command_url}/games/{game_id}/commands", params={"include": "legal"},
+                                        json={"command_id": f"lang-{version}", "command": options[len(options) // 2]},
+                                        headers={**auth, **PT})
+        _in(answer, "pt")
+        after = engine.decode_state((await client.operator_state(game_id))[1])
+        labels = engine.describe_all(after, engine.legal_commands(after, seat), seat)
+        assert answer.json()["labels"] == _json(localized_labels(labels, "pt"))
 
     await until(lambda: _projected(client, game_id, version), "projected")
     for viewer in (None, 0):
