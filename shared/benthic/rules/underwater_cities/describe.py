@@ -408,7 +408,7 @@ class _Describer:
                               [c.site])
 
     # --- simultaneous prompts ------------------------------------------------------------------------------
-    def cards_list(self, ids: Sequence[str]) -> Message:
+    def cards_list(self, ids: Sequence[str]) -> Message | str:
         return join_messages([card_name(c) for c in ids])
 
     def keep_cards(self, c: cmd.KeepCards) -> Description:
