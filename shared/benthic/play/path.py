@@ -200,7 +200,6 @@ class PlayPath:
                 self._loader.cache.drop(game_id)  # the next load folds again from before the voided versions
                 if commit.duplicate:
                     return await self._undone(game_id, commit)
-                count_platform_events(engine.game_type, [undo.COMMAND_UNDONE])
                 log().info("command_undone", game_id=game_id, command_id=command_id, seat=seat,
                            version=commit.last_version, undone=decided.command_id)
                 return Undone(commit.last_version, False, decided)
