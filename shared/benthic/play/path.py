@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from benthic.game import lifecycle as lc
-from benthic.game import undo
+from benthic.game import undo as undoing
 from benthic.game.events import PLATFORM
 from benthic.game.gamestate import Folded, StateLoader
 from benthic.play.outcome import CommandOutcome
@@ -51,7 +51,7 @@ class Undone(msgspec.Struct, frozen=True):
 
     version: int
     duplicate: bool  # committed before under the same command id: its first answer, nothing new
-    undone: undo.CommandUndone | None  # None: the command id was first used for something other than an undo
+    undone: undoing.CommandUndone | None  # None: the command id was first used for something other than an undo
 
 
 UNDO_LOOKBACK = 64  # entries read back from the end to find the commit an undo takes back (else the whole stream)
@@ -180,7 +180,7 @@ class PlayPath:
             for _attempt in range(self.conflict_retries + 1):
                 folded = await self._loader.load(game_id, engine)
                 if expected_version is not None and expected_version != folded.version:
-                    decided: undo.CommandUndone | ApiError = ApiError(
+                    decided: undoing.CommandUndone | ApiError = ApiError(
                         409, "version_conflict", f"expected version {expected_version}, the game is at "
                         f"{folded.version}", {"current_version": folded.version})
                 else:
@@ -190,7 +190,7 @@ class PlayPath:
                     if done is not None:  # a retry of an undo made: its first answer
                         return await self._undone(game_id, done)
                     raise decided
-                made = NewEvent(undo.COMMAND_UNDONE, _undo_json.encode(decided), kind=PLATFORM)
+                made = NewEvent(undoing.COMMAND_UNDONE, _undo_json.encode(decided), kind=PLATFORM)
                 try:
                     commit = await self.store.append(game_id, engine.game_type, folded.version, [made],
                                                      command_id=command_id, seat=seat, now_ms=now_ms(), actor=actor)
@@ -207,23 +207,23 @@ class PlayPath:
 
     async def _undo_of(
         self, engine: AnyEngine, game_id: str, folded: Folded, undo_mode: str, seat: int
-    ) -> undo.CommandUndone | ApiError:
+    ) -> undoing.CommandUndone | ApiError:
         """The undo ``seat`` may make in ``folded``, or the refusal (409 undo_not_allowed)."""
         finished = lc.is_finished(engine, folded.state, folded.life)
         tail = await self.store.load(game_id, after=max(0, folded.version - UNDO_LOOKBACK), until=folded.version)
         try:
-            decided = undo.decide(engine, folded.state, finished, undo_mode, tail, seat)
-        except undo.NeedEarlier:  # a long run of undone commits: the whole stream
+            decided = undoing.decide(engine, folded.state, finished, undo_mode, tail, seat)
+        except undoing.NeedEarlier:  # a long run of undone commits: the whole stream
             tail = await self.store.load(game_id, until=folded.version)
-            decided = undo.decide(engine, folded.state, finished, undo_mode, tail, seat)
-        if isinstance(decided, undo.UndoRefused):
+            decided = undoing.decide(engine, folded.state, finished, undo_mode, tail, seat)
+        if isinstance(decided, undoing.UndoRefused):
             return ApiError(409, "undo_not_allowed", decided.message, {"reason": decided.reason, **decided.details})
         return decided
 
     async def _undone(self, game_id: str, commit: Commit) -> Undone:
         """The first answer of a command id already committed (``undone`` None if it was not an undo)."""
         first = await self.store.load(game_id, after=commit.first_version - 1, until=commit.first_version)
-        return Undone(commit.last_version, True, undo.undone_by(first[0]) if first else None)
+        return Undone(commit.last_version, True, undoing.undone_by(first[0]) if first else None)
 
     def _lock(self, game_id: str) -> asyncio.Lock:
         """The game's lock: one write at a time per game in this process (weakly held: gone once unused)."""
