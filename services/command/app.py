@@ -327,7 +327,7 @@ async def reclaim_seat(
 @post("/games/{game_id:str}/undo", status_code=200, summary="Take back your last move", tags=["play"],
       security=[{SEAT_TOKEN: []}],
       opt=doc(*SEAT_AUTH, "rate_limited", *GAME_BY_ID, *FOLD, "seats_open", "game_finished", "version_conflict",
-              "undo_not_allowed",
+              "undo_not_allowed", "seat_taken_over", "seat_resigned",
               "too_many_conflicts", *WRITE))
 async def undo_move(request: Request[Any, Any, Any], game_id: GameId, data: UndoRequest) -> UndoDone:
     """The caller's seat takes back its last commit of the game while that commit revealed nothing (no card

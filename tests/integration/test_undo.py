@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from benthic.game.gamestate import StateLoader
-from benthic.play import PlayerGames, PlayPath
+from benthic.play import PlayerGames, PlayPath, platform_commits
 from benthic.rules.bots import RandomBot
 from benthic.service.http import ApiError
 from benthic.store import Actor, EventStore
@@ -121,3 +121,19 @@ async def _refused(play: PlayPath, game_id: str, seat: int, command_id: str) -> 
         await play.undo(game_id, seat, command_id, None, Actor("p", "player"))
     assert (refused.value.status, refused.value.code) == (409, "undo_not_allowed")
     return refused.value
+
+
+async def test_a_seat_the_house_bot_plays_cannot_undo(redis) -> None:
+    store = EventStore(redis, 16)
+    game = await StoreGame(store, GAME_TYPE, seats=3, seed=4).create()
+    play = _replica(redis, store)
+    _before, seat, _v, _c = await _to_a_silent_move(play, game)
+    def resign(engine: Any, meta: Any, folded: Any) -> Any:
+        return platform_commits.resign(engine, meta, folded, seat, "p")
+
+    commit, _ = await play.platform(game.game_id, "resign", Actor("p", "player"), resign)
+    assert commit is not None
+    with pytest.raises(ApiError) as refused:
+        await play.undo(game.game_id, seat, "u", None, Actor("p", "player"))
+    assert (refused.value.status, refused.value.code) == (409, "seat_resigned")
+    assert await store.version(game.game_id) == commit.last_version

@@ -183,6 +183,8 @@ class PlayPath:
                     decided: undoing.CommandUndone | ApiError = ApiError(
                         409, "version_conflict", f"expected version {expected_version}, the game is at "
                         f"{folded.version}", {"current_version": folded.version})
+                elif folded.life.house_plays(seat):  # the house bot's moves are not the player's to take back
+                    decided = _house_plays(folded, seat)
                 else:
                     decided = await self._undo_of(engine, game_id, folded, undo_mode, seat)
                 if isinstance(decided, ApiError):
@@ -323,18 +325,22 @@ def _decide(
             {"current_version": folded.version},
         ), stale_may_explain=True, may_be_done=True)
     if folded.life.house_plays(seat) and actor.kind == PLAYER:
-        if seat in folded.life.out:
-            error = ApiError(409, "seat_resigned", f"seat {seat} has left the game: the house bot plays it")
-        else:
-            error = ApiError(409, "seat_taken_over", f"the house bot plays seat {seat} since its clock ran out: "
-                             "reclaim it (POST /games/{id}/reclaim) to play again")
         # counted as seat_taken_over whether the seat was taken over or left
-        return _Refusal("rejected", "seat_taken_over", error, stale_may_explain=True, may_be_done=False)
+        return _Refusal("rejected", "seat_taken_over", _house_plays(folded, seat), stale_may_explain=True,
+                        may_be_done=False)
     try:
         return engine.decide(folded.state, seat, command)
     except RuleViolation as violation:
         return _Refusal("rejected", violation.code, ApiError(422, violation.code, violation.message),
                         stale_may_explain=True, may_be_done=True)
+
+
+def _house_plays(folded: Folded, seat: int) -> ApiError:
+    """The refusal of a player's command or undo for a seat the house bot plays."""
+    if seat in folded.life.out:
+        return ApiError(409, "seat_resigned", f"seat {seat} has left the game: the house bot plays it")
+    return ApiError(409, "seat_taken_over", f"the house bot plays seat {seat} since its clock ran out: "
+                    "reclaim it (POST /games/{id}/reclaim) to play again")
 
 
 def _redacted(engine: AnyEngine, event: Any, seat: int, version: int) -> dict[str, Any]:
