@@ -79,8 +79,8 @@ def decide(
     engine: AnyEngine, state: Any, finished: bool, undo_mode: str, tail: Sequence[Envelope], seat: int,
 ) -> CommandUndone | UndoRefused:
     """The undo ``seat`` asks for, or why not.  ``state`` is the engine state at the end of ``tail``, the newest
-    entries of the stream; ``undo_mode`` the game's option ``undo`` (``turn`` or
-    ``off``, lifecycle.parse_options).  NeedEarlier when ``tail`` does not reach back far enough."""
+    entries of the stream; ``undo_mode`` the game's option ``undo`` (``turn`` or ``off``,
+    lifecycle.parse_options).  NeedEarlier when ``tail`` does not reach back far enough."""
     if finished:
         return UndoRefused(GAME_OVER, "the game is over: nothing can be taken back")
     if undo_mode == "off":
