@@ -15,7 +15,15 @@ from benthic.trust.identity import PLAYER
 from services.command.game_facts import GameFacts
 from services.command.legal import after_command, legal_commands
 from services.command.lobby import Lobby
-from services.command.schemas import CommandAccepted, CommandRequest, LegalCommands, check_id
+from services.command.schemas import (
+    CommandAccepted,
+    CommandRequest,
+    LegalCommands,
+    UndoDone,
+    UndoneCommit,
+    UndoRequest,
+    check_id,
+)
 
 
 class CommandService:
@@ -74,6 +82,22 @@ class CommandService:
                 raise
             finally:
                 series(COMMAND_DURATION, engine.game_type).observe(timer.elapsed())
+
+
+    async def undo(self, game_id: str, claim: SeatClaim, request: UndoRequest) -> UndoDone:
+        """The caller's seat takes back its last commit (benthic.game.undo); 409 ``undo_not_allowed`` says why
+        not in ``details.reason``."""
+        check_id(request.command_id, "command_id")
+        SeatGate.authorize(claim, game_id)
+        if not await self.facts.is_running(game_id):
+            raise ApiError(409, "seats_open", "the game starts when every seat is taken")
+        done = await self.play.undo(game_id, claim.seat, request.command_id, request.expected_version,
+                                    Actor(claim.player_id, PLAYER))
+        undone = None
+        if done.undone is not None:
+            u = done.undone
+            undone = UndoneCommit(u.seat, u.command_id, u.first_version, u.last_version)
+        return UndoDone(game_id, request.command_id, done.version, done.duplicate, undone)
 
 
 def _accepted(
