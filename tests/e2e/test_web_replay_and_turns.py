@@ -1,0 +1,155 @@
+"""The web client's replay mode, "your games" page with turn notifications, and Nautilus research tracks, in a real
+headless Chromium (Playwright) against the services as processes.  Games are played by bots over the HTTP API;
+what the page draws is checked against the read API's answers for the same versions."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import Any
+
+import httpx
+import pytest
+
+from benthic.clients.bots_http import HttpGame, start_bot_game
+from benthic.clients.client import BenthicClient
+from benthic.local.localplatform import LocalPlatform
+from tests.e2e.test_web_client import Page, _beside_the_browser, browser  # noqa: F401 - the browser fixture
+from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory
+
+
+@pytest.fixture(scope="module")
+def platform(make_platform: PlatformFactory) -> LocalPlatform:
+    return make_platform(GENEROUS_LIMITS)
+
+
+def _client(platform: LocalPlatform) -> BenthicClient:
+    return BenthicClient(platform.command_url, platform.read_url, mint=platform.mint)
+
+
+async def _bot_game(platform: LocalPlatform, game_type: str, name: str, moves: int | None) -> tuple[str, int]:
+    """A game of two bots played ``moves`` commands (None: to its end, scored); its id and version."""
+    async with _client(platform) as client:
+        game_id, tokens = await start_bot_game(client, game_type, 2, name=name)
+        version = await HttpGame(client, game_id, tokens, random.Random(name)).play(pause_after=moves)
+        deadline = time.monotonic() + 60
+        while True:  # projected (and, for a finished game, scored)
+            try:
+                seen = await client.view(game_id)
+                if seen["version"] >= version and (moves is not None or (await client.summary(game_id)).get("scored")):
+                    return game_id, (await client.view(game_id))["version"]  # with game_scored
+            except Exception:  # noqa: BLE001 - not projected yet
+                pass
+            assert time.monotonic() < deadline, f"{game_id} not projected at {version}"
+            await asyncio.sleep(0.2)
+
+
+def _view_at(platform: LocalPlatform, game_id: str, version: int) -> dict[str, Any]:
+    answer = httpx.get(f"{platform.read_url}/games/{game_id}/view", params={"at": version}, timeout=30)
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def _shown(page: Page) -> int:
+    return int(page.page.get_attribute(".game", "data-shown-version") or 0)
+
+
+def _wait_shown(page: Page, version: int) -> None:
+    try:
+        page.page.wait_for_function("([v]) => +document.querySelector('.game')?.dataset.shownVersion === v",
+                                    arg=[version], timeout=20_000)
+    except Exception as error:
+        state = page.page.evaluate("() => [document.querySelector('.game')?.dataset.version, "
+                                   "document.querySelector('.game')?.dataset.shownVersion, "
+                                   "document.querySelector('[data-testid=replay-where]')?.innerText]")
+        raise AssertionError(f"version {version} not shown; the page shows {state}; errors {page.errors}") from error
+
+
+def _round_shown(page: Page) -> str:
+    return page.page.inner_text("[data-testid=table] dl.stats div:has(dt:text-is('round')) dd")
+
+
+@pytest.mark.timeout(300)
+def test_replay_of_a_finished_game(platform: LocalPlatform, browser: Any) -> None:  # noqa: F811
+    """A finished game's page: first, step, jump to a move of the list, play and pause, back to the end; each
+    version shown is the read API's view at that version."""
+    game_id, last = _beside_the_browser(_bot_game(platform, "nautilus", "replay", None))
+    watcher = Page(browser, platform.read_url)
+    watcher.goto(f"#/game/{game_id}/watch")
+    watcher.page.wait_for_selector("[data-testid=replay]")
+    _wait_shown(watcher, last)
+    assert "Final position" in watcher.page.inner_text("[data-testid=replay-where]")
+
+    watcher.page.click("[data-testid=replay] button[aria-label='First move']")
+    _wait_shown(watcher, 1)
+    assert watcher.page.inner_text("[data-testid=prompt]").startswith("Replay of version 1")
+    assert _round_shown(watcher) == str(_view_at(platform, game_id, 1)["view"]["round"])
+    for _ in range(2):
+        watcher.page.click("[data-testid=replay] button[aria-label='Step forward']")
+    _wait_shown(watcher, 3)
+    watcher.page.click("[data-testid=replay] button[aria-label='Step back']")
+    _wait_shown(watcher, 2)
+
+    watcher.page.click("[data-testid=replay] details summary")
+    entries = watcher.page.locator("[data-testid=replay-moves] li[data-version]")
+    entries.last.wait_for()
+    assert entries.count() >= last // 4, "the move list holds the history's entries"
+    middle = entries.nth(entries.count() // 2)
+    jump_to = int(middle.get_attribute("data-version"))
+    middle.locator("button").click()
+    _wait_shown(watcher, jump_to)
+    assert watcher.page.get_attribute("[data-testid=replay-moves] li.current", "data-version") == str(jump_to)
+    expected = _view_at(platform, game_id, jump_to)["view"]
+    assert _round_shown(watcher) == str(expected["round"])
+    assert watcher.page.input_value("[data-testid=replay-slider]") == str(jump_to)
+    watcher.shot("replay")
+
+    watcher.page.click("[data-testid=replay] button[aria-label='Play']")
+    watcher.page.wait_for_function("([v]) => +document.querySelector('.game').dataset.shownVersion >= v",
+                                   arg=[jump_to + 2], timeout=20_000)
+    watcher.page.click("[data-testid=replay] button[aria-label='Pause']")
+    paused_at = _shown(watcher)
+    watcher.page.wait_for_timeout(2000)
+    assert _shown(watcher) == paused_at, "pause stops the replay"
+
+    watcher.page.focus("[data-testid=replay-slider]")  # the slider, with the keyboard
+    watcher.page.keyboard.press("Home")
+    _wait_shown(watcher, 1)
+    watcher.page.keyboard.press("ArrowRight")
+    _wait_shown(watcher, 2)
+    watcher.page.click("[data-testid=replay] button[aria-label='Last move (live)']")
+    _wait_shown(watcher, last)
+    assert "Final position" in watcher.page.inner_text("[data-testid=replay-where]")
+    assert watcher.page.inner_text("[data-testid=prompt]") == "The game is over."
+    watcher.close()
+
+
+@pytest.mark.timeout(300)
+def test_a_spectator_replays_a_live_game_while_it_goes_on(platform: LocalPlatform, browser: Any) -> None:  # noqa: F811
+    """A spectator of a running game steps back; the moves played meanwhile extend the bar without moving the
+    replayed view; "Live" shows the game as it is now."""
+    game_id, version = _beside_the_browser(_bot_game(platform, "underwater_cities", "livereplay", 8))
+    watcher = Page(browser, platform.read_url)
+    watcher.goto(f"#/game/{game_id}/watch")
+    _wait_shown(watcher, version)
+    assert "Live" in watcher.page.inner_text("[data-testid=replay-where]")
+    watcher.page.click("[data-testid=replay] button[aria-label='Step back']")
+    _wait_shown(watcher, version - 1)
+
+    async def more() -> int:
+        async with _client(platform) as client:
+            tokens = {s["seat"]: s["token"] for s in [await client.seat_token(game_id, f"livereplay-underwater_cities-{i}")
+                                                      for i in range(2)]}
+            return await HttpGame(client, game_id, tokens, random.Random(2)).play(pause_after=6)
+
+    now = _beside_the_browser(more())
+    assert now > version
+    watcher.page.wait_for_function("([v]) => +document.querySelector('.game').dataset.version >= v", arg=[now])
+    assert _shown(watcher) == version - 1
+    assert watcher.page.get_attribute("[data-testid=replay-slider]", "max") == str(now)
+    assert f"version {version - 1} of {now}" in watcher.page.inner_text("[data-testid=replay-where]")
+    watcher.page.click("[data-testid=replay] button[aria-label='Last move (live)']")
+    _wait_shown(watcher, now)
+    assert "Live" in watcher.page.inner_text("[data-testid=replay-where]")
+    watcher.close()
