@@ -139,8 +139,8 @@ def test_a_spectator_replays_a_live_game_while_it_goes_on(platform: LocalPlatfor
 
     async def more() -> int:
         async with _client(platform) as client:
-            tokens = {s["seat"]: s["token"] for s in [await client.seat_token(game_id, f"livereplay-underwater_cities-{i}")
-                                                      for i in range(2)]}
+            granted = [await client.seat_token(game_id, f"livereplay-underwater_cities-{i}") for i in range(2)]
+            tokens = {s["seat"]: s["token"] for s in granted}
             return await HttpGame(client, game_id, tokens, random.Random(2)).play(pause_after=6)
 
     now = _beside_the_browser(more())
@@ -153,3 +153,91 @@ def test_a_spectator_replays_a_live_game_while_it_goes_on(platform: LocalPlatfor
     _wait_shown(watcher, now)
     assert "Live" in watcher.page.inner_text("[data-testid=replay-where]")
     watcher.close()
+
+
+# Records each notification the page shows (the browser's own are not observable from a test).
+RECORD_NOTIFICATIONS = """(() => {
+  const Real = window.Notification;
+  window.__notifications = [];
+  function Recording(title, options) {
+    window.__notifications.push({ title, body: options?.body, tag: options?.tag });
+    return new Real(title, options);
+  }
+  Object.defineProperty(Recording, "permission", { get: () => Real.permission });
+  Recording.requestPermission = (...args) => Real.requestPermission(...args);
+  window.Notification = Recording;
+})();"""
+
+TURN_GAMES = ("aquatica", "underwater_cities")
+
+
+async def _play_until(platform: LocalPlatform, game_id: str, players: list[str], first_seats_turn: bool) -> int:
+    """Both seats play random legal moves until it is (or is not) the first seat's turn; the version then."""
+    async with _client(platform) as client:
+        tokens = [(await client.seat_token(game_id, player))["token"] for player in players]
+        rng = random.Random(game_id)
+        while True:
+            legal = await client.legal(game_id, tokens[0])
+            seats = legal["prompt"]["seats"]
+            if (0 in seats) == first_seats_turn:
+                return int(legal["version"])
+            mover = 0 if 0 in seats else seats[0]
+            offered = legal if mover == 0 else await client.legal(game_id, tokens[mover])
+            await client.play(game_id, tokens[mover], rng.choice(offered["commands"]),
+                              expected_version=offered["version"])
+
+
+async def _games_of(platform: LocalPlatform, players: list[str]) -> list[str]:
+    async with _client(platform) as client:
+        created = [await client.create_game(game_type, [{"player_id": p, "name": p.title()} for p in players])
+                   for game_type in TURN_GAMES]
+    return [game["game_id"] for game in created]
+
+
+def _title_becomes(page: Page, title: str) -> None:
+    page.page.wait_for_function("([t]) => document.title === t", arg=[title], timeout=30_000)
+
+
+@pytest.mark.timeout(300)
+def test_your_games_page_counts_your_turns_and_notifies(platform: LocalPlatform, browser: Any) -> None:  # noqa: F811
+    """The player's games listed on one page; when one becomes their turn the row is marked, the tab title counts
+    it and a notification (asked for with a click) names the game; the count follows on any page."""
+    players = ["pat", "quinn"]
+    games = _beside_the_browser(_games_of(platform, players))
+    for game_id in games:
+        _beside_the_browser(_play_until(platform, game_id, players, first_seats_turn=False))
+    pat = Page(browser, platform.read_url)
+    pat.page.add_init_script(RECORD_NOTIFICATIONS)
+    pat.sign_in("pat")
+    pat.goto("#/mine")
+    rows = pat.page.locator("[data-testid=your-games] tr[data-game]")
+    pat.page.wait_for_function("() => document.querySelectorAll('[data-testid=your-games] tr[data-game]').length === 2")
+    assert {rows.nth(i).get_attribute("data-game") for i in range(2)} == set(games)
+    assert all(rows.nth(i).get_attribute("data-yours") == "false" for i in range(2))
+    assert "Waiting for Quinn" in pat.page.inner_text("[data-testid=your-games]")
+    assert pat.page.title() == "Benthic"
+
+    pat.context.grant_permissions(["notifications"], origin=platform.read_url)
+    pat.page.click("[data-testid=enable-notifications]")  # the permission is asked on a click
+    pat.page.wait_for_selector("[data-testid=notices]:has-text('You get a notification')")
+
+    for count, game_id in enumerate(games, start=1):
+        _beside_the_browser(_play_until(platform, game_id, players, first_seats_turn=True))
+        _title_becomes(pat, f"({count}) Your turn — Benthic")
+        row = pat.page.locator(f"[data-testid=your-games] tr[data-game='{game_id}']")
+        assert row.get_attribute("data-yours") == "true"
+        assert "Your turn" in row.inner_text()
+        notes = pat.page.evaluate("window.__notifications")
+        assert len(notes) == count, notes
+        assert notes[-1]["tag"] == f"benthic-turn-{game_id}" and notes[-1]["title"] == "Your turn — Benthic"
+        assert pat.page.inner_text("#turn-count") == str(count)
+    assert pat.page.locator("[data-testid=your-games] tr[data-game]").first.get_attribute("data-yours") == "true"
+    pat.shot("your-games")
+
+    pat.goto("#/")  # the lobby: the count goes on
+    pat.page.wait_for_selector("table.list, .games p")
+    _title_becomes(pat, "(2) Your turn — Benthic")
+    _beside_the_browser(_play_until(platform, games[0], players, first_seats_turn=False))
+    _title_becomes(pat, "(1) Your turn — Benthic")
+    assert len(pat.page.evaluate("window.__notifications")) == 2, "no notification for a turn that ended"
+    pat.close()
