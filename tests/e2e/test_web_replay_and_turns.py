@@ -66,15 +66,47 @@ def _wait_shown(page: Page, version: int) -> None:
         raise AssertionError(f"version {version} not shown; the page shows {state}; errors {page.errors}") from error
 
 
+RESEARCH_DRAWN = """() => Object.fromEntries(
+  [...document.querySelectorAll('svg[data-testid^=research-]')].map((svg) => [svg.dataset.testid.split('-')[1],
+  Object.fromEntries([...svg.querySelectorAll('.track-words')].map((row) => {
+    const track = row.dataset.track;
+    const here = [...svg.querySelectorAll(`.space.current[data-space^="${track}:"]`)].map((g) => g.dataset.space);
+    const note = row.querySelector('.track-note').lastChild.textContent;  // its text, not its <title>
+    return [track.split(':')[1], [here.map((id) => +id.split(':')[2]), note]];
+  }))]))"""
+
+
+def _research_drawn(page: Page) -> dict[str, dict[str, list[Any]]]:
+    """Per seat and research type as the page draws them: the spaces marked as the player's, the note after the row."""
+    return page.page.evaluate(RESEARCH_DRAWN)
+
+
+def _research_of(view: dict[str, Any]) -> dict[str, dict[str, list[Any]]]:
+    """What the research tracks must show for a Nautilus view (rules §3.3.3): one space per type, the count of
+    stations in operation, and the research value, starred for the 3-chip's holder."""
+    def note(kind: str, value: int, seat: int) -> str:
+        return f"{value}★" if view["three_chips"][kind] == seat else str(value)
+
+    return {str(seat["seat"]): {kind: [[r["count"]], note(kind, r["value"], seat["seat"])]
+                                for kind, r in seat["research"].items()} for seat in view["seats"]}
+
+
 def _round_shown(page: Page) -> str:
     return page.page.inner_text("[data-testid=table] dl.stats div:has(dt:text-is('round')) dd")
 
 
+@pytest.fixture(scope="module")
+def finished_nautilus(platform: LocalPlatform) -> tuple[str, int]:
+    """A Nautilus game two bots played to its end (scored); its id and last version."""
+    return _beside_the_browser(_bot_game(platform, "nautilus", "replay", None))
+
+
 @pytest.mark.timeout(300)
-def test_replay_of_a_finished_game(platform: LocalPlatform, browser: Any) -> None:  # noqa: F811
+def test_replay_of_a_finished_game(platform: LocalPlatform, browser: Any,  # noqa: F811
+                                   finished_nautilus: tuple[str, int]) -> None:
     """A finished game's page: first, step, jump to a move of the list, play and pause, back to the end; each
     version shown is the read API's view at that version."""
-    game_id, last = _beside_the_browser(_bot_game(platform, "nautilus", "replay", None))
+    game_id, last = finished_nautilus
     watcher = Page(browser, platform.read_url)
     watcher.goto(f"#/game/{game_id}/watch")
     watcher.page.wait_for_selector("[data-testid=replay]")
@@ -85,6 +117,7 @@ def test_replay_of_a_finished_game(platform: LocalPlatform, browser: Any) -> Non
     _wait_shown(watcher, 1)
     assert watcher.page.inner_text("[data-testid=prompt]").startswith("Replay of version 1")
     assert _round_shown(watcher) == str(_view_at(platform, game_id, 1)["view"]["round"])
+    assert _research_drawn(watcher) == _research_of(_view_at(platform, game_id, 1)["view"])
     for _ in range(2):
         watcher.page.click("[data-testid=replay] button[aria-label='Step forward']")
     _wait_shown(watcher, 3)
@@ -102,6 +135,7 @@ def test_replay_of_a_finished_game(platform: LocalPlatform, browser: Any) -> Non
     assert watcher.page.get_attribute("[data-testid=replay-moves] li.current", "data-version") == str(jump_to)
     expected = _view_at(platform, game_id, jump_to)["view"]
     assert _round_shown(watcher) == str(expected["round"])
+    assert _research_drawn(watcher) == _research_of(expected)
     assert watcher.page.input_value("[data-testid=replay-slider]") == str(jump_to)
     watcher.shot("replay")
 
@@ -152,6 +186,27 @@ def test_a_spectator_replays_a_live_game_while_it_goes_on(platform: LocalPlatfor
     watcher.page.click("[data-testid=replay] button[aria-label='Last move (live)']")
     _wait_shown(watcher, now)
     assert "Live" in watcher.page.inner_text("[data-testid=replay-where]")
+    watcher.close()
+
+
+@pytest.mark.timeout(300)
+def test_nautilus_research_tracks_are_drawn(platform: LocalPlatform, browser: Any,  # noqa: F811
+                                            finished_nautilus: tuple[str, int]) -> None:
+    """Each player's five research tracks show the stations in operation per type, the benefits and the research
+    values of the view; the final position has stations in operation, the first has none."""
+    game_id, last = finished_nautilus
+    final = _view_at(platform, game_id, last)["view"]
+    assert any(r["count"] for seat in final["seats"] for r in seat["research"].values()), "no station ever active"
+    watcher = Page(browser, platform.read_url)
+    watcher.goto(f"#/game/{game_id}/watch")
+    _wait_shown(watcher, last)
+    assert _research_drawn(watcher) == _research_of(final)
+    label = watcher.page.locator("svg[data-testid=research-0] .track-words[data-track='research:training'] text")
+    assert label.first.evaluate("(t) => t.lastChild.textContent") == "Training"
+    benefits = watcher.page.locator("svg[data-testid=research-0] .space[data-space^='research:training:'] text")
+    assert benefits.evaluate_all("(ts) => ts.map((t) => t.textContent)") == ["3", "4", "5", "5", "5"]  # §3.3.3
+    watcher.page.locator("svg[data-testid=research-0]").scroll_into_view_if_needed()
+    watcher.shot("nautilus-research-tracks")
     watcher.close()
 
 

@@ -32,6 +32,7 @@ export function drawBoard({ board, tracks = [], marks = {}, title, mine = true, 
     svg.append(drawSpace(space, marks[space.id], { mine, labels: labels && !small, idPrefix: "" }));
   }
   for (const track of tracks) {
+    if (track.label || track.note) svg.append(trackWords(track));
     for (const space of track.spaces) {
       const id = `${track.id}:${space.id}`;
       svg.append(drawSpace({ ...space, kind: "track" }, marks[id], { mine: false, labels: true, key: id }));
@@ -40,9 +41,21 @@ export function drawBoard({ board, tracks = [], marks = {}, title, mine = true, 
   return svg;
 }
 
+// A track's name before its first space (`label`) and a note after its last one (`note`), for tracks drawn in rows.
+function trackWords(track) {
+  const first = track.spaces[0], last = track.spaces[track.spaces.length - 1];
+  const room = first.x - first.w / 2 - 4;  // from the board's left edge (x = 0) to the first space
+  const size = Math.max(6, Math.min(first.h / 2, 12, (room * 1.7) / Math.max(4, (track.label || "").length)));
+  return s("g", { class: "track-words", "data-track": track.id },
+    track.label ? s("text", { x: room, y: first.y, "font-size": size, "text-anchor": "end",
+      "dominant-baseline": "middle" }, s("title", {}, track.labelTitle || track.label), track.label) : null,
+    track.note ? s("text", { x: last.x + last.w / 2 + 4, y: last.y, "font-size": size, "text-anchor": "start",
+      "dominant-baseline": "middle", class: "track-note" }, s("title", {}, track.noteTitle || track.note), track.note) : null);
+}
+
 function drawSpace(space, mark, { mine, labels, key }) {
   const id = key || space.id;
-  const g = s("g", { class: `space kind-${space.kind}${mark ? " marked" : ""}`, "data-space": id,
+  const g = s("g", { class: `space kind-${space.kind}${mark ? " marked" : ""}${mark?.current ? " current" : ""}`, "data-space": id,
     "data-id": mine && !key ? space.id : undefined });
   g.append(s("title", {}, [space.name, space.text, mark?.title].filter(Boolean).join(" — ")));
   g.append(s("rect", { x: space.x - space.w / 2, y: space.y - space.h / 2, width: space.w, height: space.h,

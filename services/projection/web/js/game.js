@@ -92,7 +92,8 @@ export async function gamePage(main, gameId, watchOnly) {
         "data-seat": p.seat, style: `--seat-colour:${SEAT_COLOURS[p.seat % SEAT_COLOURS.length]}`,
         "aria-label": p.seat === g.seat ? "Your area" : `${name(p.seat)}'s area`,
       }, h("h2", {}, p.seat === g.seat ? `Your area — ${name(p.seat)}` : name(p.seat)),
-      stats(p.stats), ...(p.boards || []).map((b) => h("figure.board-wrap", {}, drawBoard(b))),
+      stats(p.stats), ...(p.boards || []).map((b) => h("figure.board-wrap", {}, drawBoard(b),
+        b.caption ? h("figcaption", {}, b.caption) : null)),
       ...(p.rows || []).map((row) => cardRow(row)))));
     renderPrompt();
     renderMoves();

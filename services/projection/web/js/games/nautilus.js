@@ -1,6 +1,7 @@
 // Nautilus: the sea map (cells by zone, stations over 3×3 cells, finds, submarines), the station stacks, the
 // Atlantis tracker, and each player's Nemo, researchers, research and finds.
 import { colourOf } from "../draw.js";
+import { words } from "../dom.js";
 
 const cellOf = (value) => (Array.isArray(value) ? value : value?.cell || null);
 const idOf = (item) => (typeof item === "string" ? item : item?.chip || item?.tile || item?.id || JSON.stringify(item));
@@ -41,8 +42,8 @@ export function layout(view, cat, me, name) {
   const players = view.seats.map((s) => ({
     seat: s.seat,
     stats: [["colour", s.colour], ["Nemo", s.nemo], ["researchers in supply", s.supply], ["research points", s.research_points],
-      ...Object.entries(s.research || {}).map(([k, r]) => [`${k} stations`, `${r.count} (value ${r.value})`]),
       ["assignment", s.assignment ? cat.components[s.assignment]?.name || s.assignment : "hidden"]],
+    boards: [researchTracks(view, cat, s, seatColour, name)].filter(Boolean),
     rows: [
       { key: "stations", title: "Stations", ids: (view.stations || []).filter((st) => st.owner === s.seat).map((st) => st.tile), compact: true },
       { key: "held", title: "Bought, not yet built", ids: (s.held || []).map(idOf), compact: true },
@@ -60,4 +61,33 @@ export function layout(view, cat, me, name) {
     rows: [],
     players,
   };
+}
+
+// A player's research tracks (rules §3.3.3): one row per research type, the space of the number of its stations in
+// operation in the player's colour, each space's benefit written on it, and the type's research value after the
+// row (★: the player holds that type's 3-chip).
+function researchTracks(view, cat, seat, seatColour, name) {
+  const tracks = Object.values(cat.tracks || {}).filter((t) => t.research_type);
+  if (!tracks.length) return null;
+  const marks = {};
+  const rows = tracks.map((track) => {
+    const type = track.research_type;
+    const research = seat.research?.[type] || { count: 0, value: 0 };
+    const typeName = cat.terms?.[type]?.name || words(type);
+    for (const space of track.spaces) {
+      const here = Number(space.id) === research.count;
+      marks[`${track.id}:${space.id}`] = { text: String(space.benefit), current: here,
+        fill: here ? seatColour(seat.seat) : Number(space.id) >= 2 ? "#d5ebdc" : "#e6eef0",
+        title: `benefit ${space.benefit}, research value ${space.points}${here ? ` — ${name(seat.seat)} is here` : ""}` };
+    }
+    const holds = view.three_chips?.[type] === seat.seat;
+    return { ...track, label: typeName, labelTitle: track.text, note: `${research.value}${holds ? "★" : ""}`,
+      noteTitle: `${typeName} research value ${research.value}${holds ? " (holds the 3-chip)" : ""}` };
+  });
+  const board = { id: `research-${seat.seat}`, kind: "research", name: "Research tracks", view_box: tracks[0].view_box,
+    spaces: {}, connections: [] };
+  return { board, tracks: rows, marks, mine: false, testid: `research-${seat.seat}`,
+    title: `${name(seat.seat)}'s research tracks`,
+    caption: "Research tracks: stations in operation per type (0–4), the benefit on each space; after each row the "
+      + "research value (0 below 2 stations, 1 from 2, 3 with the 3-chip ★)." };
 }
