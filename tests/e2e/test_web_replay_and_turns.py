@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import time
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.clients.client import BenthicClient
 from benthic.local.localplatform import LocalPlatform
+from benthic.rules import game_types
 from tests.e2e.test_web_client import Page, _beside_the_browser, browser  # noqa: F401 - the browser fixture
 from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory
 
@@ -223,6 +225,7 @@ RECORD_NOTIFICATIONS = """(() => {
   window.Notification = Recording;
 })();"""
 
+GAMES = game_types()
 TURN_GAMES = ("aquatica", "underwater_cities")
 
 
@@ -296,3 +299,59 @@ def test_your_games_page_counts_your_turns_and_notifies(platform: LocalPlatform,
     _title_becomes(pat, "(1) Your turn — Benthic")
     assert len(pat.page.evaluate("window.__notifications")) == 2, "no notification for a turn that ended"
     pat.close()
+
+
+READABLE_TEXT = """() => {
+  const root = document.querySelector('.game').cloneNode(true);
+  // game ids; tooltips (checked apart); the history's sentences (js/history.js shortens long ones)
+  root.querySelectorAll('code, title, [data-testid=history], [data-testid=replay-moves]').forEach((e) => e.remove());
+  return root.textContent;
+}"""
+
+SPACE_TEXTS = """(svg) => Object.fromEntries([...svg.querySelectorAll('.space')].map((g) => [g.dataset.space,
+  [[...g.querySelectorAll(':scope > text tspan')].map((t) => t.textContent).join(' '),
+   g.querySelector(':scope > title')?.textContent || '']]))"""
+
+IDENTIFIER = re.compile(r"\b[a-z]+_[a-z0-9_]+\b")
+ABBREVIATION = re.compile(r"^(?:[GRY][1-5]|AA|P[1-4])$")
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("game_type", GAMES)
+def test_boards_read_without_the_rulebook(platform: LocalPlatform, browser: Any, game_type: str) -> None:  # noqa: F811
+    """A spectator's page shows no identifier (`cloning_tile`), draws every card name on a board in full, gives
+    each space a tooltip (its name, and a card's effect from the catalogue), and explains its abbreviations in
+    a legend."""
+    game_id, _ = _beside_the_browser(_bot_game(platform, game_type, "readable", 40))
+    cat = httpx.get(f"{platform.command_url}/game-types/{game_type}/content", timeout=30).json()
+    watcher = Page(browser, platform.read_url)
+    watcher.goto(f"#/game/{game_id}/watch")
+    watcher.page.wait_for_selector(".game[data-version] svg[data-testid=main-board] .space")
+    shown = watcher.page.evaluate(READABLE_TEXT)
+    assert not IDENTIFIER.findall(shown), f"identifiers on screen: {sorted(set(IDENTIFIER.findall(shown)))}"
+    assert "…" not in shown
+
+    names = {c["name"] for c in cat["components"].values()}
+    spaces = watcher.page.locator("svg[data-testid=main-board]").evaluate(SPACE_TEXTS)
+    drawn_names = [text for text, _ in spaces.values() if text in names]
+    for space, (text, tip) in spaces.items():
+        assert tip, f"{space} has no tooltip"
+        if text in names:  # a component on the board: its effect on hover
+            component = next(c for c in cat["components"].values() if c["name"] == text)
+            assert not component.get("text") or component["text"] in tip, (space, tip)
+    clipped = [text for text, _ in spaces.values()
+               if len(text) >= 3 and text not in names and any(n.startswith(text) for n in names)]
+    assert not clipped, f"names cut off: {clipped}"
+
+    legend = watcher.page.inner_text("figure:has(svg[data-testid=main-board]) [data-testid=legend]")
+    tokens = {token for text, _ in spaces.values() for token in text.split() if ABBREVIATION.match(token)}
+    for token in tokens:
+        group = f"{token[0]}1–" if token[0] in "GRYP" else token
+        assert group in legend, f"{token} is not explained in the legend: {legend}"
+    if game_type == "underwater_cities":
+        assert spaces.get("cloning_tile", ["Action-cloning tile"])[0] == "Action-cloning tile"
+        assert spaces["era_deck"][0] != "era_deck" and {"G1", "AA"} <= tokens | set(legend.split())
+    print(f"\n{game_type}: {len(spaces)} spaces, {len(drawn_names)} component names drawn, "
+          f"abbreviations {sorted(tokens)}")
+    watcher.shot(f"{game_type}-readable")
+    watcher.close()

@@ -1,7 +1,7 @@
 // A game: the board and areas drawn from the view and the catalogue, live over SSE, legal moves to click.
 import { ApiError, catalogue, command, identity, read, rememberSeat, seatFor } from "./api.js";
 import { h, toast, words } from "./dom.js";
-import { card, cardBack, drawBoard, SEAT_COLOURS, stats } from "./draw.js";
+import { card, cardBack, drawBoard, legend, SEAT_COLOURS, stats } from "./draw.js";
 import { eventInWords } from "./history.js";
 import { replayBar } from "./replay.js";
 import * as underwaterCities from "./games/underwater_cities.js";
@@ -83,7 +83,8 @@ export async function gamePage(main, gameId, watchOnly) {
     status.textContent = ` ${g.status}`;
     table.replaceChildren(
       drawn.summary ? stats(drawn.summary) : null,
-      ...drawn.boards.map((b) => h("figure.board-wrap", {}, drawBoard(b), h("figcaption", {}, b.title || b.board.name))),
+      ...drawn.boards.map((b) => h("figure.board-wrap", {}, drawBoard(b), h("figcaption", {}, b.title || b.board.name,
+        b.legend ? legend(b.legend) : null))),
       ...(drawn.rows || []).map((row) => cardRow(row)),
     );
     players.replaceChildren(...drawn.players
@@ -93,7 +94,7 @@ export async function gamePage(main, gameId, watchOnly) {
         "aria-label": p.seat === g.seat ? "Your area" : `${name(p.seat)}'s area`,
       }, h("h2", {}, p.seat === g.seat ? `Your area — ${name(p.seat)}` : name(p.seat)),
       stats(p.stats), ...(p.boards || []).map((b) => h("figure.board-wrap", {}, drawBoard(b),
-        b.caption ? h("figcaption", {}, b.caption) : null)),
+        b.caption || b.legend ? h("figcaption", {}, b.caption, b.legend ? legend(b.legend) : null) : null)),
       ...(p.rows || []).map((row) => cardRow(row)))));
     renderPrompt();
     renderMoves();

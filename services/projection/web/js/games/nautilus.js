@@ -16,21 +16,28 @@ export function layout(view, cat, me, name) {
       marks[`${x0 + dx},${y0 + dy}`] = { text: "", fill, title: cat.components[station.tile]?.name };
     }
     const people = (station.researchers || []).map((n, seat) => (n ? `${n} of ${name(seat)}` : "")).filter(Boolean).join(", ");
-    marks[`${x0 + 1},${y0 + 1}`] = { text: (cat.components[station.tile]?.name || station.tile).split(" ")[0].slice(0, 5),
-      fill, title: `${cat.components[station.tile]?.name}${people ? `, researchers ${people}` : ""}` };
+    const tile = cat.components[station.tile];
+    marks[`${x0 + 1},${y0 + 1}`] = { text: tile?.name || station.tile, span: 3, fill,
+      title: `${tile ? `${tile.name}: ${tile.text || ""}` : station.tile}${people ? ` Researchers: ${people}.` : ""}` };
   }
+  const findKinds = new Map();  // abbreviation -> find kind, for the legend
   for (const find of view.finds || []) {
     const key = find.cell.join(",");
-    marks[key] = { text: find.face_up ? (find.kind || "★").slice(0, 3) : "?", fill: "#f2e8cf",
-      title: `${find.depth} find${find.face_up ? `: ${find.kind}` : " (face down)"}` };
+    const kind = find.face_up && find.kind ? cat.terms?.[find.kind]?.name || find.kind : null;
+    marks[key] = { text: kind ? initials(kind) : "?", fill: "#f2e8cf",
+      title: `${cat.terms?.[find.depth]?.name || find.depth} find${kind ? `: ${kind}` : " (face down)"}` };
+    if (kind) findKinds.set(initials(kind), kind);
   }
   view.seats.forEach((s) => (s.subs || []).forEach((sub, i) => {
     const cell = cellOf(sub);
     if (cell) marks[cell.join(",")] = { text: `S${i + 1}`, fill: seatColour(s.seat), title: `${name(s.seat)}'s submarine ${i + 1}` };
   }));
   const supply = {};
-  for (const [kind, tiles] of Object.entries(view.stacks || {})) supply[`stack:${kind}`] = { text: `${kind.replace("residential_", "")} ${tiles.length}`, title: `${tiles.length} tiles` };
-  supply.box = { text: `box ${(view.box || []).length}` };
+  for (const [kind, tiles] of Object.entries(view.stacks || {})) {
+    const kindName = (cat.terms?.[kind]?.name || kind).replace(/ station$/, "");
+    supply[`stack:${kind}`] = { text: `${kindName}: ${tiles.length}`, title: `${tiles.length} tiles left` };
+  }
+  supply.box = { text: `Box: ${(view.box || []).length}`, title: "sea-find chips in the box" };
   const atlantis = {};
   for (const spot of view.atlantis_tracker || []) {
     atlantis[`atlantis:${spot.number}`] = spot.seat !== null ? { text: String(spot.number), fill: seatColour(spot.seat) }
@@ -54,7 +61,11 @@ export function layout(view, cat, me, name) {
   return {
     summary: [["round", view.round], ["phase", view.phase], ["final round", view.final_round ? "yes" : "no"]],
     boards: [
-      { board: cat.boards.map, marks, title: "The sea", testid: "main-board" },
+      { board: cat.boards.map, marks, title: "The sea", testid: "main-board", legend: [
+        ["S1–S3", "a player's submarines (in the player's colour)"], ["?", "a face-down find"],
+        ...[...findKinds].sort().map(([short, kind]) => [short, kind]),
+        ["Named 3×3 blocks", "stations, in their builder's colour; hover one for its researchers"],
+      ] },
       { board: cat.boards.supply, marks: supply, title: "Station stacks and the box" },
       { board: trackBoard(cat.tracks.atlantis), marks: atlantis, title: "Ruins of Atlantis", mine: false },
     ],
@@ -90,4 +101,10 @@ function researchTracks(view, cat, seat, seatColour, name) {
     title: `${name(seat.seat)}'s research tracks`,
     caption: "Research tracks: stations in operation per type (0–4), the benefit on each space; after each row the "
       + "research value (0 below 2 stations, 1 from 2, 3 with the 3-chip ★)." };
+}
+
+// "Luminous Crab" -> "LC", "Gold" -> "Go": short enough for one cell of the sea, explained by the map's legend.
+function initials(kind) {
+  const parts = kind.split(/[\s-]+/).filter(Boolean);
+  return parts.length > 1 ? parts.map((p) => p[0].toUpperCase()).join("") : kind.slice(0, 2);
 }
