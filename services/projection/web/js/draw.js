@@ -49,7 +49,7 @@ export function drawBoard({ board, tracks = [], marks = {}, title, mine = true, 
 function trackWords(track) {
   const first = track.spaces[0], last = track.spaces[track.spaces.length - 1];
   const room = first.x - first.w / 2 - 4;  // from the board's left edge (x = 0) to the first space
-  const size = Math.max(6, Math.min(first.h / 2, 12, (room * 1.7) / Math.max(4, (track.label || "").length)));
+  const size = Math.max(6, Math.min(first.h / 2, 12, (room * 1.5) / Math.max(4, (track.label || "").length)));
   return s("g", { class: "track-words", "data-track": track.id },
     track.label ? s("text", { x: room, y: first.y, "font-size": size, "text-anchor": "end",
       "dominant-baseline": "middle" }, s("title", {}, track.labelTitle || track.label), track.label) : null,
@@ -71,10 +71,13 @@ function drawSpace(space, mark, { mine, labels, key = null }) {
 }
 
 // What a space shows when nothing lies on it: a short code of the catalogue (G1, AA, C12, X; its name is the
-// tooltip), a number (counted from 1 when its name counts so), or else its name, never an id like `cloning_tile`.
+// tooltip), a number on a small space (counted from 1 when its name counts so), or else its name, never an id like
+// `cloning_tile`.
 export function labelOf(space) {
   const tail = String(space.id).split(":").pop();
   const name = String(space.name || "").replace(/\s*\(.*\)\s*$/, "");
+  const roomy = space.w >= 60 && space.h >= 40;
+  if (/^\d+$/.test(tail) && roomy && name) return name;
   if (/^\d+$/.test(tail)) {
     const numbers = name.match(/\b\d+\b/g) || [];
     const counted = String(Number(tail) + 1);

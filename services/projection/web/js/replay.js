@@ -14,11 +14,11 @@ export function replayBar({ gameId, cat, name, show }) {
   const views = new Map();  // version -> view answer (a version's view never changes)
 
   const button = (label, text, onclick) => h("button.small", { type: "button", "aria-label": label, title: label, onclick }, text);
-  const first = button("First move", "⏮", () => { pause(); go(1); });
-  const back = button("Step back", "◀", () => { pause(); go((state.shown ?? state.latest) - 1); });
+  const first = button("First move", "|◀ First", () => { pause(); go(1); });
+  const back = button("Step back", "◀ Back", () => { pause(); go((state.shown ?? state.latest) - 1); });
   const play = button("Play", "▶ Play", () => (state.playing ? pause() : start()));
-  const forward = button("Step forward", "▶|", () => { pause(); go((state.shown ?? state.latest) + 1); });
-  const live = button("Last move (live)", "⏭ Live", () => { pause(); go(state.latest); });
+  const forward = button("Step forward", "Next ▶", () => { pause(); go((state.shown ?? state.latest) + 1); });
+  const live = button("Last move (live)", "Live ▶|", () => { pause(); go(state.latest); });
   const slider = h("input", { type: "range", min: 1, max: 1, value: 1, step: 1, "aria-label": "Version to show",
     "data-testid": "replay-slider", oninput: () => { const to = Number(slider.value); pause(); go(to); } });
   const where = h("output.replay-where", { "data-testid": "replay-where", "aria-live": "polite" });
@@ -38,7 +38,7 @@ export function replayBar({ gameId, cat, name, show }) {
     slider.value = String(at);
     first.disabled = back.disabled = at <= 1;
     forward.disabled = live.disabled = state.shown === null;
-    play.textContent = state.playing ? "⏸ Pause" : "▶ Play";
+    play.textContent = state.playing ? "❚❚ Pause" : "▶ Play";
     play.setAttribute("aria-label", state.playing ? "Pause" : "Play");
     for (const item of moves.querySelectorAll("[data-version]")) {
       item.classList.toggle("current", Number(item.dataset.version) === at);
