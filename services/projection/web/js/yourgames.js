@@ -72,6 +72,7 @@ async function refresh(game) {
 
 function notify(game) {
   if (!("Notification" in window) || Notification.permission !== "granted") return;
+  if (document.hasFocus() && location.hash === `#/game/${game.game_id}`) return;  // the player looks at it already
   const shown = new Notification("Your turn — Benthic", {
     body: `${gameName(game)}: ${promptName(game)}`, tag: `benthic-turn-${game.game_id}`,
   });
