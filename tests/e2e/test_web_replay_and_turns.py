@@ -355,3 +355,26 @@ def test_boards_read_without_the_rulebook(platform: LocalPlatform, browser: Any,
           f"abbreviations {sorted(tokens)}")
     watcher.shot(f"{game_type}-readable")
     watcher.close()
+
+
+@pytest.mark.timeout(300)
+def test_replay_and_your_games_fit_a_phone(platform: LocalPlatform, browser: Any,  # noqa: F811
+                                           finished_nautilus: tuple[str, int]) -> None:
+    """On a 390 px screen the replay bar and the "your games" page fit the width, and the bar's controls work by
+    touch."""
+    game_id, last = finished_nautilus
+    phone = Page(browser, platform.read_url, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    phone.goto(f"#/game/{game_id}/watch")
+    _wait_shown(phone, last)
+    phone.page.tap("[data-testid=replay] button[aria-label='Step back']")
+    _wait_shown(phone, last - 1)
+    width = phone.page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the replay page is {width}px wide on a 390px screen"
+    players = ["rosa", "sam"]
+    _beside_the_browser(_games_of(platform, players))
+    phone.sign_in("rosa")
+    phone.goto("#/mine")
+    phone.page.wait_for_selector("[data-testid=your-games] tr[data-game]")
+    width = phone.page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the your games page is {width}px wide on a 390px screen"
+    phone.close()
