@@ -8,7 +8,7 @@ from benthic.game.gamestate import StateLoader
 from benthic.play import CommandOutcome, Played, PlayerGames, PlayPath
 from benthic.rules import AnyEngine, CommandFormatError, get_engine
 from benthic.service.http import ApiError
-from benthic.service.telemetry import COMMAND_DURATION, Timer, series
+from benthic.service.telemetry import COMMAND_DURATION, UNDOS, Timer, series
 from benthic.store import Actor, EventStore, GameMeta
 from benthic.trust.auth import SeatClaim, SeatGate, SeatTokens
 from benthic.trust.identity import PLAYER
@@ -91,8 +91,15 @@ class CommandService:
         SeatGate.authorize(claim, game_id)
         if not await self.facts.is_running(game_id):
             raise ApiError(409, "seats_open", "the game starts when every seat is taken")
-        done = await self.play.undo(game_id, claim.seat, request.command_id, request.expected_version,
-                                    Actor(claim.player_id, PLAYER))
+        try:
+            done = await self.play.undo(game_id, claim.seat, request.command_id, request.expected_version,
+                                        Actor(claim.player_id, PLAYER))
+        except ApiError as refused:
+            if refused.code == "undo_not_allowed":
+                UNDOS.labels(str((refused.details or {}).get("reason", ""))).inc()
+            raise
+        if not done.duplicate:
+            UNDOS.labels("taken_back").inc()
         undone = None
         if done.undone is not None:
             u = done.undone

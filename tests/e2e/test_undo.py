@@ -5,6 +5,7 @@ was hidden from them."""
 from __future__ import annotations
 
 import random
+import re
 import uuid
 from typing import Any
 
@@ -122,6 +123,8 @@ async def test_the_option_undo_off_is_refused_and_a_bad_value_is_an_invalid_opti
     await client.play(game_id, tokens[seat], command)
     refused = await _refused(client, game_id, tokens[seat])
     assert refused["details"] == {"reason": "undo_off"}
+    metrics = (await client.http.get(f"{client.command_url}/metrics")).text
+    assert re.search(r'^benthic_undos_total\{outcome="undo_off"\} [1-9]', metrics, re.M), metrics[-2000:]
     document = (await client.http.get(f"{client.command_url}/game-types/nautilus")).json()
     undo_option = next(o for o in document["platform_options"] if o["name"] == "undo")
     assert (undo_option["default"], undo_option["values"]) == ("turn", ["turn", "off"])
