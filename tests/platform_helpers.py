@@ -73,8 +73,10 @@ def settings_for_tests(redis_url: str, **overrides: Any) -> Settings:
 class StoreGame:
     """A game created and played through the store, as the command service would."""
 
-    def __init__(self, store: EventStore, game_type: str, seats: int | None = None, seed: int = 1) -> None:
+    def __init__(self, store: EventStore, game_type: str, seats: int | None = None, seed: int = 1,
+                 options: dict[str, Any] | None = None) -> None:
         self.store = store
+        self.options = options or {}
         self.engine = get_engine(game_type)
         self.seats = seats if seats is not None else max(2, self.engine.min_seats)
         self.seed = seed
@@ -91,7 +93,7 @@ class StoreGame:
             [NewEvent(self.engine.event_name(e), self.engine.encode_event(e), engine_version=self.engine.engine_version)
              for e in events],
             seats=[SeatInfo(f"player-{i}-{self.game_id}", f"P{i}") for i in range(self.seats)],
-            options={},
+            options=self.options,
             engine_version=self.engine.version,
             seeded=True,
             now_ms=1,

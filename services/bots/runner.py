@@ -34,6 +34,7 @@ from benthic.rules import UnknownGameType, get_engine
 from benthic.rules.bots import make_bot
 from benthic.service.config import Settings
 from benthic.service.http import ApiError
+from benthic.service.redisconn import is_unavailable
 from benthic.service.telemetry import (
     BOT_FAILURES,
     BOT_MOVE_LAG,
@@ -96,7 +97,7 @@ class BotRunner:
         except UnknownGameType:
             log().error("unknown_game_type", game_id=game_id, game_type=game_type)
         except Exception as error:  # noqa: BLE001 - schedule the others, then fail the batch
-            log().error("bot_schedule_failed", game_id=game_id, error=repr(error))
+            _log_failure("bot_schedule_failed", error, game_id=game_id)
             return error
         return None
 
@@ -137,7 +138,7 @@ class BotRunner:
             try:
                 worked = await self.step()
             except Exception as error:  # noqa: BLE001 - Redis down, or a bug: log and go on
-                log().error("bots_step_failed", error=repr(error))
+                _log_failure("bots_step_failed", error)
                 await asyncio.sleep(1.0)
             if not worked:
                 with contextlib.suppress(TimeoutError):
@@ -163,7 +164,7 @@ class BotRunner:
         try:
             await self.expire(partition, game_id)
         except Exception as error:  # noqa: BLE001 - the lease brings the game back
-            log().error("clock_expiry_failed", game_id=game_id, error=repr(error))
+            _log_failure("clock_expiry_failed", error, game_id=game_id)
             return
         await self.due.settle(CLOCKS, partition, game_id, lease_end)
 
@@ -176,7 +177,7 @@ class BotRunner:
             with contextlib.suppress(Exception):
                 meta = await self.store.meta(game_id)
                 BOT_FAILURES.labels(meta.game_type if meta else "").inc()
-            log().error("bot_move_failed", game_id=game_id, error=repr(error))
+            _log_failure("bot_move_failed", error, game_id=game_id)
             return
         await self.due.settle(MOVES, partition, game_id, lease_end)
 
@@ -256,3 +257,12 @@ class BotRunner:
                 oldest = await self.due.oldest(CLOCKS)
                 CLOCK_OVERDUE.set(max(0.0, (now_ms() - oldest) / 1000) if oldest is not None else 0.0)
             await asyncio.sleep(interval_s)
+
+
+def _log_failure(event: str, error: Exception, **fields: Any) -> None:
+    """A step that failed because Redis is away (a failover, a restart) is retried by its lease: a warning, not
+    an error (an error is a bug or a refusal nobody retries away)."""
+    if is_unavailable(error) or isinstance(error, ApiError) and error.status == 503:
+        log().warning(event, error=repr(error), store_unavailable=True, **fields)
+    else:
+        log().error(event, error=repr(error), **fields)

@@ -68,6 +68,8 @@ from services.command.schemas import (
     LegalCommands,
     PlayerSeats,
     SeatToken,
+    UndoDone,
+    UndoRequest,
 )
 from services.command.seating import NAME_PATTERN, SeatRequest, check_player_id
 from services.command.service import CommandService
@@ -333,6 +335,25 @@ async def reclaim_seat(
     return await _lifecycle(request, game_id, command_id, platform_commits.reclaim)
 
 
+@post("/games/{game_id:str}/undo", status_code=200, summary="Take back your last move", tags=["play"],
+      security=[{SEAT_TOKEN: []}],
+      opt=doc(*SEAT_AUTH, "rate_limited", *GAME_BY_ID, *FOLD, "seats_open", "game_finished", "version_conflict",
+              "undo_not_allowed", "seat_taken_over", "seat_resigned",
+              "too_many_conflicts", *WRITE))
+async def undo_move(request: Request[Any, Any, Any], game_id: GameId, data: UndoRequest) -> UndoDone:
+    """The caller's seat takes back its last commit of the game while that commit revealed nothing (no card
+    drawn or shown, nothing random, nothing hidden seen, the decision still the seat's) and no other seat has
+    acted since; again, and the commit before goes too.  The stream keeps both: a `command_undone` event voids
+    the commit, views fold as if it was never played.  `command_id` is the undo's own id (a repeat returns the
+    first answer); `expected_version` pins the state as for commands.  `409 undo_not_allowed` says why not in
+    `details.reason`: `nothing_to_undo`, `reveals_information`, `another_seat_acted`, `undo_off` (the game's
+    option `undo`), `game_over`."""
+    claim = await _seat_claim(request)
+    await request.app.state.limits.hit("command", claim.player_id, _ip(request))
+    with _acting(claim.player_id, PLAYER):
+        return await _service(request).undo(game_id, claim, data)
+
+
 @post("/games/{game_id:str}/ops/abort", status_code=200, summary="Operator: abort a game (unrated)",
       tags=["operator"], security=[{OPERATOR: []}],
       opt=doc(*OPERATOR_AUTH, *GAME_BY_ID, *FOLD, "game_finished", "too_many_conflicts", *WRITE))
@@ -487,7 +508,7 @@ def create_app(settings: Settings) -> Litestar:
                 await archive.close()
 
     routes: list[Any] = [create_game, join_game, seat_token, my_seats, post_command, play_socket, legal_commands,
-                         resign_seat, reclaim_seat, abort_game, operator_state, operator_audit, revoke_game,
+                         resign_seat, reclaim_seat, undo_move, abort_game, operator_state, operator_audit, revoke_game,
                          revoke_player, list_game_types, game_type, game_type_content]
     if dev_mode:
         routes += [dev_jwks, dev_token]

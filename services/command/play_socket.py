@@ -9,6 +9,9 @@ move: the client sends one JSON text frame per command and gets one JSON frame b
   ``{"status": <4xx/5xx>, "command_id"?, "error": {"code", "message", "details"}}``, the POST's status and
   error body for the same input.  Nothing is changed by a refused frame, and the connection stays open (a
   frame the service is too busy to take, ``benthic.service.admission``, is answered ``503 overloaded``);
+- or sent ``{"undo": true, "command_id", "expected_version"?}``: the seat takes back its last move, answered
+  ``{"status": 200, "command_id", "result": <POST /games/{id}/undo's answer>}`` or its refusal (409
+  ``undo_not_allowed`` with ``details.reason``);
 - or sent ``{"query": "legal"}``: answered ``{"status": 200, "result": <GET /games/{id}/legal's answer>}``
   for the socket's seat (or its refusal), so a client plays a whole game on the socket, its turns included;
 - with ``?push=turns``, the socket also gets ``{"status": 200, "push": "turn", "result": <the legal answer>}``
@@ -39,19 +42,21 @@ from benthic.service.http import ApiError, as_api_error
 from benthic.service.telemetry import log
 from benthic.trust.auth import SeatClaim, SeatGate, bearer
 from services.command.legal import legal_commands
-from services.command.schemas import CommandRequest
+from services.command.schemas import CommandRequest, UndoRequest
 from services.command.service import CommandService
 from services.command.turns import TurnPushes
 
 
 class Frame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A command (``command_id`` and ``command``) or a query (``query``), never both."""
+    """A command (``command_id`` and ``command``), an undo (``undo`` and ``command_id``) or a query (``query``),
+    one of them."""
 
     command_id: str | None = None
     command: dict[str, Any] | None = None
     expected_version: int | None = None
     include: str | None = None
     query: Literal["legal"] | None = None
+    undo: Literal[True] | None = None
 
 
 class Answer(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -86,8 +91,13 @@ def _decode(raw: str | bytes) -> Frame:
         raise ApiError(400, "invalid_json", f"the frame is not a JSON command: {error}") from None
     if frame.query is not None:
         if frame.command_id is not None or frame.command is not None or frame.expected_version is not None \
-                or frame.include is not None:
-            raise ApiError(400, "invalid_request", "a frame is a command or a query, not both")
+                or frame.include is not None or frame.undo is not None:
+            raise ApiError(400, "invalid_request", "a frame is a command, an undo or a query, one of them")
+    elif frame.undo is not None:
+        if frame.command is not None or frame.include is not None:
+            raise ApiError(400, "invalid_request", "an undo frame holds command_id and expected_version only")
+        if frame.command_id is None:
+            raise ApiError(400, "invalid_request", "Object missing required field `command_id`")
     else:
         for field in ("command_id", "command"):
             if getattr(frame, field) is None:
@@ -194,6 +204,10 @@ async def _answer(
             return Answer(200, result=await service.legal(game_id, claim)), False
         command_id = frame.command_id
         await limits.hit("command", claim.player_id, ip)
+        if frame.undo is not None:
+            assert frame.command_id is not None  # checked by _decode
+            undone = await service.undo(game_id, claim, UndoRequest(frame.command_id, frame.expected_version))
+            return Answer(200, command_id, result=undone), False
         assert frame.command_id is not None and frame.command is not None  # checked by _decode
         request = CommandRequest(frame.command_id, frame.command, frame.expected_version)
         accepted = await service.command(game_id, claim, request, include_legal=frame.include == "legal")

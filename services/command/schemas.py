@@ -44,6 +44,28 @@ class CommandRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     expected_version: Annotated[int, msgspec.Meta(ge=0, le=2**53)] | None = None
 
 
+class UndoRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    command_id: CommandId  # the undo's own id (a repeat returns the first answer)
+    expected_version: Annotated[int, msgspec.Meta(ge=0, le=2**53)] | None = None
+
+
+class UndoneCommit(msgspec.Struct, frozen=True):
+    """The commit an undo took back (the data of its ``command_undone`` event)."""
+
+    seat: int
+    command_id: str
+    first_version: int
+    last_version: int
+
+
+class UndoDone(msgspec.Struct, frozen=True):
+    game_id: str
+    command_id: str
+    version: int  # the game's version after the undo (the undone versions still count)
+    duplicate: bool  # this command id was committed before: its first answer, nothing new
+    undone: UndoneCommit | None  # None only for a command id first used for something other than an undo
+
+
 class SeatGrant(msgspec.Struct, frozen=True):
     seat: int
     player_id: str | None

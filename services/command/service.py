@@ -9,14 +9,22 @@ from benthic.i18n import DEFAULT_LANGUAGE
 from benthic.play import CommandOutcome, Played, PlayerGames, PlayPath
 from benthic.rules import AnyEngine, CommandFormatError, get_engine
 from benthic.service.http import ApiError
-from benthic.service.telemetry import COMMAND_DURATION, Timer, series
+from benthic.service.telemetry import COMMAND_DURATION, UNDOS, Timer, series
 from benthic.store import Actor, EventStore, GameMeta
 from benthic.trust.auth import SeatClaim, SeatGate, SeatTokens
 from benthic.trust.identity import PLAYER
 from services.command.game_facts import GameFacts
 from services.command.legal import after_command, legal_commands
 from services.command.lobby import Lobby
-from services.command.schemas import CommandAccepted, CommandRequest, LegalCommands, check_id
+from services.command.schemas import (
+    CommandAccepted,
+    CommandRequest,
+    LegalCommands,
+    UndoDone,
+    UndoneCommit,
+    UndoRequest,
+    check_id,
+)
 
 
 class CommandService:
@@ -76,6 +84,29 @@ class CommandService:
                 raise
             finally:
                 series(COMMAND_DURATION, engine.game_type).observe(timer.elapsed())
+
+
+    async def undo(self, game_id: str, claim: SeatClaim, request: UndoRequest) -> UndoDone:
+        """The caller's seat takes back its last commit (benthic.game.undo); 409 ``undo_not_allowed`` says why
+        not in ``details.reason``."""
+        check_id(request.command_id, "command_id")
+        SeatGate.authorize(claim, game_id)
+        if not await self.facts.is_running(game_id):
+            raise ApiError(409, "seats_open", "the game starts when every seat is taken")
+        try:
+            done = await self.play.undo(game_id, claim.seat, request.command_id, request.expected_version,
+                                        Actor(claim.player_id, PLAYER))
+        except ApiError as refused:
+            if refused.code == "undo_not_allowed":
+                UNDOS.labels(str((refused.details or {}).get("reason", ""))).inc()
+            raise
+        if not done.duplicate:
+            UNDOS.labels("taken_back").inc()
+        undone = None
+        if done.undone is not None:
+            u = done.undone
+            undone = UndoneCommit(u.seat, u.command_id, u.first_version, u.last_version)
+        return UndoDone(game_id, request.command_id, done.version, done.duplicate, undone)
 
 
 def _accepted(

@@ -9,7 +9,7 @@ from collections import OrderedDict
 import msgspec
 
 from benthic.archive import Archive, ArchivedGame
-from benthic.game.gamestate import Folded, fold_envelopes
+from benthic.game.gamestate import Folded, UndoBeforeStart, fold_envelopes
 from benthic.game.history import history_page, seat_names
 from benthic.i18n import DEFAULT_LANGUAGE
 from benthic.rules import get_engine
@@ -61,7 +61,11 @@ class ArchivedReads:
         if folded is None or folded.version > at:
             folded = Folded(0, engine.initial_state())
         tail = [e for e in game.envelopes if folded.version < e.version <= at]
-        folded = fold_envelopes(engine, folded, tail, game_id) if tail else folded
+        try:
+            folded = fold_envelopes(engine, folded, tail, game_id) if tail else folded
+        except UndoBeforeStart:  # an undo voids versions the cached state holds: from the start
+            tail = [e for e in game.envelopes if e.version <= at]
+            folded = fold_envelopes(engine, Folded(0, engine.initial_state()), tail, game_id)
         self._folded[game_id] = folded
         self._folded.move_to_end(game_id)
         while len(self._folded) > self.cache_games:

@@ -31,7 +31,7 @@ from benthic.feed.encoding import DATA_FIELD
 from benthic.feed.integration import IntegrationEvent, encode_entry, type_of
 from benthic.feed.notification import Notification
 from benthic.game.events import Envelope
-from benthic.game.gamestate import Folded, StateLoader, fold_envelopes
+from benthic.game.gamestate import Folded, StateLoader, UndoBeforeStart, fold_envelopes
 from benthic.game.keys import GameKeys, RatingKeys
 from benthic.game.rated import decode_marker
 from benthic.rules import UnknownGameType, get_engine
@@ -195,7 +195,10 @@ class Projector:
             meta = self._remember_meta(parse_meta(game_id, meta_reply))
         if cached is not None and cached.version == projected.version:
             tail = await self.store.envelopes(keys.events, tail_reply)
-            folded = fold_envelopes(engine, cached, tail) if tail else cached
+            try:
+                folded = fold_envelopes(engine, cached, tail) if tail else cached
+            except UndoBeforeStart as undone:  # the tail takes back versions the cached state holds
+                folded = await self.loader.refold(game_id, engine, undone.first_voided, until=tail[-1].version)
         else:
             folded = await self.loader.load(game_id, engine)
             tail = await self.store.load(game_id, after=projected.version, until=folded.version)

@@ -13,7 +13,7 @@ import msgspec
 from redis.asyncio import Redis
 
 from benthic.archive import ArchiveUnavailable
-from benthic.game.gamestate import Folded, StateLoader, fold_envelopes
+from benthic.game.gamestate import Folded, StateLoader, UndoBeforeStart, fold_envelopes
 from benthic.game.history import history_page, seat_names
 from benthic.game.keys import GameKeys, RatingKeys, lobby_key
 from benthic.i18n import DEFAULT_LANGUAGE
@@ -142,7 +142,10 @@ class ReadModels:
                 and (latest is None or latest.version > at or latest.version < mine[1].version)):
             start = mine[1]
             tail = await self.store.load(game_id, after=start.version, until=at) if start.version < at else []
-            folded = fold_envelopes(engine, start, tail, game_id) if tail else start
+            try:
+                folded = fold_envelopes(engine, start, tail, game_id) if tail else start
+            except UndoBeforeStart as undone:  # an undo after the replay's state voids versions it holds
+                folded = await self.loader.refold(game_id, engine, undone.first_voided, until=at)
         else:
             folded = await self.loader.load_at(game_id, engine, at)
         if folded.version == at:

@@ -19,7 +19,7 @@ from benthic.feed.keys import dead_letter_key, feed_key
 from benthic.feed.notification import Notification
 from benthic.game.events import event_digest
 from benthic.game.gamestate import StateLoader
-from benthic.game.history import history_page
+from benthic.game.history import history_page, seat_names
 from benthic.game.keys import GameKeys, RatingKeys, archive_due_key, archive_since_key
 from benthic.rules import get_engine
 from benthic.service.redisconn import redis_client
@@ -220,10 +220,15 @@ async def test_histories_read_live_are_the_pages_of_the_log(platform: Platform, 
     game = await platform.finished_game(game_type, seats=engine.max_seats, seed=6)
     envelopes = await platform.store.load(game.game_id)
     reads = ReadModels(platform.redis, platform.store)
+    meta = await platform.store.meta(game.game_id)
+    assert meta is not None
+    names = seat_names([msgspec.to_builtins(s) if s is not None else None for s in meta.seats])
     for viewer in (None, *range(engine.max_seats)):
         for after, limit in ((0, 10**6), (40, 7), (len(envelopes) - 3, 50)):
             found = await reads.history(game.game_id, viewer, after, limit)
-            assert found == (envelopes[-1].version, history_page(engine, envelopes, viewer, after, limit))
+            assert found == (envelopes[-1].version, history_page(engine, envelopes, viewer, after, limit, "en", names))
+        found_pt = await reads.history(game.game_id, viewer, 0, 10**6, "pt")
+        assert found_pt == (envelopes[-1].version, history_page(engine, envelopes, viewer, 0, 10**6, "pt", names))
 
 
 async def test_the_read_models_fall_back_to_the_archive_with_the_same_bytes(platform: Platform) -> None:

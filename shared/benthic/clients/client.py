@@ -202,6 +202,15 @@ class BenthicClient:
         return await self._call("POST", f"{self.command_url}/games/{game_id}/reclaim", headers=_auth(token),
                                 params=params)
 
+    async def undo(
+        self, game_id: str, token: str, command_id: str | None = None, expected_version: int | None = None
+    ) -> dict[str, Any]:
+        """Take back the seat's last move (409 ``undo_not_allowed`` says why not in ``details.reason``)."""
+        body: dict[str, Any] = {"command_id": command_id or uuid.uuid4().hex}
+        if expected_version is not None:
+            body["expected_version"] = expected_version
+        return await self._call("POST", f"{self.command_url}/games/{game_id}/undo", json=body, headers=_auth(token))
+
     async def abort(self, game_id: str, reason: str) -> dict[str, Any]:
         return await self._call("POST", f"{self.command_url}/games/{game_id}/ops/abort", json={"reason": reason},
                                 headers=_auth(self.operator_token))

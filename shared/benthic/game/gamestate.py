@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from benthic.game import lifecycle
+from benthic.game import lifecycle, undo
 from benthic.game.events import Envelope
 from benthic.game.lifecycle import Lifecycle
 from benthic.rules import AnyEngine, GameNotSupported
@@ -56,10 +56,25 @@ class StateCache:
         return len(self._items)
 
 
+class UndoBeforeStart(Exception):
+    """An undo among the entries to fold voids versions the starting state already holds: fold again from a
+    state older than ``first_voided`` (the start of the stream, or an older snapshot)."""
+
+    def __init__(self, first_voided: int) -> None:
+        super().__init__(f"an undo voids version {first_voided}, already folded")
+        self.first_voided = first_voided
+
+
 def fold_envelopes(engine: AnyEngine, folded: Folded, envelopes: list[Envelope], game_id: str = "") -> Folded:
-    """Fold stream entries onto ``folded``.  A game this engine cannot read (events of an engine version it
-    neither is nor upcasts from, a content pack that is not installed) raises GameNotSupported, counted and
-    logged: such a game is never folded with other rules or other data."""
+    """Fold stream entries onto ``folded``.  The versions an undo among them voids (``command_undone``) are
+    skipped, as if never played: they count in the version, and their time in the clocks (time spent stays
+    spent), but not as moves.  UndoBeforeStart when an undo voids versions ``folded`` already holds.  A game this
+    engine cannot read (events of an engine version it neither is nor upcasts from, a content pack that is not
+    installed) raises GameNotSupported, counted and logged: such a game is never folded with other rules or
+    other data."""
+    void = undo.voided(envelopes)
+    if void and (first := min(first for first, _ in void)) <= folded.version:
+        raise UndoBeforeStart(first)
     state = folded.state
     version = folded.version
     life = folded.life
@@ -69,14 +84,14 @@ def fold_envelopes(engine: AnyEngine, folded: Folded, envelopes: list[Envelope],
             if envelope.version != version + 1:
                 raise RuntimeError(f"gap in stream: version {envelope.version} after {version}")
             if commit and (envelope.command_id, envelope.ts_ms) != (commit[0].command_id, commit[0].ts_ms):
-                life = _advance(engine, life, state, commit)
+                life = _advance(engine, life, state, commit, void)
                 commit = []
-            if envelope.is_engine:
+            if envelope.is_engine and not _is_void(envelope.version, void):
                 state = engine.evolve(state, engine.decode_event(envelope.data, envelope.engine_version))
             commit.append(envelope)
             version = envelope.version
         if commit:
-            life = _advance(engine, life, state, commit)
+            life = _advance(engine, life, state, commit, void)
     except GameNotSupported as refused:
         GAMES_NOT_SUPPORTED.labels(engine.game_type, refused.code).inc()
         log().error("game_not_supported", game_id=game_id, version=version + 1, code=refused.code,
@@ -85,9 +100,15 @@ def fold_envelopes(engine: AnyEngine, folded: Folded, envelopes: list[Envelope],
     return Folded(version, state, life)
 
 
-def _advance(engine: AnyEngine, life: Lifecycle, state: Any, commit: list[Envelope]) -> Lifecycle:
+def _is_void(version: int, void: list[tuple[int, int]]) -> bool:
+    return any(first <= version <= last for first, last in void)
+
+
+def _advance(engine: AnyEngine, life: Lifecycle, state: Any, commit: list[Envelope],
+             void: list[tuple[int, int]]) -> Lifecycle:
     head = commit[0]
-    return lifecycle.advance(life, engine, state, head.ts_ms, head.seat, head.is_engine,
+    move = head.is_engine and not _is_void(head.version, void)  # a voided move's time stays spent, not its move
+    return lifecycle.advance(life, engine, state, head.ts_ms, head.seat, move,
                              [(e.type, e.data) for e in commit if not e.is_engine])
 
 
@@ -125,7 +146,10 @@ class StateLoader:
             folded = await self._from_snapshot(game_id, engine)
         tail = await self.store.load(game_id, after=folded.version)
         if tail:
-            folded = fold_envelopes(engine, folded, tail, game_id)
+            try:
+                folded = fold_envelopes(engine, folded, tail, game_id)
+            except UndoBeforeStart as undone:
+                folded = await self.refold(game_id, engine, undone.first_voided)
         self.cache.put(game_id, folded)
         return folded
 
@@ -140,9 +164,26 @@ class StateLoader:
                 folded = Folded(0, engine.initial_state())
         if folded.version < version:
             tail = await self.store.load(game_id, after=folded.version, until=version)
-            folded = fold_envelopes(engine, folded, tail, game_id)
+            try:
+                folded = fold_envelopes(engine, folded, tail, game_id)
+            except UndoBeforeStart as undone:
+                folded = await self.refold(game_id, engine, undone.first_voided, until=version)
             self.cache.put(game_id, folded)
         return folded
+
+    async def refold(self, game_id: str, engine: AnyEngine, first_voided: int, until: int | None = None) -> Folded:
+        """The state at ``until`` (the stream's end when None) folded again from before ``first_voided``, the
+        first version an undo voids: from the snapshot when it is older, else from the start.  An undo costs
+        this one fold of the game from the start in each process that had folded past it."""
+        start = await self._from_snapshot(game_id, engine)
+        if start.version >= first_voided:
+            start = Folded(0, engine.initial_state())
+        tail = await self.store.load(game_id, after=start.version, until=until)
+        try:
+            return fold_envelopes(engine, start, tail, game_id)
+        except UndoBeforeStart:  # an earlier undo voids versions the snapshot holds
+            tail = await self.store.load(game_id, until=until)
+            return fold_envelopes(engine, Folded(0, engine.initial_state()), tail, game_id)
 
     async def _from_snapshot(self, game_id: str, engine: AnyEngine) -> Folded:
         snapshot = await self.store.load_snapshot(game_id)

@@ -42,6 +42,7 @@ EVENT_TYPES = frozenset({CLOCKS_STARTED, CLOCK_EXPIRED, SEAT_TAKEN_OVER, SEAT_RE
 
 HOUSE_BOT = "greedy"  # the bot that plays a seat after a takeover, a resignation or a forfeit
 POLICIES = ("takeover", "forfeit", "abort")
+UNDO_MODES = ("turn", "off")  # the option undo (benthic.game.undo)
 MIN_SEATS_IN_PLAY = 2  # a resignation or forfeit leaving fewer seats in play ends the game (every game type)
 
 
@@ -66,9 +67,10 @@ class ClockOption(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 class LifecycleOptions(msgspec.Struct, frozen=True):
     clock: ClockOption | None = None
     on_expiry: str = "takeover"
+    undo: str = "turn"  # benthic.game.undo: "turn" or "off"
 
 
-PLATFORM_OPTIONS = ("clock", "on_expiry")  # game options the platform reads; the engine never sees them
+PLATFORM_OPTIONS = ("clock", "on_expiry", "undo")  # game options the platform reads; the engine never sees them
 # How /game-types/{type} describes them ({name, default, values, text}, like an engine's options)
 OPTION_DOCS: list[dict[str, Any]] = msgspec.json.decode(
     files("benthic.game").joinpath("platform_options.json").read_bytes())
@@ -103,7 +105,10 @@ def parse_options(options: dict[str, Any]) -> LifecycleOptions:
         raise InvalidOption(f"on_expiry must be one of {list(POLICIES)}, not {policy!r}")
     if raw is None and "on_expiry" in options:
         raise InvalidOption("on_expiry needs a clock")
-    return LifecycleOptions(clock, policy)
+    undo = options.get("undo", "turn")
+    if undo not in UNDO_MODES:
+        raise InvalidOption(f"undo must be one of {list(UNDO_MODES)}, not {undo!r}")
+    return LifecycleOptions(clock, policy, undo)
 
 
 def engine_options(options: dict[str, Any]) -> dict[str, Any]:

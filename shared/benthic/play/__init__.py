@@ -17,17 +17,18 @@ seat sees them, the state after).  It guarantees:
 - one write at a time per game within a process (a lock per game), so the cache is not raced.
 
 ``PlayPath.platform`` appends the platform's own commits (``platform_commits``: resign, reclaim, abort, clock
-expiry, clocks started) under the same lock and expected version.  ``CommandOutcome`` counts each command's
-outcome once in ``benthic_commands_total``.  ``PlayerGames`` keeps each player's list of unfinished games (the
-lobby's cap; a game leaves its players' lists when it ends).
+expiry, clocks started) under the same lock and expected version; ``PlayPath.undo`` takes back a seat's last
+commit (``benthic.game.undo``: ``command_undone``) the same way, its command id idempotent as a command's.
+``CommandOutcome`` counts each command's outcome once in ``benthic_commands_total``.  ``PlayerGames`` keeps each
+player's list of unfinished games (the lobby's cap; a game leaves its players' lists when it ends).
 
 Imports the library below it (benthic.rules, game, store, service, trust), never the services.
 """
 
 from benthic.play import platform_commits
 from benthic.play.outcome import CommandOutcome
-from benthic.play.path import Played, PlayPath
+from benthic.play.path import Played, PlayPath, Undone
 from benthic.play.platform_commits import PlatformCommit
 from benthic.play.players import PlayerGames
 
-__all__ = ["CommandOutcome", "PlatformCommit", "Played", "PlayPath", "PlayerGames", "platform_commits"]
+__all__ = ["CommandOutcome", "PlatformCommit", "Played", "PlayPath", "PlayerGames", "Undone", "platform_commits"]

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from benthic.game import lifecycle as lc
+from benthic.game import undo as undoing
+from benthic.game.events import PLATFORM
 from benthic.game.gamestate import Folded, StateLoader
 from benthic.play.outcome import CommandOutcome
 from benthic.play.platform_commits import PlatformCommit
@@ -42,6 +44,18 @@ class Played(msgspec.Struct, frozen=True):
     duplicate: bool  # committed before under the same command id: its first commit, nothing new
     events: list[dict[str, Any]]  # {version, event}, each event redacted for the seat
     state: Any = None  # the engine state after the commit (None for a duplicate)
+
+
+class Undone(msgspec.Struct, frozen=True):
+    """An undo's commit: the game's version after it, and the commit it took back."""
+
+    version: int
+    duplicate: bool  # committed before under the same command id: its first answer, nothing new
+    undone: undoing.CommandUndone | None  # None: the command id was first used for something other than an undo
+
+
+UNDO_LOOKBACK = 64  # entries read back from the end to find the commit an undo takes back (else the whole stream)
+_undo_json = msgspec.json.Encoder()
 
 
 @dataclass(frozen=True)
@@ -152,6 +166,67 @@ class PlayPath:
                 return commit, folded
         raise ApiError(409, "too_many_conflicts", "the game changed too often; retry")
 
+    async def undo(
+        self, game_id: str, seat: int, command_id: str, expected_version: int | None, actor: Actor,
+    ) -> Undone:
+        """Take back ``seat``'s last commit (benthic.game.undo): append ``command_undone`` after the version it
+        was decided on, as every commit is appended (expected version, command id, replicas' ack).  A repeated
+        ``command_id`` answers its first undo (``duplicate``); refusals: 409 ``undo_not_allowed`` (details.reason),
+        409 ``version_conflict`` for a stale ``expected_version``."""
+        meta = await self.meta(game_id)
+        engine = get_engine(meta.game_type)
+        undo_mode = lc.parse_options(meta.options).undo
+        async with self._lock(game_id):
+            for _attempt in range(self.conflict_retries + 1):
+                folded = await self._loader.load(game_id, engine)
+                if expected_version is not None and expected_version != folded.version:
+                    decided: undoing.CommandUndone | ApiError = ApiError(
+                        409, "version_conflict", f"expected version {expected_version}, the game is at "
+                        f"{folded.version}", {"current_version": folded.version})
+                elif folded.life.house_plays(seat):  # the house bot's moves are not the player's to take back
+                    decided = _house_plays(folded, seat)
+                else:
+                    decided = await self._undo_of(engine, game_id, folded, undo_mode, seat)
+                if isinstance(decided, ApiError):
+                    done = await self.store.committed(game_id, command_id)
+                    if done is not None:  # a retry of an undo made: its first answer
+                        return await self._undone(game_id, done)
+                    raise decided
+                made = NewEvent(undoing.COMMAND_UNDONE, _undo_json.encode(decided), kind=PLATFORM)
+                try:
+                    commit = await self.store.append(game_id, engine.game_type, folded.version, [made],
+                                                     command_id=command_id, seat=seat, now_ms=now_ms(), actor=actor)
+                except VersionConflict:
+                    APPEND_CONFLICTS.labels(engine.game_type).inc()
+                    continue  # decided again on the new state (a pinned expected version is refused there)
+                self._loader.cache.drop(game_id)  # the next load folds again from before the voided versions
+                if commit.duplicate:
+                    return await self._undone(game_id, commit)
+                log().info("command_undone", game_id=game_id, command_id=command_id, seat=seat,
+                           version=commit.last_version, undone=decided.command_id)
+                return Undone(commit.last_version, False, decided)
+        raise ApiError(409, "too_many_conflicts", "the game changed too often; retry")
+
+    async def _undo_of(
+        self, engine: AnyEngine, game_id: str, folded: Folded, undo_mode: str, seat: int
+    ) -> undoing.CommandUndone | ApiError:
+        """The undo ``seat`` may make in ``folded``, or the refusal (409 undo_not_allowed)."""
+        finished = lc.is_finished(engine, folded.state, folded.life)
+        tail = await self.store.load(game_id, after=max(0, folded.version - UNDO_LOOKBACK), until=folded.version)
+        try:
+            decided = undoing.decide(engine, folded.state, finished, undo_mode, tail, seat)
+        except undoing.NeedEarlier:  # a long run of undone commits: the whole stream
+            tail = await self.store.load(game_id, until=folded.version)
+            decided = undoing.decide(engine, folded.state, finished, undo_mode, tail, seat)
+        if isinstance(decided, undoing.UndoRefused):
+            return ApiError(409, "undo_not_allowed", decided.message, {"reason": decided.reason, **decided.details})
+        return decided
+
+    async def _undone(self, game_id: str, commit: Commit) -> Undone:
+        """The first answer of a command id already committed (``undone`` None if it was not an undo)."""
+        first = await self.store.load(game_id, after=commit.first_version - 1, until=commit.first_version)
+        return Undone(commit.last_version, True, undoing.undone_by(first[0]) if first else None)
+
     def _lock(self, game_id: str) -> asyncio.Lock:
         """The game's lock: one write at a time per game in this process (weakly held: gone once unused)."""
         lock = self._locks.get(game_id)
@@ -250,18 +325,22 @@ def _decide(
             {"current_version": folded.version},
         ), stale_may_explain=True, may_be_done=True)
     if folded.life.house_plays(seat) and actor.kind == PLAYER:
-        if seat in folded.life.out:
-            error = ApiError(409, "seat_resigned", f"seat {seat} has left the game: the house bot plays it")
-        else:
-            error = ApiError(409, "seat_taken_over", f"the house bot plays seat {seat} since its clock ran out: "
-                             "reclaim it (POST /games/{id}/reclaim) to play again")
         # counted as seat_taken_over whether the seat was taken over or left
-        return _Refusal("rejected", "seat_taken_over", error, stale_may_explain=True, may_be_done=False)
+        return _Refusal("rejected", "seat_taken_over", _house_plays(folded, seat), stale_may_explain=True,
+                        may_be_done=False)
     try:
         return engine.decide(folded.state, seat, command)
     except RuleViolation as violation:
         return _Refusal("rejected", violation.code, ApiError(422, violation.code, violation.message),
                         stale_may_explain=True, may_be_done=True)
+
+
+def _house_plays(folded: Folded, seat: int) -> ApiError:
+    """The refusal of a player's command or undo for a seat the house bot plays."""
+    if seat in folded.life.out:
+        return ApiError(409, "seat_resigned", f"seat {seat} has left the game: the house bot plays it")
+    return ApiError(409, "seat_taken_over", f"the house bot plays seat {seat} since its clock ran out: "
+                    "reclaim it (POST /games/{id}/reclaim) to play again")
 
 
 def _redacted(engine: AnyEngine, event: Any, seat: int, version: int) -> dict[str, Any]:

@@ -230,6 +230,11 @@ class Engine(ABC, Generic[S, C, E]):
     engine_version: ClassVar[int] = 1
     upcasters: ClassVar[Mapping[int, Upcaster]] = {}  # from version v to v + 1
     content_packs: ClassVar[ContentPacks | None] = None  # None: the engine has no content packs
+    # The events that reveal nothing: no card drawn, dealt or shown, nothing shuffled, rolled or flipped, nothing
+    # hidden seen, no turn ended and no decision passed to another seat.  A seat may take back (undo) a commit made
+    # of these events only (docs/ENGINE_CONTRACT.md, Undo).  Every event not named here reveals: a new event is
+    # not undoable until its engine says so.
+    events_revealing_nothing: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """With content packs: every public method taking a state runs with that state's pack in use, and
@@ -360,6 +365,11 @@ class Engine(ABC, Generic[S, C, E]):
             _SENTENCES[key] = (sentences_from(msgspec.json.decode(open(path, "rb").read()), self.catalogue())
                                if os.path.exists(path) else None)
         return _SENTENCES[key]
+
+    def reveals(self, event: E) -> bool:
+        """Whether ``event`` reveals anything to anyone (or is random, or passes the decision on): then the commit
+        holding it can no longer be taken back."""
+        return self.event_name(event) not in self.events_revealing_nothing
 
     # --- shared machinery --------------------------------------------------------------------
     def replay(self, events: Iterable[E]) -> S:

@@ -66,6 +66,9 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode(409, "seat_taken_over", "the house bot plays this seat since its clock ran out: reclaim it first"),
     ErrorCode(409, "seat_resigned", "the seat left the game (resigned or forfeited): the house bot plays it"),
     ErrorCode(409, "seat_not_taken_over", "the seat is played by its player: nothing to reclaim"),
+    ErrorCode(409, "undo_not_allowed", "the undo would cross a revealed fact or another seat's move, or the game "
+                                       "does not allow it (`details.reason`: `nothing_to_undo`, `reveals_information`, "
+                                       "`another_seat_acted`, `undo_off`, `game_over`)"),
     ErrorCode(409, "too_many_open_games", "the player sits in too many unfinished games (`details.limit`)"),
     # 413
     ErrorCode(413, "body_too_large", "the body is over BENTHIC_MAX_BODY_BYTES"),

@@ -172,6 +172,8 @@ CLOCK_OVERDUE = Gauge("benthic_clock_overdue_seconds",
 TAKEOVERS = Counter("benthic_takeovers_total", "Seats the house bot took over (clock, resignation, forfeit)",
                     ["game_type"])
 SEAT_RECLAIMS = Counter("benthic_seat_reclaims_total", "Seats players reclaimed after a clock takeover", ["game_type"])
+UNDOS = Counter("benthic_undos_total", "Undo requests answered: taken_back, or the reason of the refusal "
+                "(nothing_to_undo, reveals_information, another_seat_acted, undo_off, game_over)", ["outcome"])
 RESIGNATIONS = Counter("benthic_resignations_total", "Players who resigned", ["game_type"])
 GAMES_ABORTED = Counter("benthic_games_aborted_total", "Games aborted (operator, or a clock's abort policy)",
                         ["game_type"])

@@ -14,6 +14,7 @@ function spaceFill(space) {
   return colourOf(space.colour) || colourOf(space.zone) || colourOf(space.kind) || "#cfe3ea";
 }
 
+// A mark: {text, fill, title, span (its text covers the span×span spaces around it), current (the player's space)}.
 // A board: {board (catalogue board), tracks: [catalogue tracks drawn on it], marks: {id: {text, fill, title}},
 // title, mine (whether its space ids may be highlighted for this viewer), labels (draw every space's id)}.
 export function drawBoard({ board, tracks = [], marks = {}, title, mine = true, labels = true, testid }) {
@@ -28,10 +29,14 @@ export function drawBoard({ board, tracks = [], marks = {}, title, mine = true, 
     if (a && b) connections.append(s("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y }));
   }
   const small = Object.keys(board.spaces).length > 200;  // a grid map: no text on every cell
+  const spanning = [];  // marks whose text spans neighbouring spaces: drawn last, so that no space covers it
   for (const space of Object.values(board.spaces)) {
-    svg.append(drawSpace(space, marks[space.id], { mine, labels: labels && !small, idPrefix: "" }));
+    const drawn = drawSpace(space, marks[space.id], { mine, labels: labels && !small });
+    if (marks[space.id]?.span) spanning.push(drawn); else svg.append(drawn);
   }
+  svg.append(...spanning);
   for (const track of tracks) {
+    if (track.label || track.note) svg.append(trackWords(track));
     for (const space of track.spaces) {
       const id = `${track.id}:${space.id}`;
       svg.append(drawSpace({ ...space, kind: "track" }, marks[id], { mine: false, labels: true, key: id }));
@@ -40,20 +45,80 @@ export function drawBoard({ board, tracks = [], marks = {}, title, mine = true, 
   return svg;
 }
 
-function drawSpace(space, mark, { mine, labels, key }) {
+// A track's name before its first space (`label`) and a note after its last one (`note`), for tracks drawn in rows.
+function trackWords(track) {
+  const first = track.spaces[0], last = track.spaces[track.spaces.length - 1];
+  const room = first.x - first.w / 2 - 4;  // from the board's left edge (x = 0) to the first space
+  const size = Math.max(6, Math.min(first.h / 2, 12, (room * 1.5) / Math.max(4, (track.label || "").length)));
+  return s("g", { class: "track-words", "data-track": track.id },
+    track.label ? s("text", { x: room, y: first.y, "font-size": size, "text-anchor": "end",
+      "dominant-baseline": "middle" }, s("title", {}, track.labelTitle || track.label), track.label) : null,
+    track.note ? s("text", { x: last.x + last.w / 2 + 4, y: last.y, "font-size": size, "text-anchor": "start",
+      "dominant-baseline": "middle", class: "track-note" }, s("title", {}, track.noteTitle || track.note), track.note) : null);
+}
+
+function drawSpace(space, mark, { mine, labels, key = null }) {
   const id = key || space.id;
-  const g = s("g", { class: `space kind-${space.kind}${mark ? " marked" : ""}`, "data-space": id,
+  const g = s("g", { class: `space kind-${space.kind}${mark ? " marked" : ""}${mark?.current ? " current" : ""}`, "data-space": id,
     "data-id": mine && !key ? space.id : undefined });
   g.append(s("title", {}, [space.name, space.text, mark?.title].filter(Boolean).join(" — ")));
   g.append(s("rect", { x: space.x - space.w / 2, y: space.y - space.h / 2, width: space.w, height: space.h,
     rx: Math.min(space.w, space.h) / 8, fill: mark?.fill || spaceFill(space) }));
-  const text = mark?.text ?? (labels ? space.id.replace(/^[a-z_]+:/, "") : "");
-  if (text) {
-    const size = Math.max(6, Math.min(space.h / 3, 20, (space.w * 1.6) / Math.max(4, String(text).length)));
-    g.append(s("text", { x: space.x, y: space.y, "font-size": size, "dominant-baseline": "middle", "text-anchor": "middle" },
-      String(text)));
-  }
+  const text = mark?.text ?? (labels ? labelOf(space) : "");
+  const span = mark?.span || 1;  // the text fills the span×span block of spaces centred on this one
+  if (text) g.append(fittedText(String(text), space.x, space.y, space.w * span, space.h * span));
   return g;
+}
+
+// What a space shows when nothing lies on it: a short code of the catalogue (G1, AA, C12, X; its name is the
+// tooltip), a number on a small space (counted from 1 when its name counts so), or else its name, never an id like
+// `cloning_tile`.
+export function labelOf(space) {
+  const tail = String(space.id).split(":").pop();
+  const name = String(space.name || "").replace(/\s*\(.*\)\s*$/, "");
+  const roomy = space.w >= 60 && space.h >= 40;
+  if (/^\d+$/.test(tail) && roomy && name) return name;
+  if (/^\d+$/.test(tail)) {
+    const numbers = name.match(/\b\d+\b/g) || [];
+    const counted = String(Number(tail) + 1);
+    return !numbers.includes(tail) && numbers.includes(counted) ? counted : tail;
+  }
+  if (tail.length <= 7 && !tail.includes("_") && tail !== tail.toLowerCase()) return tail;
+  return name || words(tail);
+}
+
+// Text centred in a w×h box, on up to three lines (split at spaces), as large as fits: names are never cut.
+function fittedText(text, x, y, w, h) {
+  const wordsOf = text.split(/\s+/);
+  let best = null;
+  for (let count = 1; count <= Math.min(3, wordsOf.length); count++) {
+    const lines = splitInto(wordsOf, count);
+    const longest = Math.max(4, ...lines.map((line) => line.length));
+    const size = Math.min(h / (count * 1.25 + 0.5), 20, (w * 1.7) / longest);
+    if (!best || size > best.size + 0.5) best = { lines, size };
+  }
+  const size = Math.max(5, best.size);
+  const top = y - ((best.lines.length - 1) * size * 1.1) / 2;
+  return s("text", { x, y: top, "font-size": size.toFixed(1), "dominant-baseline": "middle", "text-anchor": "middle" },
+    best.lines.map((line, i) => s("tspan", { x, dy: i ? (size * 1.1).toFixed(1) : 0 }, line)));
+}
+
+function splitInto(wordList, count) {
+  const total = wordList.join(" ").length;
+  const lines = [];
+  let line = "";
+  for (const word of wordList) {
+    if (line && lines.length < count - 1 && (line.length + word.length / 2) >= total / count) { lines.push(line); line = word; }
+    else line = line ? `${line} ${word}` : word;
+  }
+  lines.push(line);
+  return lines;
+}
+
+// A legend of the abbreviations a board shows: [[abbreviation, meaning], ...].
+export function legend(pairs) {
+  return h("dl.legend", { "data-testid": "legend" }, pairs.map(([short, meaning]) =>
+    h("div", {}, h("dt", {}, short), h("dd", {}, meaning))));
 }
 
 // A component as a card: name, kind, cost and colour, its text.  `id` missing from the catalogue: drawn as is.
@@ -81,5 +146,11 @@ function fmt(value) {
 // Everything else a view holds for a player: numbers as stats, ids of components as cards, the rest as text.
 export function stats(pairs) {
   return h("dl.stats", {}, pairs.filter(([, v]) => v !== undefined && v !== null).map(([k, v]) =>
-    h("div", {}, h("dt", {}, words(k)), h("dd", {}, typeof v === "object" ? fmt(v) : String(v)))));
+    h("div", {}, h("dt", {}, words(k)), h("dd", {}, typeof v === "object" ? fmt(v) : readable(v)))));
+}
+
+// A value of a view shown as is, unless it is an identifier (`buy_or_play`): then in words.
+function readable(value) {
+  const text = String(value);
+  return /^[a-z0-9]+(_[a-z0-9]+)+$/.test(text) ? words(text) : text;
 }

@@ -1,8 +1,9 @@
 // A game: the board and areas drawn from the view and the catalogue, live over SSE, legal moves to click.
 import { ApiError, catalogue, command, identity, read, rememberSeat, seatFor } from "./api.js";
 import { h, toast, words } from "./dom.js";
-import { card, cardBack, drawBoard, SEAT_COLOURS, stats } from "./draw.js";
+import { card, cardBack, drawBoard, legend, SEAT_COLOURS, stats } from "./draw.js";
 import { entryInWords } from "./history.js";
+import { replayBar } from "./replay.js";
 import * as underwaterCities from "./games/underwater_cities.js";
 import * as nautilus from "./games/nautilus.js";
 import * as aquatica from "./games/aquatica.js";
@@ -31,6 +32,7 @@ export async function gamePage(main, gameId, watchOnly) {
   const g = {
     gameId, cat, summary, seat: mySeat?.seat ?? null, view: null, version: 0, moves: [], movesVersion: -1,
     busy: false, historyAfter: 0, source: null, closed: false, finalShown: false,
+    replay: null,  // the view answer shown instead of the live view while replaying
   };
   const name = (seat) => {
     const s = g.summary.seats[seat];
@@ -73,13 +75,16 @@ export async function gamePage(main, gameId, watchOnly) {
     } }, "Join this game"));
   }
 
+  const shownView = () => g.replay?.view ?? g.view;
+
   function render() {
-    const view = g.view;
+    const view = shownView();
     const drawn = layout.layout(view, cat, g.seat, name);
     status.textContent = ` ${g.status}`;
     table.replaceChildren(
       drawn.summary ? stats(drawn.summary) : null,
-      ...drawn.boards.map((b) => h("figure.board-wrap", {}, drawBoard(b), h("figcaption", {}, b.title || b.board.name))),
+      ...drawn.boards.map((b) => h("figure.board-wrap", {}, drawBoard(b), h("figcaption", {}, b.title || b.board.name,
+        b.legend ? legend(b.legend) : null))),
       ...(drawn.rows || []).map((row) => cardRow(row)),
     );
     players.replaceChildren(...drawn.players
@@ -88,7 +93,8 @@ export async function gamePage(main, gameId, watchOnly) {
         "data-seat": p.seat, style: `--seat-colour:${SEAT_COLOURS[p.seat % SEAT_COLOURS.length]}`,
         "aria-label": p.seat === g.seat ? "Your area" : `${name(p.seat)}'s area`,
       }, h("h2", {}, p.seat === g.seat ? `Your area — ${name(p.seat)}` : name(p.seat)),
-      stats(p.stats), ...(p.boards || []).map((b) => h("figure.board-wrap", {}, drawBoard(b))),
+      stats(p.stats), ...(p.boards || []).map((b) => h("figure.board-wrap", {}, drawBoard(b),
+        b.caption || b.legend ? h("figcaption", {}, b.caption, b.legend ? legend(b.legend) : null) : null)),
       ...(p.rows || []).map((row) => cardRow(row)))));
     renderPrompt();
     renderMoves();
@@ -102,7 +108,13 @@ export async function gamePage(main, gameId, watchOnly) {
   }
 
   function renderPrompt() {
-    const p = g.view.prompt;
+    const p = shownView().prompt;
+    if (g.replay) {
+      const then = p ? `${p.seats.map(name).join(", ")} to move: ${cat.terms?.[p.kind]?.name || words(p.kind)}` : "the game is over";
+      prompt.textContent = `Replay of version ${g.replay.version}: ${then}.`;
+      prompt.classList.remove("yours");
+      return;
+    }
     if (!p) { prompt.textContent = "The game is over."; return; }
     if (g.summary.seats.includes(null)) {
       prompt.textContent = `Waiting for players to join (${g.summary.seats.filter((x) => x === null).length} open seat(s)).`;
@@ -119,7 +131,7 @@ export async function gamePage(main, gameId, watchOnly) {
     }
   }
 
-  function myTurn() { return g.seat !== null && g.view?.prompt?.seats.includes(g.seat); }
+  function myTurn() { return g.replay === null && g.seat !== null && g.view?.prompt?.seats.includes(g.seat); }
 
   function renderMoves() {
     const root = main.querySelector(".game");
@@ -131,7 +143,8 @@ export async function gamePage(main, gameId, watchOnly) {
     if (!current.length) {
       choices.replaceChildren();
       filter.hidden = true;
-      moveList.append(h("li.muted", {}, g.seat === null ? "Spectators watch." : myTurn() ? "…" : "Not your turn."));
+      moveList.append(h("li.muted", {}, g.replay ? "Replaying: go live to play." : g.seat === null ? "Spectators watch."
+        : myTurn() ? "…" : "Not your turn."));
       return;
     }
     filter.hidden = current.length < 12;
@@ -310,8 +323,25 @@ export async function gamePage(main, gameId, watchOnly) {
     if (myTurn()) await loadMoves();
     render();
     main.querySelector(".game").dataset.version = String(g.version);
+    offerReplay();
     await loadHistory().catch(() => {});
     if (g.status === "finished") { close(); await showFinal(); }
+  }
+
+  // Spectators of a running game and everyone once it is over can step through its versions.
+  let replay = null;
+  function offerReplay() {
+    if (g.seat !== null && g.status !== "finished") return;
+    if (!replay) {
+      replay = replayBar({ gameId, cat, name, show: (body) => {
+        g.replay = body;
+        main.querySelector(".game").dataset.shownVersion = String(body ? body.version : g.version);
+        render();
+      } });
+      final.before(replay.element);
+    }
+    replay.latest(g.version, g.status === "finished");
+    if (!g.replay) main.querySelector(".game").dataset.shownVersion = String(g.version);
   }
 
   let queue = Promise.resolve();
@@ -335,5 +365,5 @@ export async function gamePage(main, gameId, watchOnly) {
     g.source?.close();
   }
   connect();
-  return () => { g.closedPage = true; close(); };
+  return () => { g.closedPage = true; replay?.stop(); close(); };
 }

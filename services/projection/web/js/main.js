@@ -3,6 +3,7 @@ import { h, toast } from "./dom.js";
 import { lobbyPage } from "./lobby.js";
 import { createPage } from "./create.js";
 import { gamePage } from "./game.js";
+import { watchTurns, yourGamesPage } from "./yourgames.js";
 
 const main = document.getElementById("main");
 let leave = null;  // the current page's clean-up (closes its live stream)
@@ -46,11 +47,13 @@ function renderWho() {
 async function route() {
   if (leave) { leave(); leave = null; }
   renderWho();
+  watchTurns();
   const path = (location.hash || "#/").slice(1);
   const parts = path.split("/").filter(Boolean);
   main.replaceChildren(h("p.muted", {}, "Loading…"));
   try {
     if (parts[0] === "create") leave = await createPage(main, parts[1]);
+    else if (parts[0] === "mine") leave = await yourGamesPage(main);
     else if (parts[0] === "game" && parts[1]) leave = await gamePage(main, parts[1], parts[2] === "watch");
     else leave = await lobbyPage(main, new URLSearchParams(path.split("?")[1] || ""));
   } catch (error) {

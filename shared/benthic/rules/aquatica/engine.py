@@ -36,6 +36,17 @@ class AquaticaEngine(Engine[State, Command, Event]):
     engine_version: ClassVar[int] = 2
     upcasters = UPCASTERS
     content_packs = PACKS
+    # Undo (RULES.md, Undo): the effects of a character already played (resources, payments, locations taken
+    # from the open row, recruits from the open row, mantas, depths, goals, scoring a location) reveal nothing;
+    # playing a character from the hand shows it, and draws, row refills, scouting, taking cards back, discards
+    # from the hand, Kings, Ichthyanders and every turn or end boundary reveal.
+    events_revealing_nothing = frozenset({
+        "main_action_completed", "resource_gained", "effect_skipped", "effect_resolved", "option_chosen",
+        "acquisition_started", "recruit_started", "manta_flipped", "depth_exploited", "payment_completed",
+        "location_acquired", "character_recruited", "character_row_shifted", "location_raised",
+        "location_fully_risen", "wild_manta_gained", "wild_manta_unavailable", "location_scored", "mantas_readied",
+        "card_to_discard", "card_returned_to_hand", "goal_claimed",
+    })
     min_seats: ClassVar[int] = setup.MIN_SEATS
     max_seats: ClassVar[int] = setup.MAX_SEATS
     command_type: ClassVar[Any] = Command

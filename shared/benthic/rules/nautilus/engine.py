@@ -44,6 +44,14 @@ class NautilusEngine(Engine[State, Command, ev.Event]):
     engine_version = 2
     upcasters = UPCASTERS
     content_packs = PACKS
+    # Undo (RULES.md, Undo): money, stations, researchers, research tracks and submarines moving on open water are
+    # public and certain; finds (revealed, peeked, recovered, removed), Atlantis, assignments, echo, the gorge and
+    # every turn, round or end boundary reveal.
+    events_revealing_nothing = frozenset({
+        "nemo_transferred", "station_bought", "station_built", "stations_returned", "researcher_moved",
+        "researcher_placed", "station_activated", "three_chip_moved", "research_track_changed", "sub_launched",
+        "sub_moved", "sub_withdrawn", "option_declined",
+    })
     min_seats = 2
     max_seats = 4
     command_type = Command

@@ -32,6 +32,17 @@ class UnderwaterCitiesEngine(Engine[GameState, Command, Event]):
     engine_version = 2
     upcasters = UPCASTERS
     content_packs = PACKS
+    # Undo (RULES.md, Undo): resolving the card and the action space already chosen (options, building,
+    # upgrading, resources, the federation track, action cards and abilities of cards on the board) reveals
+    # nothing; playing a card from the hand shows it, and draws, discards, special cards, contracts,
+    # metropolises, production and every turn, round, era or end boundary reveal.
+    events_revealing_nothing = frozenset({
+        "tile_placed", "clone_used", "order_chosen", "block_started", "block_ended", "card_claimed",
+        "card_under_board", "claim_declined", "action_limit_reached", "action_card_used", "action_card_restored",
+        "ability_used", "card_triggered", "frame_opened", "part_started", "option_chosen", "part_ended",
+        "effect_ended", "built", "upgraded", "city_converted", "build_bonus_gained", "metropolis_connected",
+        "resources_gained", "resources_paid", "federation_advanced", "slot_performed",
+    })
     min_seats = MIN_SEATS
     max_seats = MAX_SEATS
     command_type = Command

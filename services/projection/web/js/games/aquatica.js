@@ -3,28 +3,30 @@
 export function layout(view, cat, me, name) {
   const central = cat.boards.central;
   const marks = {};
-  const short = (id) => (cat.components[id]?.name || id).slice(0, 14);
+  const short = (id) => cat.components[id]?.name || id;  // drawn in full, wrapped to fit its space
+  const tip = (id) => (cat.components[id] ? `${cat.components[id].name}: ${cat.components[id].text || ""}` : id);
   for (const slot of view.characters?.row || []) {
-    if (slot.card_id) marks[`row:${slot.slot}`] = { text: short(slot.card_id), fill: "#cdb4db", title: `${cat.components[slot.card_id]?.name}, ${slot.cost} coins` };
+    if (slot.card_id) marks[`row:${slot.slot}`] = { text: short(slot.card_id), fill: "#cdb4db", title: `${tip(slot.card_id)} (${slot.cost} coins)` };
   }
-  (view.locations?.top_row || []).forEach((id, i) => { if (id) marks[`top:${i}`] = { text: short(id), fill: "#a2d2ff" }; });
-  (view.locations?.bottom_row || []).forEach((id, i) => { if (id) marks[`bottom:${i}`] = { text: short(id), fill: "#bde0fe" }; });
+  (view.locations?.top_row || []).forEach((id, i) => { if (id) marks[`top:${i}`] = { text: short(id), fill: "#a2d2ff", title: tip(id) }; });
+  (view.locations?.bottom_row || []).forEach((id, i) => { if (id) marks[`bottom:${i}`] = { text: short(id), fill: "#bde0fe", title: tip(id) }; });
   marks.location_deck = { text: `${view.locations?.deck_count ?? 0} left` };
   marks.ocean_deck = { text: `${view.characters?.deck_count ?? 0} left` };
   for (const goal of view.goals || []) {
-    marks[`goal:${goal.index}`] = { text: (cat.components[goal.goal_id]?.name || goal.goal_id).slice(0, 16), title: goal.text };
+    marks[`goal:${goal.index}`] = { text: cat.components[goal.goal_id]?.name || goal.goal_id,
+      title: cat.components[goal.goal_id] ? tip(goal.goal_id) : goal.text };
     (goal.track || []).forEach((entry, i) => {
       const seat = Number.isInteger(entry) ? entry : entry?.seat;
-      marks[`goal:${goal.index}:${i + 1}`] = { text: name(seat).slice(0, 5), fill: "#ffd166" };
+      marks[`goal:${goal.index}:${i + 1}`] = { text: name(seat), fill: "#ffd166", title: `claimed by ${name(seat)}` };
     });
   }
-  for (const [kind, count] of Object.entries(view.wild_reserve || {})) marks[`wild:${kind}`] = { text: `${count}` };
+  for (const [kind, count] of Object.entries(view.wild_reserve || {})) marks[`wild:${kind}`] = { text: `${count}`, title: `${tip(kind)} (${count} left)` };
   const tracks = Object.values(cat.tracks).filter((t) => t.board_kind === central.kind);
   const players = view.players.map((p) => {
     const own = {};
     (p.board || []).forEach((spot, i) => {
       if (spot) own[`slot:${i}`] = { text: short(spot.location_id), fill: spot.fully_risen ? "#90e0ef" : "#caf0f8",
-        title: `${cat.components[spot.location_id]?.name}: ${spot.covered}/${spot.depth_count} depths covered${spot.fully_risen ? ", fully risen" : ""}` };
+        title: `${tip(spot.location_id)} — ${spot.covered}/${spot.depth_count} depths covered${spot.fully_risen ? ", fully risen" : ""}` };
     });
     own["player:hand"] = { text: `${p.hand_count} in hand` };
     own["player:discard"] = { text: `${p.discard_count} discarded` };
@@ -50,7 +52,8 @@ export function layout(view, cat, me, name) {
   return {
     summary: [["turn", view.turn?.turn_number], ["active", view.turn ? name(view.turn.active_seat) : null],
       ["stage", view.turn?.stage], ["coins", view.turn?.pool?.coins], ["power", view.turn?.pool?.power]],
-    boards: [{ board: central, tracks, marks, title: "Central board", testid: "main-board" }],
+    boards: [{ board: central, tracks, marks, title: "Central board", testid: "main-board",
+      legend: [["PP", "prosperity points"], ["1–3", "the spots of a goal, in the order players claim it"]] }],
     rows: [
       { key: "character_row", title: "Character row", ids: (view.characters?.row || []).map((s) => s.card_id).filter(Boolean), compact: true,
         extras: Object.fromEntries((view.characters?.row || []).map((s) => [s.card_id, `${s.cost} coins`])) },

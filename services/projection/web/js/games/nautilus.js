@@ -1,6 +1,7 @@
 // Nautilus: the sea map (cells by zone, stations over 3×3 cells, finds, submarines), the station stacks, the
 // Atlantis tracker, and each player's Nemo, researchers, research and finds.
 import { colourOf } from "../draw.js";
+import { words } from "../dom.js";
 
 const cellOf = (value) => (Array.isArray(value) ? value : value?.cell || null);
 const idOf = (item) => (typeof item === "string" ? item : item?.chip || item?.tile || item?.id || JSON.stringify(item));
@@ -15,21 +16,28 @@ export function layout(view, cat, me, name) {
       marks[`${x0 + dx},${y0 + dy}`] = { text: "", fill, title: cat.components[station.tile]?.name };
     }
     const people = (station.researchers || []).map((n, seat) => (n ? `${n} of ${name(seat)}` : "")).filter(Boolean).join(", ");
-    marks[`${x0 + 1},${y0 + 1}`] = { text: (cat.components[station.tile]?.name || station.tile).split(" ")[0].slice(0, 5),
-      fill, title: `${cat.components[station.tile]?.name}${people ? `, researchers ${people}` : ""}` };
+    const tile = cat.components[station.tile];
+    marks[`${x0 + 1},${y0 + 1}`] = { text: tile?.name || station.tile, span: 3, fill,
+      title: `${tile ? `${tile.name}: ${tile.text || ""}` : station.tile}${people ? ` Researchers: ${people}.` : ""}` };
   }
+  const findKinds = new Map();  // abbreviation -> find kind, for the legend
   for (const find of view.finds || []) {
     const key = find.cell.join(",");
-    marks[key] = { text: find.face_up ? (find.kind || "★").slice(0, 3) : "?", fill: "#f2e8cf",
-      title: `${find.depth} find${find.face_up ? `: ${find.kind}` : " (face down)"}` };
+    const kind = find.face_up && find.kind ? cat.terms?.[find.kind]?.name || find.kind : null;
+    marks[key] = { text: kind ? initials(kind) : "?", fill: "#f2e8cf",
+      title: `${cat.terms?.[find.depth]?.name || find.depth} find${kind ? `: ${kind}` : " (face down)"}` };
+    if (kind) findKinds.set(initials(kind), kind);
   }
   view.seats.forEach((s) => (s.subs || []).forEach((sub, i) => {
     const cell = cellOf(sub);
     if (cell) marks[cell.join(",")] = { text: `S${i + 1}`, fill: seatColour(s.seat), title: `${name(s.seat)}'s submarine ${i + 1}` };
   }));
   const supply = {};
-  for (const [kind, tiles] of Object.entries(view.stacks || {})) supply[`stack:${kind}`] = { text: `${kind.replace("residential_", "")} ${tiles.length}`, title: `${tiles.length} tiles` };
-  supply.box = { text: `box ${(view.box || []).length}` };
+  for (const [kind, tiles] of Object.entries(view.stacks || {})) {
+    const kindName = (cat.terms?.[kind]?.name || kind).replace(/ station$/, "");
+    supply[`stack:${kind}`] = { text: `${kindName}: ${tiles.length}`, title: `${tiles.length} tiles left` };
+  }
+  supply.box = { text: `Box: ${(view.box || []).length}`, title: "sea-find chips in the box" };
   const atlantis = {};
   for (const spot of view.atlantis_tracker || []) {
     atlantis[`atlantis:${spot.number}`] = spot.seat !== null ? { text: String(spot.number), fill: seatColour(spot.seat) }
@@ -41,8 +49,8 @@ export function layout(view, cat, me, name) {
   const players = view.seats.map((s) => ({
     seat: s.seat,
     stats: [["colour", s.colour], ["Nemo", s.nemo], ["researchers in supply", s.supply], ["research points", s.research_points],
-      ...Object.entries(s.research || {}).map(([k, r]) => [`${k} stations`, `${r.count} (value ${r.value})`]),
       ["assignment", s.assignment ? cat.components[s.assignment]?.name || s.assignment : "hidden"]],
+    boards: [researchTracks(view, cat, s, seatColour, name)].filter(Boolean),
     rows: [
       { key: "stations", title: "Stations", ids: (view.stations || []).filter((st) => st.owner === s.seat).map((st) => st.tile), compact: true },
       { key: "held", title: "Bought, not yet built", ids: (s.held || []).map(idOf), compact: true },
@@ -53,11 +61,50 @@ export function layout(view, cat, me, name) {
   return {
     summary: [["round", view.round], ["phase", view.phase], ["final round", view.final_round ? "yes" : "no"]],
     boards: [
-      { board: cat.boards.map, marks, title: "The sea", testid: "main-board" },
+      { board: cat.boards.map, marks, title: "The sea", testid: "main-board", legend: [
+        ["S1–S3", "a player's submarines (in the player's colour)"], ["?", "a face-down find"],
+        ...[...findKinds].sort().map(([short, kind]) => [short, kind]),
+        ["Named 3×3 blocks", "stations, in their builder's colour; hover one for its researchers"],
+      ] },
       { board: cat.boards.supply, marks: supply, title: "Station stacks and the box" },
       { board: trackBoard(cat.tracks.atlantis), marks: atlantis, title: "Ruins of Atlantis", mine: false },
     ],
     rows: [],
     players,
   };
+}
+
+// A player's research tracks (rules §3.3.3): one row per research type, the space of the number of its stations in
+// operation in the player's colour, each space's benefit written on it, and the type's research value after the
+// row (★: the player holds that type's 3-chip).
+function researchTracks(view, cat, seat, seatColour, name) {
+  const tracks = Object.values(cat.tracks || {}).filter((t) => t.research_type);
+  if (!tracks.length) return null;
+  const marks = {};
+  const rows = tracks.map((track) => {
+    const type = track.research_type;
+    const research = seat.research?.[type] || { count: 0, value: 0 };
+    const typeName = cat.terms?.[type]?.name || words(type);
+    for (const space of track.spaces) {
+      const here = Number(space.id) === research.count;
+      marks[`${track.id}:${space.id}`] = { text: String(space.benefit), current: here,
+        fill: here ? seatColour(seat.seat) : Number(space.id) >= 2 ? "#d5ebdc" : "#e6eef0",
+        title: `benefit ${space.benefit}, research value ${space.points}${here ? ` — ${name(seat.seat)} is here` : ""}` };
+    }
+    const holds = view.three_chips?.[type] === seat.seat;
+    return { ...track, label: typeName, labelTitle: track.text, note: `${research.value}${holds ? "★" : ""}`,
+      noteTitle: `${typeName} research value ${research.value}${holds ? " (holds the 3-chip)" : ""}` };
+  });
+  const board = { id: `research-${seat.seat}`, kind: "research", name: "Research tracks", view_box: tracks[0].view_box,
+    spaces: {}, connections: [] };
+  return { board, tracks: rows, marks, mine: false, testid: `research-${seat.seat}`,
+    title: `${name(seat.seat)}'s research tracks`,
+    caption: "Research tracks: stations in operation per type (0–4), the benefit on each space; after each row the "
+      + "research value (0 below 2 stations, 1 from 2, 3 with the 3-chip ★)." };
+}
+
+// "Luminous Crab" -> "LC", "Gold" -> "Go": short enough for one cell of the sea, explained by the map's legend.
+function initials(kind) {
+  const parts = kind.split(/[\s-]+/).filter(Boolean);
+  return parts.length > 1 ? parts.map((p) => p[0].toUpperCase()).join("") : kind.slice(0, 2);
 }

@@ -1,0 +1,115 @@
+// Replay: a control bar over a game's versions (first, step back, play/pause, step forward, live, a slider and the
+// list of moves from the history), showing the view as it was at a version (`GET /games/{id}/view?at=V`, the
+// spectator's redaction) with the page's own drawers.  The page stays live underneath: new versions extend the bar.
+import { read } from "./api.js";
+import { h } from "./dom.js";
+import { entryInWords } from "./history.js";
+
+const PLAY_EVERY_MS = 900;
+
+/** The bar for game `gameId`; `show(body)` draws a view answer (`{version, view, ...}`), `show(null)` the live view.
+ * Returns `{element, latest(version, finished)}`: the page tells it each live version it gets. */
+export function replayBar({ gameId, cat, name, show }) {
+  const state = { latest: 0, finished: false, shown: null, playing: null, historyAfter: 0, asked: 0 };
+  const views = new Map();  // version -> view answer (a version's view never changes)
+
+  const button = (label, text, onclick) => h("button.small", { type: "button", "aria-label": label, title: label, onclick }, text);
+  const first = button("First move", "|◀ First", () => { pause(); go(1); });
+  const back = button("Step back", "◀ Back", () => { pause(); go((state.shown ?? state.latest) - 1); });
+  const play = button("Play", "▶ Play", () => (state.playing ? pause() : start()));
+  const forward = button("Step forward", "Next ▶", () => { pause(); go((state.shown ?? state.latest) + 1); });
+  const live = button("Last move (live)", "Live ▶|", () => { pause(); go(state.latest); });
+  const slider = h("input", { type: "range", min: 1, max: 1, value: 1, step: 1, "aria-label": "Version to show",
+    "data-testid": "replay-slider", oninput: () => { const to = Number(slider.value); pause(); go(to); } });
+  const where = h("output.replay-where", { "data-testid": "replay-where", "aria-live": "polite" });
+  const moves = h("ol.replay-moves", { "data-testid": "replay-moves" });
+  const list = h("details.replay-list", { ontoggle: () => list.open && loadHistory() },
+    h("summary", {}, "Moves — jump to one"), moves);
+  const element = h("section.replay.panel", { "data-testid": "replay", "aria-label": "Replay" },
+    h("div.replay-controls", {}, first, back, play, forward, live, slider, where), list);
+
+  function label() {
+    const at = state.shown ?? state.latest;
+    where.textContent = state.shown === null
+      ? (state.finished ? `Final position (version ${at})` : `Live (version ${at})`)
+      : `Replay: version ${at} of ${state.latest}`;
+    element.classList.toggle("replaying", state.shown !== null);
+    slider.max = String(Math.max(1, state.latest));
+    slider.value = String(at);
+    first.disabled = back.disabled = at <= 1;
+    forward.disabled = live.disabled = state.shown === null;
+    play.textContent = state.playing ? "❚❚ Pause" : "▶ Play";
+    play.setAttribute("aria-label", state.playing ? "Pause" : "Play");
+    for (const item of moves.querySelectorAll("[data-version]")) {
+      item.classList.toggle("current", Number(item.dataset.version) === at);
+    }
+  }
+
+  async function go(version) {
+    const target = Math.max(1, Math.min(version, state.latest));
+    if (target === state.latest) {  // the last version is the live view the page already has
+      state.shown = null;
+      show(null);
+      label();
+      return;
+    }
+    const asked = ++state.asked;
+    let body = views.get(target);
+    if (!body) {
+      body = await read(`/games/${gameId}/view?at=${target}`);
+      views.set(target, body);
+    }
+    if (asked !== state.asked) return;  // a later choice won
+    state.shown = target;
+    show(body);
+    label();
+  }
+
+  function start() {
+    if (state.shown === null) go(1);
+    state.playing = setInterval(() => {
+      if (state.shown === null) { pause(); return; }
+      go(state.shown + 1).catch(pause);
+    }, PLAY_EVERY_MS);
+    label();
+  }
+
+  function pause() {
+    clearInterval(state.playing);
+    state.playing = null;
+    label();
+  }
+
+  function loadHistory() {  // one reading at a time, each from where the last one ended
+    state.loading = (state.loading || Promise.resolve()).then(readHistory).catch(() => {});
+    return state.loading;
+  }
+
+  async function readHistory() {
+    while (state.historyAfter < state.latest) {
+      const page = await read(`/games/${gameId}/history?after=${state.historyAfter}&limit=1000`);
+      const before = state.historyAfter;
+      for (const entry of page.events) {
+        state.historyAfter = Math.max(state.historyAfter, entry.version);
+        const text = entryInWords(entry, cat, name);
+        if (!text) continue;
+        moves.append(h("li", { "data-version": entry.version },
+          h("button.link.replay-jump", { type: "button", onclick: () => { pause(); go(entry.version); } },
+            h("span.v", {}, `#${entry.version}`), " ", text)));
+      }
+      if (state.historyAfter === before || page.version <= state.historyAfter) break;
+    }
+    label();
+  }
+
+  return {
+    element,
+    latest(version, finished) {
+      state.latest = Math.max(state.latest, version);
+      state.finished = finished;
+      if (list.open) loadHistory();
+      label();
+    },
+    stop: pause,
+  };
+}

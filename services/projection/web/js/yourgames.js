@@ -1,0 +1,156 @@
+// The signed-in player's unfinished games (`GET /players/me/seats` on the command API), whose turn it is in each
+// (their public views, polled), the tab title "(2) Your turn — Benthic", a browser notification when a game becomes
+// the player's turn, and the "your games" page listing them.  The watcher runs on every page while signed in.
+import { catalogue, command, identity, read } from "./api.js";
+import { h, words } from "./dom.js";
+
+const SEATS_EVERY_MS = 15_000;  // the list of games (new games, finished ones); 4 a minute of the 60 the token limit allows
+const VIEWS_EVERY_MS = 3_000;   // whose turn it is in each game
+const TITLE = "Benthic";
+
+const watcher = {
+  player: null, timer: null, seatsAt: 0, polled: false, games: new Map(), listeners: new Set(), busy: false,
+};
+
+/** Start watching the signed-in player's games (or stop, once signed out); called on every route. */
+export function watchTurns() {
+  const me = identity();
+  if ((me?.player ?? null) === watcher.player) return;
+  clearInterval(watcher.timer);
+  Object.assign(watcher, { player: me?.player ?? null, timer: null, seatsAt: 0, polled: false, games: new Map() });
+  announce();
+  if (!me) return;
+  watcher.timer = setInterval(() => poll().catch(() => {}), VIEWS_EVERY_MS);
+  poll().catch(() => {});
+}
+
+async function poll() {
+  if (watcher.busy) return;
+  watcher.busy = true;
+  const player = watcher.player;
+  try {
+    const me = identity();
+    if (!me || me.player !== player) return;
+    if (Date.now() - watcher.seatsAt >= SEATS_EVERY_MS) {
+      const { seats } = await command("GET", "/players/me/seats", { bearer: me.jwt });
+      watcher.seatsAt = Date.now();
+      const listed = new Set(seats.map((s) => s.game_id));
+      for (const id of watcher.games.keys()) if (!listed.has(id)) watcher.games.delete(id);
+      for (const s of seats) {
+        const known = watcher.games.get(s.game_id);
+        watcher.games.set(s.game_id, { ...(known || { version: 0, prompt: null, yours: false, names: null }), ...s });
+      }
+    }
+    await Promise.all([...watcher.games.values()].map((game) => refresh(game).catch(() => {})));
+    if (player !== watcher.player) return;
+    const first = !watcher.polled;
+    watcher.polled = true;
+    for (const game of watcher.games.values()) {
+      if (game.yours && !game.notified && !first) notify(game);
+      game.notified = game.yours;  // notified once per turn; the first look only counts
+    }
+    announce();
+  } finally {
+    watcher.busy = false;
+  }
+}
+
+async function refresh(game) {
+  // A game not projected yet answers once it is (a long-poll); a known one answers at once.
+  const query = game.version ? "" : "?after_version=0&wait=5";
+  const body = await read(`/games/${game.game_id}/view${query}`);
+  if (!game.names || game.names.includes(null)) {  // seats once taken stay taken
+    const summary = await read(`/games/${game.game_id}`);
+    game.names = summary.seats.map((s) => (s ? s.name || s.player_id : null));
+  }
+  game.version = body.version;
+  game.status = body.status === "finished" || body.view.prompt === null ? "finished" : game.status;
+  game.prompt = body.view.prompt;
+  game.cat = game.cat || await catalogue(game.game_type).catch(() => null);
+  game.yours = game.status !== "finished" && !game.names.includes(null) && !!game.prompt?.seats.includes(game.seat);
+}
+
+function notify(game) {
+  if (!("Notification" in window) || Notification.permission !== "granted") return;
+  if (document.hasFocus() && location.hash === `#/game/${game.game_id}`) return;  // the player looks at it already
+  const shown = new Notification("Your turn — Benthic", {
+    body: `${gameName(game)}: ${promptName(game)}`, tag: `benthic-turn-${game.game_id}`,
+  });
+  shown.onclick = () => { window.focus(); location.hash = `#/game/${game.game_id}`; shown.close(); };
+}
+
+function yourTurns() { return [...watcher.games.values()].filter((g) => g.yours); }
+
+function announce() {
+  const count = yourTurns().length;
+  document.title = count ? `(${count}) Your turn — ${TITLE}` : TITLE;
+  const badge = document.getElementById("turn-count");
+  if (badge) {
+    badge.textContent = String(count);
+    badge.hidden = count === 0;
+    badge.setAttribute("aria-label", `${count} game${count === 1 ? "" : "s"} waiting for your move`);
+  }
+  for (const listener of watcher.listeners) listener();
+}
+
+const gameName = (game) => game.cat?.name || words(game.game_type);
+const promptName = (game) => game.cat?.terms?.[game.prompt?.kind]?.name || words(game.prompt?.kind || "move");
+
+/** The "your games" page: each unfinished game, the player's turn first, kept current by the watcher. */
+export async function yourGamesPage(main) {
+  if (!identity()) {
+    main.replaceChildren(h("section.panel", {}, h("h1", {}, "Your games"),
+      h("p", {}, "Sign in (at the top) to see the games you play.")));
+    return null;
+  }
+  const list = h("div.games", { "aria-live": "polite", "data-testid": "your-games" });
+  const notices = h("p.notices", { "data-testid": "notices" });
+  main.replaceChildren(h("section.panel", {}, h("h1", {}, "Your games"), notices, list));
+
+  function renderNotices() {
+    if (!("Notification" in window)) {
+      notices.replaceChildren("This browser shows no notifications; the tab's title counts your turns.");
+    } else if (Notification.permission === "granted") {
+      notices.replaceChildren("You get a notification when it becomes your turn in any of these games.");
+    } else if (Notification.permission === "denied") {
+      notices.replaceChildren("Notifications are blocked in this browser's settings; the tab's title counts your turns.");
+    } else {
+      notices.replaceChildren(h("button.primary", { type: "button", "data-testid": "enable-notifications",
+        onclick: async () => { await Notification.requestPermission(); renderNotices(); } },
+      "Notify me when it is my turn"));
+    }
+  }
+
+  function render() {
+    const games = [...watcher.games.values()].sort((a, b) => (b.yours - a.yours) || a.game_id.localeCompare(b.game_id));
+    if (!watcher.polled) { list.replaceChildren(h("p.muted", {}, "Loading…")); return; }
+    if (!games.length) {
+      list.replaceChildren(h("p.muted", {}, "No unfinished games. ", h("a", { href: "#/create" }, "Start one"),
+        " or join one in the ", h("a", { href: "#/" }, "lobby"), "."));
+      return;
+    }
+    list.replaceChildren(h("table.list", {},
+      h("thead", {}, h("tr", {}, ["Game", "Players", "Turn", ""].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, games.map((game) => h(`tr${game.yours ? ".your-turn" : ""}`, {
+        "data-game": game.game_id, "data-yours": String(game.yours) },
+      h("td", {}, gameName(game), " ", h("code.small", {}, game.game_id)),
+      h("td", {}, (game.names || []).map((n, i) => (i === game.seat ? h("strong", {}, `${n} (you)`)
+        : n ?? `seat ${i + 1} open`)).flatMap((x, i) => (i ? [", ", x] : [x]))),
+      h("td.turn", {}, turnText(game)),
+      h("td.actions", {}, h(`a.button.small${game.yours ? ".primary" : ""}`, { href: `#/game/${game.game_id}` },
+        game.yours ? "Play" : "Open")))))));
+  }
+
+  renderNotices();
+  render();
+  watcher.listeners.add(render);
+  return () => watcher.listeners.delete(render);
+}
+
+function turnText(game) {
+  if (!game.names) return "…";
+  if (game.names.includes(null)) return "Waiting for players to join";
+  if (game.status === "finished" || !game.prompt) return "Over";
+  if (game.yours) return h("strong", {}, `Your turn: ${promptName(game)}`);
+  return `Waiting for ${game.prompt.seats.map((s) => game.names[s] ?? `seat ${s + 1}`).join(", ")}`;
+}
