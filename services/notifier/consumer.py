@@ -11,6 +11,7 @@ Bot seats (``bot:...``) get nothing.  Other event types are acknowledged and ign
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -66,11 +67,13 @@ class EventRouter:
 
 def build_broker(settings: Settings, router: EventRouter) -> RedisBroker:
     """A FastStream broker on ``REDIS_URL`` with the notifier's two subscribers (not started)."""
-    broker = RedisBroker(settings.redis_url, logger=None)
+    # FastStream logs each message at DEBUG (the deliveries log their own lines), its errors at ERROR.
+    broker = RedisBroker(settings.redis_url, logger=logging.getLogger("benthic.notifier.faststream"),
+                         log_level=logging.DEBUG)
     stream = settings.integration_stream
-    reader = StreamSub(stream, group=GROUP, consumer=settings.consumer_name, last_id="$",
+    reader = StreamSub(stream, group=GROUP, consumer=settings.consumer_name, last_id=">",
                        polling_interval=settings.consumer_block_ms, max_records=settings.consumer_batch)
-    claimer = StreamSub(stream, group=GROUP, consumer=settings.consumer_name, last_id="$",
+    claimer = StreamSub(stream, group=GROUP, consumer=settings.consumer_name, last_id=">",
                         polling_interval=int(settings.claim_interval_s * 1000), min_idle_time=settings.claim_idle_ms)
 
     @broker.subscriber(stream=reader, ack_policy=AckPolicy.NACK_ON_ERROR)
