@@ -6,6 +6,7 @@ receiver is a real HTTP server in this test process (``http.server`` in a thread
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import json
@@ -267,11 +268,10 @@ async def test_a_notifier_killed_mid_delivery_and_while_events_arrive_loses_noth
     for player in players:
         _register(platform, player, f"{receiver.url}/hold/{player}")
     game_id, tokens = await start_bot_game(client, GAME, 2, name=name)
-    await until(_async(lambda: receiver.of(players[0])), "the first delivery, held by the receiver")
-    platform.kill("notifier")  # -9 while the POST waits for its answer
-    await HttpGame(client, game_id, tokens, random.Random(9)).play()  # events arrive while no notifier runs
-    platform.start_service("notifier")
-    platform.wait_ready(60, ("notifier",))
+    held = await until(_async(lambda: receiver.of(players[0]) + receiver.of(players[1])),
+                       "the first delivery, held by the receiver")
+    with _notifier_down(platform):  # killed -9 while the POST waits for its answer
+        await HttpGame(client, game_id, tokens, random.Random(9)).play()  # events arrive while no notifier runs
 
     events = await until(lambda: _finished_on_stream(platform, game_id), "the game's events on the stream")
     expected = {p: {e["id"] for e in events if e["type"] == "game.finished"
@@ -283,9 +283,54 @@ async def test_a_notifier_killed_mid_delivery_and_while_events_arrive_loses_noth
         return all(expected[p] <= got[p] for p in players)
 
     await until(_async(answered), "every delivery after the restart", timeout=90)
-    first = receiver.of(players[0])[0]["headers"]["benthic-event-id"]
-    assert sum(r["headers"]["benthic-event-id"] == first for r in receiver.of(players[0])) >= 2, \
+    first = held[0]["headers"]["benthic-event-id"]
+    assert sum(r["headers"]["benthic-event-id"] == first for r in receiver.of(held[0]["player"])) >= 2, \
         "the delivery cut off by the kill was sent again after its lease"
+
+
+@contextlib.contextmanager
+def _notifier_down(platform: LocalPlatform) -> Iterator[None]:
+    """The notifier killed -9 for the block, then started again and ready (also when the block failed)."""
+    platform.kill("notifier")
+    try:
+        yield
+    finally:
+        platform.start_service("notifier")
+        platform.wait_ready(60, ("notifier",))
+
+
+async def test_events_read_by_a_notifier_that_died_before_queueing_them_are_claimed_and_delivered(
+    platform: LocalPlatform, client: BenthicClient, receiver: Receiver
+) -> None:
+    """A notifier that read entries of the group and died before acknowledging them (played here by this test,
+    reading as consumer ``dead-notifier`` of the ``notifier`` group): another one claims them once idle."""
+    name = f"cl{uuid.uuid4().hex[:4]}"
+    players = _players(name)
+    redis = Redis.from_url(platform.redis_url)
+    for player in players:
+        _register(platform, player, f"{receiver.url}/ok/{player}", events=["turn.started"])
+    try:
+        with _notifier_down(platform):
+            game_id, _tokens = await start_bot_game(client, GAME, 2, name=name)
+
+            async def first_turn() -> dict[str, Any] | None:
+                return next((e for e in await _stream_events(platform, game_id) if e["type"] == "turn.started"),
+                            None)
+
+            turn = await until(first_turn, "the first turn on the stream")
+            taken = await redis.xreadgroup("notifier", "dead-notifier", {STREAM: ">"}, count=10_000)
+            assert taken and taken[0][1], "the dead notifier holds the new entries, unacknowledged"
+            pending = await redis.xpending(STREAM, "notifier")
+            assert pending["pending"] >= len(taken[0][1])
+        player = players[turn["seats"][0]]
+        got = await until(_async(lambda: [r for r in receiver.of(player)
+                                          if r["headers"]["benthic-event-id"] == turn["id"]]),
+                          "the claimed event delivered", timeout=30)
+        assert json.loads(got[0]["body"]) == turn
+        owners = {c["name"].decode(): c["pending"] for c in await redis.xinfo_consumers(STREAM, "notifier")}
+        assert owners.get("dead-notifier", 0) == 0, "every entry the dead notifier held was claimed"
+    finally:
+        await redis.aclose()
 
 
 BAD_INPUTS = [
