@@ -93,7 +93,7 @@ def _queue(request: Request[Any, Any, Any]) -> DeliveryQueue:
 
 
 _WEBHOOK_TAGS = ["webhooks"]
-_BACKEND = [{PLAYER_JWT: []}, {OPERATOR: []}]
+_BACKEND: list[dict[str, list[str]]] = [{PLAYER_JWT: []}, {OPERATOR: []}]
 
 
 @put("/players/{player_id:str}/webhook", summary="Register (or replace) a player's webhook", tags=_WEBHOOK_TAGS,
