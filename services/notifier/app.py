@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Litestar, Request, delete, get, post, put
+from litestar import Controller, HttpMethod, Litestar, Request, Response, delete, get, post, put, route
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components
@@ -38,12 +38,13 @@ from services.notifier.delivery import Deliverer
 from services.notifier.keys import WebhookKeys
 from services.notifier.queue import DeadLetter, DeliveryQueue
 from services.notifier.registrations import Registrations, Webhook, WebhookRequest
-from services.notifier.urls import UrlRefused, check_url
+from services.notifier.urls import URL_PATTERN, UrlRefused, check_url
 
 SERVICE = "notifier"
 BACKEND_AUTH = (*JWT_AUTH, "backend_only")
 PlayerId = Annotated[str, Parameter(pattern=r"^[A-Za-z0-9_.:@|+\-]{1,128}$", description="the player's id")]
-EntryId = Annotated[str, Parameter(pattern=r"^[0-9]{1,20}-[0-9]{1,20}$",
+# 19 digits at most: every such number is below 2^64, as Redis' stream ids are
+EntryId = Annotated[str, Parameter(pattern=r"^[0-9]{1,19}-[0-9]{1,19}$",
                                    description="a dead letter's entry id in the dead-letter stream")]
 
 
@@ -57,6 +58,15 @@ class DeadLetters(msgspec.Struct, frozen=True):
 class Redriven(msgspec.Struct, frozen=True):
     entry_id: str
     delivery_id: str
+
+
+def _webhook_body(components: dict[str, Any]) -> dict[str, Any]:
+    """The PUT's body as the service takes it, the URL's scheme said in the schema too (the service answers a URL
+    that breaks it ``invalid_webhook_url``, with the reason, rather than a bare pattern mismatch)."""
+    _, schemas = msgspec.json.schema_components([WebhookRequest])
+    body: dict[str, Any] = schemas["WebhookRequest"]
+    body["properties"]["url"]["pattern"] = URL_PATTERN
+    return body
 
 
 async def _caller(request: Request[Any, Any, Any], *kinds: str) -> Credential:
@@ -96,47 +106,58 @@ _WEBHOOK_TAGS = ["webhooks"]
 _BACKEND: list[dict[str, list[str]]] = [{PLAYER_JWT: []}, {OPERATOR: []}]
 
 
-@put("/players/{player_id:str}/webhook", summary="Register (or replace) a player's webhook", tags=_WEBHOOK_TAGS,
-     security=_BACKEND, opt=doc(*BACKEND_AUTH, "invalid_webhook_url", "webhook_url_not_public"))
-async def put_webhook(request: Request[Any, Any, Any], player_id: PlayerId, data: WebhookRequest) -> Webhook:
-    """The player's `turn.started` and `game.finished` events (or the `events` listed) are POSTed to `url`, signed
-    with `secret` (docs/INTEGRATION.md#webhooks).  Without `secret` one is generated and answered here, once.
-    Replacing a registration keeps its `created_at_ms`; deliveries already queued go to the new URL."""
-    await _caller(request, MATCHMAKER, OPERATOR_KIND)
-    try:
-        check_url(data.url, request.app.state.settings.webhook_allow_private)
-    except UrlRefused as refused:
-        raise ApiError(400, refused.code, refused.message, {"url": data.url}) from None
-    hook = await _registrations(request).put(player_id, data, int(time.time() * 1000))
-    log().info("webhook_registered", player_id=player_id, url=data.url, events=hook.events)
-    return hook
+class WebhookRoutes(Controller):
+    """``/players/{player_id}/webhook``: its three methods registered together, so OPTIONS and 405 answers name
+    them all in ``Allow``."""
 
+    path = "/players/{player_id:str}/webhook"
+    tags = _WEBHOOK_TAGS
+    security = _BACKEND
 
-@get("/players/{player_id:str}/webhook", summary="A player's webhook (without its secret)", tags=_WEBHOOK_TAGS,
-     security=_BACKEND, opt=doc(*BACKEND_AUTH, "webhook_not_found"))
-async def get_webhook(request: Request[Any, Any, Any], player_id: PlayerId) -> Webhook:
-    await _caller(request, MATCHMAKER, OPERATOR_KIND)
-    found = await _registrations(request).get(player_id)
-    if found is None:
-        raise ApiError(404, "webhook_not_found", f"player {player_id!r} has no webhook")
-    return found[0]
+    @put(summary="Register (or replace) a player's webhook",
+         opt=doc(*BACKEND_AUTH, "invalid_webhook_url", "webhook_url_not_public", body=_webhook_body))
+    async def put_webhook(self, request: Request[Any, Any, Any], player_id: PlayerId,
+                          data: WebhookRequest) -> Webhook:
+        """The player's `turn.started` and `game.finished` events (or the `events` listed) are POSTed to `url`,
+        signed with `secret` (docs/INTEGRATION.md#webhooks).  Without `secret` one is generated and answered here,
+        once.  Replacing a registration keeps its `created_at_ms`; deliveries already queued go to the new URL."""
+        await _caller(request, MATCHMAKER, OPERATOR_KIND)
+        try:
+            check_url(data.url, request.app.state.settings.webhook_allow_private)
+        except UrlRefused as refused:
+            raise ApiError(400, refused.code, refused.message, {"url": data.url}) from None
+        hook = await _registrations(request).put(player_id, data, int(time.time() * 1000))
+        log().info("webhook_registered", player_id=player_id, url=data.url, events=hook.events)
+        return hook
 
+    @route(http_method=HttpMethod.OPTIONS, include_in_schema=False, status_code=204, sync_to_thread=False)
+    def allowed_methods(self) -> Response[None]:
+        """OPTIONS.  Litestar's own answer names only the first method registered on a path of several; this one is
+        registered first (a controller registers its handlers in name order), so Litestar adds none."""
+        return Response(None, status_code=204, headers={"Allow": "DELETE, GET, OPTIONS, PUT"})
 
-@delete("/players/{player_id:str}/webhook", summary="Remove a player's webhook", tags=_WEBHOOK_TAGS,
-        security=_BACKEND, status_code=204, opt=doc(*BACKEND_AUTH, "webhook_not_found"))
-async def delete_webhook(request: Request[Any, Any, Any], player_id: PlayerId) -> None:
-    """No more deliveries to the player: the ones still queued are dropped when they come due."""
-    await _caller(request, MATCHMAKER, OPERATOR_KIND)
-    if not await _registrations(request).delete(player_id):
-        raise ApiError(404, "webhook_not_found", f"player {player_id!r} has no webhook")
-    log().info("webhook_deleted", player_id=player_id)
+    @get(summary="A player's webhook (without its secret)", opt=doc(*BACKEND_AUTH, "webhook_not_found"))
+    async def get_webhook(self, request: Request[Any, Any, Any], player_id: PlayerId) -> Webhook:
+        await _caller(request, MATCHMAKER, OPERATOR_KIND)
+        found = await _registrations(request).get(player_id)
+        if found is None:
+            raise ApiError(404, "webhook_not_found", f"player {player_id!r} has no webhook")
+        return found[0]
+
+    @delete(summary="Remove a player's webhook", status_code=204, opt=doc(*BACKEND_AUTH, "webhook_not_found"))
+    async def delete_webhook(self, request: Request[Any, Any, Any], player_id: PlayerId) -> None:
+        """No more deliveries to the player: the ones still queued are dropped when they come due."""
+        await _caller(request, MATCHMAKER, OPERATOR_KIND)
+        if not await _registrations(request).delete(player_id):
+            raise ApiError(404, "webhook_not_found", f"player {player_id!r} has no webhook")
+        log().info("webhook_deleted", player_id=player_id)
 
 
 @get("/ops/webhooks/dead-letters", summary="Operator: deliveries given up on", tags=["operator"],
      security=[{OPERATOR: []}], opt=doc(*OPERATOR_AUTH))
 async def dead_letters(
     request: Request[Any, Any, Any],
-    after: Annotated[str, Parameter(pattern=r"^[0-9]{1,20}(-[0-9]{1,20})?$", description="an entry id: the page "
+    after: Annotated[str, Parameter(pattern=r"^[0-9]{1,19}(-[0-9]{1,19})?$", description="an entry id: the page "
                                     "after it (0: from the oldest)")] = "0",
     limit: Annotated[int, Parameter(ge=1, le=1000, description="at most this many")] = 100,
 ) -> DeadLetters:
@@ -188,7 +209,7 @@ def create_app(settings: Settings) -> Litestar:
         SERVICE, settings,
         [redis_lifespan(settings), notifier,
          tasks_lifespan("deliveries", loops, settings, stop=lambda app: app.state.deliverer.stop())],
-        [put_webhook, get_webhook, delete_webhook, dead_letters, redrive],
+        [WebhookRoutes, dead_letters, redrive],
         started={"port": settings.notifier_port, "stream": settings.integration_stream,
                  "allow_private": settings.webhook_allow_private},
         request_max_body_size=settings.max_body_bytes,

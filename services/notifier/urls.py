@@ -10,10 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import socket
 from urllib.parse import urlsplit
 
 MAX_URL_LENGTH = 2048
+_PORT = r"(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
+# scheme://host[:port][/path][?query]: a host name or IPv4 address, or an IPv6 one in brackets; no user
+# information, no fragment, no spaces or control characters.  Also the OpenAPI's pattern of the field.
+URL_PATTERN = (r"^https?://(?:[A-Za-z0-9._~%!$&'()*+,;=-]+|\[[0-9A-Fa-f:.]+\])(?::" + _PORT + r")?"
+               r"(?:[/?][^#\s\x00-\x1f\x7f]*)?$")
+_URL = re.compile(URL_PATTERN)
 
 
 class UrlRefused(ValueError):
@@ -50,6 +57,9 @@ def check_url(url: str, allow_private: bool) -> str:
         raise UrlRefused("invalid_webhook_url", "the URL must not carry credentials: the body is signed instead")
     if parts.fragment:
         raise UrlRefused("invalid_webhook_url", "the URL must not have a fragment")
+    if not _URL.fullmatch(url):
+        raise UrlRefused("invalid_webhook_url", "the URL must be scheme://host[:port][/path][?query] with a host "
+                                                "name or address and no spaces or control characters")
     if not allow_private:
         if host == "localhost" or host.endswith(".localhost"):
             raise UrlRefused("webhook_url_not_public", "the URL names this machine (localhost)")

@@ -377,6 +377,8 @@ def test_who_may_register_and_what_is_answered(platform: LocalPlatform) -> None:
     assert httpx.delete(url, headers=_backend(platform), timeout=10).status_code == 204
     gone = httpx.delete(url, headers=_backend(platform), timeout=10)
     assert (gone.status_code, gone.json()["code"]) == (404, "webhook_not_found")
+    allowed = httpx.options(url, timeout=10)
+    assert allowed.status_code == 204 and allowed.headers["allow"] == "DELETE, GET, OPTIONS, PUT"
     document = httpx.get(f"{_url(platform)}/schema/openapi.json", timeout=10).json()
     put_doc = document["paths"]["/players/{player_id}/webhook"]["put"]["responses"]
     assert {"invalid_webhook_url", "webhook_url_not_public"} <= set(

@@ -16,7 +16,8 @@ ACCEPTED = ["https://hooks.example.com/benthic", "http://hooks.example.com:8080/
             "https://[2606:4700:4700::1111]/h"]
 MALFORMED = ["ftp://hooks.example.com/", "hooks.example.com/path", "https:///path", "https://u:p@example.com/",
              "https://user@example.com/", "https://example.com/#x", "https://example.com:99999/",
-             "javascript:alert(1)", "https://example.com/" + "a" * 2048]
+             "javascript:alert(1)", "https://example.com/" + "a" * 2048, "https://exa mple.com/",
+             "https://example.com/\n", "https://example.com/a\tb", "http://exa\x02mple.com:80/", "https://[::1/"]
 PRIVATE = ["http://127.0.0.1/", "http://localhost:8000/", "http://api.localhost/", "http://10.0.0.5/",
            "http://172.16.3.4/", "http://192.168.1.1/", "http://169.254.169.254/latest", "http://[::1]/",
            "http://[fd00::1]/", "http://[::ffff:10.0.0.1]/", "http://0.0.0.0/", "http://224.0.0.1/",
