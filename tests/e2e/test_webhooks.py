@@ -55,6 +55,7 @@ class Receiver:
                 with receiver.lock:
                     earlier = sum(r["headers"].get("benthic-event-id") == event_id for r in receiver.requests)
                     receiver.requests.append({"mode": mode, "player": player, "body": body, "at": time.monotonic(),
+                                              "wall_ms": time.time() * 1000,
                                               "headers": {k.lower(): v for k, v in self.headers.items()}})
                 status = 200
                 if mode == "fail" or (mode == "flaky" and earlier < 2):
@@ -178,6 +179,9 @@ async def test_a_game_played_through_the_api_notifies_each_seat_s_player_with_a_
         bodies = [json.loads(r["body"]) for r in receiver.of(player)]
         on_stream = {e["id"]: e for e in events}
         assert all(b == on_stream[b["id"]] for b in bodies), "the event as published, unchanged"
+    lags = sorted(r["wall_ms"] - json.loads(r["body"])["at"] for p in players for r in receiver.of(p))
+    print(f"webhook deliveries: {len(lags)}, from the commit to the receiver p50 {lags[len(lags) // 2]:.0f} ms, "
+          f"p95 {lags[int(len(lags) * 0.95)]:.0f} ms, max {lags[-1]:.0f} ms")
 
 
 async def _finished_on_stream(platform: LocalPlatform, game_id: str) -> list[dict[str, Any]] | None:
