@@ -8,7 +8,8 @@ players of their own so that the seat token stays valid.  Two allowances, each a
 than of a case: a schema-valid game setup or join may be refused by the game's rules (422, e.g. an option
 combination the engine refuses, a seat number past the game's seats), and a schema-valid command may be one of
 another game type (the command body lists every game type's commands; the path names the game): 400
-``unknown_command_type``.
+``unknown_command_type``.  The notifier's webhooks take a backend's JWT; a schema-valid URL may still be refused
+400 ``invalid_webhook_url`` (a bracketed IPv6 host the pattern cannot tell from a real address).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import httpx
 
 from benthic.local.localplatform import LocalPlatform
 
-APIS = ("command", "read")
+APIS = ("command", "read", "notifier")
 # The platform's settings these runs need: long-polls capped at 1 s (cases ask for waits up to 1e308 s).
 ENV = {
     "BENTHIC_LONG_POLL_MAX_S": "1",
@@ -64,6 +65,7 @@ def _setup(platform: LocalPlatform) -> dict[str, str]:
         erin.raise_for_status()
         lifecycle = "/resign" in http.get("/schema/openapi.json").text
     return {"game": games[0], "other_game": games[1], "player_jwt": alice, "seat_token": token.json()["token"],
+            "backend_jwt": platform.mint("house", ["benthic:matchmaker"]),
             "operator": platform.operator_token, "lifecycle_game": games[2], "lifecycle_token": erin.json()["token"],
             "lifecycle": "yes" if lifecycle else ""}
 
@@ -106,6 +108,17 @@ def _config(setup: dict[str, str], api: str, max_examples: int) -> str:
             'checks.positive_data_acceptance.expected-statuses = '
             '["2xx", "400", "401", "403", "404", "409", "422", "429"]',
         ]
+    if api == "notifier":
+        lines += [
+            "[auth.openapi.playerJwt]",
+            f'bearer = "{setup["backend_jwt"]}"',
+            "[auth.openapi.operator]",
+            f'bearer = "{setup["operator"]}"',
+            "[[operations]]",
+            'include-path = "/players/{player_id}/webhook"',
+            'include-method = "PUT"',
+            'checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404"]',
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -117,7 +130,7 @@ def run(platform: LocalPlatform, workdir: Path, max_examples: int, seed: int | N
         config = workdir / f"schemathesis-{api}.toml"
         config.write_text(_config(setup, api, max_examples))
         report = workdir / f"schemathesis-{api}.json"
-        url = platform.read_url if api == "read" else platform.command_url
+        url = {"read": platform.read_url, "notifier": platform.url("notifier")}.get(api, platform.command_url)
         command = [sys.executable, "-m", "schemathesis.cli", "--config-file", str(config), "--no-color", "run",
                    f"{url}/schema/openapi.json", "--checks", "all", "--report", "json",
                    "--report-json-path", str(report)]

@@ -17,6 +17,7 @@ from benthic.game.gameschemas import game_schemas
 from benthic.service.apidoc import DOC, FinishedJson, finish
 from benthic.service.config import from_env
 from services.command.app import create_app as command_app
+from services.notifier.app import create_app as notifier_app
 from services.projection.app import create_app as projection_app
 
 SETTINGS = from_env({"REDIS_URL": "redis://127.0.0.1:1/0"})
@@ -26,11 +27,11 @@ def _handlers(app: Litestar) -> list[Any]:
     return [h for route in app.routes for h in getattr(route, "route_handlers", ()) if h.resolve_include_in_schema()]
 
 
-@pytest.mark.parametrize("create", [command_app, projection_app])
-def test_every_documented_route_declares_its_answers(create: Any) -> None:
+@pytest.mark.parametrize(("create", "at_least"), [(command_app, 10), (projection_app, 10), (notifier_app, 5)])
+def test_every_documented_route_declares_its_answers(create: Any, at_least: int) -> None:
     app = create(SETTINGS)
     handlers = _handlers(app)
-    assert len(handlers) >= 10
+    assert len(handlers) >= at_least
     missing = [sorted(h.paths) for h in handlers if DOC not in h.opt]
     assert not missing, f"routes without opt=doc(...): {missing}"
     document = finish(app.openapi_schema.to_schema(), app, game_schemas().components)
@@ -53,7 +54,7 @@ def _served(create: Any) -> dict[str, Any]:
 def test_the_documents_are_in_forms_client_generators_read() -> None:
     """No tuple `items: false`, no boolean `enum`, no title shared by two components (issue 25: openapi-python-client
     refused the first and warned on the others)."""
-    for create in (command_app, projection_app):
+    for create in (command_app, projection_app, notifier_app):
         document = _served(create)
         text = json.dumps(document)
         assert '"items": false' not in text
@@ -72,10 +73,10 @@ def test_the_documents_are_in_forms_client_generators_read() -> None:
     assert rules["contracts_auto_claim"] == {"type": "boolean", "const": True, "default": True}
 
 
-def test_openapi_python_client_generates_both_clients_without_a_warning(tmp_path: Path) -> None:
+def test_openapi_python_client_generates_every_client_without_a_warning(tmp_path: Path) -> None:
     config = tmp_path / "config.yaml"
     config.write_text("post_hooks: []\n")  # no formatter run: only what the generator says of the documents
-    for name, create in (("command", command_app), ("read", projection_app)):
+    for name, create in (("command", command_app), ("read", projection_app), ("notifier", notifier_app)):
         spec = tmp_path / f"{name}.json"
         spec.write_text(json.dumps(_served(create)))
         run = subprocess.run(

@@ -22,7 +22,7 @@ from benthic.local.devpostgres import PrivatePostgres
 from benthic.local.devredis import PrivateRedis, free_port
 from benthic.trust.devissuer import DevIssuer
 
-SERVICES = ("command", "projection", "scoring", "archiver", "bots")
+SERVICES = ("command", "projection", "scoring", "archiver", "bots", "notifier")
 
 
 class LocalPlatform:
@@ -55,6 +55,8 @@ class LocalPlatform:
             "BENTHIC_PUBLIC_COMMAND_URL": f"http://127.0.0.1:{self.ports['command']}",
             "BENTHIC_CORS_ORIGINS": f"http://127.0.0.1:{self.ports['projection']},"
                                     f"http://localhost:{self.ports['projection']}",
+            # Local development: webhook receivers on this machine (the notifier refuses private addresses otherwise).
+            "BENTHIC_WEBHOOK_ALLOW_PRIVATE": "true",
             **(env or {}),
         }
         self._dev_issuer: DevIssuer | None = None

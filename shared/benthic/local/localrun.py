@@ -17,7 +17,8 @@ from benthic.clients.client import ApiFailure, BenthicClient
 from benthic.local.localplatform import SERVICES, LocalPlatform
 from benthic.rules import game_types, get_engine
 
-DEFAULT_PORTS = {"command": 8001, "projection": 8002, "scoring": 8003, "archiver": 8004, "bots": 8005}
+DEFAULT_PORTS = {"command": 8001, "projection": 8002, "scoring": 8003, "archiver": 8004, "bots": 8005,
+                 "notifier": 8006}
 
 
 def _port_free(port: int) -> bool:
@@ -207,6 +208,8 @@ def main(exit_after_demo: bool = False, seats: int | None = None, bots: str = "g
     say(f"  archiver        {platform.url('archiver')}/readyz   (finished games move to PostgreSQL "
         f"{os.environ.get('BENTHIC_ARCHIVE_AFTER_S', '300')}s after scoring)")
     say(f"  archive         BENTHIC_ARCHIVE_URL='{platform.archive_url}'   (for `benthic archive show|export GAME`)")
+    say(f"  webhooks        {platform.url('notifier')}   (OpenAPI: {platform.url('notifier')}/schema; "
+        "PUT /players/{id}/webhook with a backend JWT: `benthic dev-token hub --scope benthic:matchmaker`)")
     say("  metrics         " + "  ".join(f"{platform.url(s)}/metrics" for s in SERVICES))
     say(f"  logs            {platform.log_dir}/")
     say(f"  operator token  {platform.operator_token}")

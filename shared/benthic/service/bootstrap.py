@@ -179,7 +179,8 @@ def service_app(service: str, settings: Settings, lifespans: Sequence[Lifespan],
 
 
 BOUNDED = ("admission_limit", "admission_min_limit", "admission_queue", "admission_queue_ms", "admission_overload_ms",
-           "redis_pool", "redis_pool_timeout_s", "live_streams_max", "live_buffer", "consumer_batch")
+           "redis_pool", "redis_pool_timeout_s", "live_streams_max", "live_buffer", "consumer_batch",
+           "webhook_queue_max", "webhook_dead_letter_max", "webhook_concurrency", "webhook_timeout_s")
 
 
 def publish_bounds(settings: Settings) -> None:

@@ -76,6 +76,19 @@ class Settings(msgspec.Struct, frozen=True):
     archive_batch: int = 20  # games the archiver takes per step and partition
     archive_pool: int = 4  # PostgreSQL connections per process
     archive_lease_s: float = 60.0  # a taken game is retried after this long if its archiver died
+    # Turn notifications by webhook (the notifier service, services/notifier; docs/INTEGRATION.md#webhooks)
+    notifier_port: int = 8006
+    webhook_max_attempts: int = 8  # attempts of one delivery before it goes to the dead-letter stream
+    webhook_retry_base_ms: int = 1000  # the first retry's delay; it doubles per attempt (with jitter) ...
+    webhook_retry_max_ms: int = 600_000  # ... up to this
+    webhook_timeout_s: float = 5.0  # one POST to a receiver: connect, send and answer
+    webhook_lease_s: float = 30.0  # a delivery taken by a notifier that died is sent again after this
+    webhook_queue_max: int = 100_000  # deliveries waiting (due or backing off); beyond, events wait on the stream
+    webhook_dead_letter_max: int = 10_000  # approximate cap of the dead-letter stream
+    webhook_concurrency: int = 16  # POSTs in flight per notifier process
+    webhook_poll_ms: int = 200  # how often due deliveries are looked for
+    # Receivers on loopback, private, link-local or reserved addresses are refused (SSRF); true for local dev.
+    webhook_allow_private: bool = False
     host: str = "127.0.0.1"
     # --- players and trust (identity, seat tokens, abuse limits) ---------------------------------------------
     # Player and backend JWTs, verified against the identity provider's JWKS (a URL or a file).  Without either,

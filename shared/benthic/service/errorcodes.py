@@ -31,6 +31,10 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode(400, "unknown_bot", "a bot seat names no registered bot"),
     ErrorCode(400, "invalid_bot_level", "a bot seat's level is outside 1..10"),
     ErrorCode(400, "reserved_player_id", "a player id starting with `bot:`: those are the platform's bots"),
+    ErrorCode(400, "invalid_webhook_url", "a webhook URL that is not http(s), names no host, carries credentials or a "
+                                          "fragment, or is over 2048 characters"),
+    ErrorCode(400, "webhook_url_not_public", "a webhook URL on a loopback, private or reserved address (allowed only "
+                                             "with BENTHIC_WEBHOOK_ALLOW_PRIVATE)"),
     # 401: no credential, or one that cannot be trusted (with WWW-Authenticate)
     ErrorCode(401, "missing_token", "no bearer credential"),
     ErrorCode(401, "invalid_token", "a credential that is malformed or not signed by a trusted key"),
@@ -45,6 +49,7 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode(403, "operator_only", "this endpoint needs the operator token or scope benthic:operator"),
     ErrorCode(403, "not_seated", "the caller holds no seat in this game"),
     ErrorCode(403, "seed_requires_operator", "only an operator may choose a game's seed"),
+    ErrorCode(403, "backend_only", "webhooks are registered by a backend (scope benthic:matchmaker) or an operator"),
     # 404
     ErrorCode(404, "game_not_found", "no such game (on the read API: or not projected yet)"),
     ErrorCode(404, "unknown_game_type", "no such game type"),
@@ -53,6 +58,8 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode(404, "version_not_found", "a view asked at a version the game has not reached "
                                         "(`details.current_version`)"),
     ErrorCode(404, "not_finished", "the game has no final scores yet"),
+    ErrorCode(404, "webhook_not_found", "the player has no webhook"),
+    ErrorCode(404, "dead_letter_not_found", "no such entry in the webhook dead-letter stream"),
     ErrorCode(404, "not_found", "no such resource (a path parameter of the wrong type)"),
     ErrorCode(405, "method_not_allowed", "the path has no such method (with Allow; any path, not per operation)"),
     # 409: the request is valid, the game's state refuses it now

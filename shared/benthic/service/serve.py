@@ -1,5 +1,5 @@
-"""Running the services: ``benthic serve command|projection|scoring|archiver|bots|all`` (all: one process, one port
-per service; without BENTHIC_ARCHIVE_URL ``all`` runs without the archiver and says so).
+"""Running the services: ``benthic serve command|projection|scoring|archiver|bots|notifier|all`` (all: one
+process, one port per service; without BENTHIC_ARCHIVE_URL ``all`` runs without the archiver and says so).
 
 The ASGI server is uvicorn (httptools), or with ``BENTHIC_HTTP_SERVER=granian`` granian's server embedded in the
 same event loop (its HTTP parsing and connection handling in Rust; docs/CAPACITY.md has the measured pair)."""
@@ -18,7 +18,7 @@ import uvicorn
 from benthic.service.config import Settings, check_production
 from benthic.service.telemetry import BUILD_INFO, configure_logging, log
 
-SERVICES = ("command", "projection", "scoring", "archiver", "bots")
+SERVICES = ("command", "projection", "scoring", "archiver", "bots", "notifier")
 
 
 class _Server(uvicorn.Server):
@@ -48,6 +48,10 @@ def build_app(service: str, settings: Settings) -> tuple[Any, int]:
         from services.bots.app import create_app as bots_app
 
         return bots_app(settings), settings.bots_port
+    if service == "notifier":
+        from services.notifier.app import create_app as notifier_app
+
+        return notifier_app(settings), settings.notifier_port
     raise SystemExit(f"unknown service {service!r}; choose one of {', '.join(SERVICES)} or all")
 
 

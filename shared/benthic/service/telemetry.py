@@ -177,6 +177,21 @@ UNDOS = Counter("benthic_undos_total", "Undo requests answered: taken_back, or t
 RESIGNATIONS = Counter("benthic_resignations_total", "Players who resigned", ["game_type"])
 GAMES_ABORTED = Counter("benthic_games_aborted_total", "Games aborted (operator, or a clock's abort policy)",
                         ["game_type"])
+# Webhooks (the notifier service)
+WEBHOOK_OUTCOMES = ("delivered", "retried", "dead_lettered", "unregistered")
+WEBHOOK_DELIVERIES = Counter("benthic_webhook_deliveries_total",
+                             "Webhook delivery attempts by outcome (delivered, retried, dead_lettered, unregistered)",
+                             ["outcome"])
+WEBHOOK_ATTEMPTS = Counter("benthic_webhook_attempts_total",
+                           "POSTs to receivers by result (2xx, 4xx, 5xx, other status class, error, blocked)",
+                           ["result"])
+WEBHOOK_LATENCY = Histogram("benthic_webhook_delivery_seconds", "Time of one POST to a receiver, to its answer",
+                            buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0))
+WEBHOOK_ENQUEUED = Counter("benthic_webhook_enqueued_total", "Deliveries enqueued, by event type", ["event_type"])
+WEBHOOK_QUEUE_FULL = Counter("benthic_webhook_queue_full_total",
+                             "Integration events left pending because the delivery queue was at its cap")
+WEBHOOK_QUEUE_DEPTH = Gauge("benthic_webhook_queue_depth", "Deliveries waiting (due, backing off or being sent)")
+WEBHOOK_DEAD_LETTERS = Gauge("benthic_webhook_dead_letters", "Entries of the webhook dead-letter stream")
 EXPIRY_POLICIES = ("takeover", "forfeit", "abort")
 
 
@@ -226,6 +241,11 @@ def zero_series(service: str, game_types: tuple[str, ...], groups: tuple[str, ..
             BOT_FAILURES.labels(game_type)
             for policy in EXPIRY_POLICIES:
                 CLOCK_EXPIRIES.labels(game_type, policy)
+    if service == "notifier":
+        for outcome in WEBHOOK_OUTCOMES:
+            WEBHOOK_DELIVERIES.labels(outcome)
+        for result in ("2xx", "4xx", "5xx", "error", "blocked"):
+            WEBHOOK_ATTEMPTS.labels(result)
     if service == "archiver":
         for step in ARCHIVE_STEPS:
             ARCHIVE_FAILURES.labels(step)

@@ -1,0 +1,1 @@
+"""The notifier service: turn notifications by webhook (docs/INTEGRATION.md#webhooks)."""

@@ -1,0 +1,68 @@
+"""Webhook registrations: at most one per player, kept in Redis (``WebhookKeys.registration``), written by backends
+through the notifier's API.  The secret is stored as given (the notifier needs it to sign) and never answered
+again after the registration that generated it."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from services.notifier.keys import WebhookKeys
+
+EventType = Literal["turn.started", "game.finished"]
+NOTIFIED: tuple[str, ...] = ("turn.started", "game.finished")  # the integration events a webhook can receive
+Secret = Annotated[str, msgspec.Meta(min_length=16, max_length=256, pattern=r"^[\x21-\x7e]+$",
+                                     description="the HMAC key (16 to 256 printable ASCII characters)")]
+
+
+class WebhookRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``PUT /players/{player_id}/webhook``: where to POST the player's events, the HMAC secret (omitted: one is
+    generated and answered once) and which events (default: all of ``NOTIFIED``)."""
+
+    url: Annotated[str, msgspec.Meta(min_length=1, max_length=2048, description="http:// or https:// receiver")]
+    secret: Secret | None = None
+    events: Annotated[list[EventType], msgspec.Meta(min_length=1, max_length=2)] | None = None
+
+
+class Webhook(msgspec.Struct, frozen=True, kw_only=True):
+    """A registration as answered: ``secret`` only in the answer of the PUT that generated it."""
+
+    player_id: str
+    url: str
+    events: list[str]
+    created_at_ms: int
+    updated_at_ms: int
+    secret: str | None = None
+
+
+class Registrations:
+    def __init__(self, redis: Any, keys: WebhookKeys) -> None:
+        self.redis = redis
+        self.keys = keys
+
+    async def put(self, player_id: str, request: WebhookRequest, now_ms: int) -> Webhook:
+        generated = request.secret is None
+        secret = secrets.token_urlsafe(32) if generated else request.secret
+        events = sorted(set(request.events or NOTIFIED), key=NOTIFIED.index)
+        key = self.keys.registration(player_id)
+        created = await self.redis.hget(key, "created_at_ms")
+        created_at = int(created) if created is not None else now_ms
+        await self.redis.hset(key, mapping={"url": request.url, "secret": secret, "events": ",".join(events),
+                                            "created_at_ms": created_at, "updated_at_ms": now_ms})
+        return Webhook(player_id=player_id, url=request.url, events=events, created_at_ms=created_at,
+                       updated_at_ms=now_ms, secret=secret if generated else None)
+
+    async def get(self, player_id: str) -> tuple[Webhook, str] | None:
+        """The registration and its secret, or None."""
+        raw = await self.redis.hgetall(self.keys.registration(player_id))
+        if not raw:
+            return None
+        fields = {k.decode(): v.decode() for k, v in raw.items()}
+        hook = Webhook(player_id=player_id, url=fields["url"], events=fields["events"].split(","),
+                       created_at_ms=int(fields["created_at_ms"]), updated_at_ms=int(fields["updated_at_ms"]))
+        return hook, fields["secret"]
+
+    async def delete(self, player_id: str) -> bool:
+        return bool(await self.redis.delete(self.keys.registration(player_id)))
