@@ -94,7 +94,8 @@ async def test_deltas_rebuild_every_view_of_a_whole_game(
     platform: LocalPlatform, client: BenthicClient, game_type: str
 ) -> None:
     engine = get_engine(game_type)
-    game_id, tokens = await start_bot_game(client, game_type, max(2, engine.min_seats), name=f"dl{random.randrange(10**6)}")
+    seats = max(2, engine.min_seats)
+    game_id, tokens = await start_bot_game(client, game_type, seats, name=f"dl{random.randrange(10**6)}")
     seat_deltas, spectator_deltas = Rebuilt(), Rebuilt()
     seat_full: list[Frame] = []
     readers = [
