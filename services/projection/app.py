@@ -164,9 +164,18 @@ Deltas = Annotated[bool, Parameter(
                 "(`event: delta`)")]
 Since = Annotated[int | None, Parameter(
     ge=0, description="with `deltas=1`: the version of the view the client has (a reconnect); ignored without")]
-LastEventId = Annotated[int | None, Parameter(
-    header="Last-Event-ID", ge=0, description="with `deltas=1`: the version the client has, as EventSource sends "
-                                              "it when it reconnects by itself (it wins over `since`)")]
+LastEventId = Annotated[str | None, Parameter(
+    header="Last-Event-ID", description="with `deltas=1`: the version the client has, as EventSource sends it when "
+                                        "it reconnects by itself (it wins over `since`); an id that is no version "
+                                        "is ignored: the full view comes")]
+
+
+def _has(since: int | None, last_event_id: str | None) -> int | None:
+    """The version a reconnecting client has.  A malformed ``Last-Event-ID`` is not refused: EventSource sends
+    the header by itself, and a refusal would end its reconnects for good where a full view costs nothing."""
+    if last_event_id is not None and last_event_id.isascii() and last_event_id.isdigit():
+        return int(last_event_id)
+    return since
 At = Annotated[int | None, Parameter(ge=1, le=2**53, description="the view as it was at this version (replays)")]
 
 
@@ -374,7 +383,7 @@ async def public_live(
     request: Request[Any, Any, Any], game_id: GameId, deltas: Deltas = False, since: Since = None,
     last_event_id: LastEventId = None,
 ) -> Stream:
-    return await _live(request, game_id, None, deltas, last_event_id if last_event_id is not None else since)
+    return await _live(request, game_id, None, deltas, _has(since, last_event_id))
 
 
 @get("/games/{game_id:str}/seats/{seat:int}/live", summary="Server-sent events: a seat's view", tags=["live"],
@@ -384,7 +393,7 @@ async def seat_live(
     since: Since = None, last_event_id: LastEventId = None,
 ) -> Stream:
     viewer = await _viewer(request, game_id, seat)
-    return await _live(request, game_id, viewer, deltas, last_event_id if last_event_id is not None else since)
+    return await _live(request, game_id, viewer, deltas, _has(since, last_event_id))
 
 
 @get("/games/{game_id:str}", summary="A game's lobby card", tags=["lobby"], opt=doc(*GAME_BY_ID, ok=Summary))
