@@ -52,6 +52,24 @@ def test_null_removed_keys_and_shorter_arrays() -> None:
     assert view_patch(after, after) == []
 
 
+@pytest.mark.parametrize(("before", "after", "patch"), [
+    ({"a": 1}, {"a": True}, [{"op": "replace", "path": "/a", "value": True}]),
+    ({"a": [1, 2]}, {"a": [1.0, 2]}, [{"op": "replace", "path": "/a/0", "value": 1.0}]),
+    ({"a": {"x": 0, "y": 1}}, {"a": {"y": 1, "x": False}}, [{"op": "replace", "path": "/a/x", "value": False}]),
+    ({"a/b": 1, "m~n": [0]}, {"a/b": 2, "m~n": []}, [{"op": "replace", "path": "/a~1b", "value": 2},
+                                                     {"op": "remove", "path": "/m~0n/0"}]),
+    ({"l": ["x", "a", "b", "y"]}, {"l": ["x", "y"]}, [{"op": "remove", "path": "/l/1"},
+                                                      {"op": "remove", "path": "/l/1"}]),
+    ({"l": ["x", "y"]}, {"l": ["x", "a", "b", "y"]}, [{"op": "add", "path": "/l/1", "value": "a"},
+                                                      {"op": "add", "path": "/l/2", "value": "b"}]),
+])
+def test_types_escapes_and_the_middle_of_arrays(before: Any, after: Any, patch: list[dict[str, Any]]) -> None:
+    """JSON's types are kept apart (1, 1.0, true, 0, false), keys are escaped (RFC 6901), and an array changed in
+    its middle is patched there, its head and tail left alone."""
+    assert view_patch(msgspec.json.encode(before), msgspec.json.encode(after)) == patch
+    assert _typed(_apply(msgspec.json.encode(before), patch)) == _typed(after)
+
+
 def test_a_step_is_computed_once_and_then_forgets_its_bodies() -> None:
     step = Delta(3, b'{"version":3,"a":[1]}', 4, b'{"version":4,"a":[1,2]}')
     assert not step.computed
