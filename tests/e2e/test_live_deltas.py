@@ -15,6 +15,7 @@ from typing import Any
 import jsonpatch
 import msgspec
 import pytest
+from websockets.asyncio.client import connect
 
 from benthic.clients.bots_http import play_seat, start_bot_game
 from benthic.clients.client import BenthicClient
@@ -186,3 +187,61 @@ async def test_a_reconnect_gets_the_shared_delta_an_empty_one_or_the_full_view(
     assert foreign.event == "delta"  # ignored: ?since= holds
     foreign = await first_frame(spectator, {"Last-Event-ID": "-3"})
     assert foreign.event == "view"
+
+
+def _socket_url(platform: LocalPlatform, game_id: str, token: str, query: str) -> str:
+    return platform.command_url.replace("http://", "ws://") + f"/games/{game_id}/play?token={token}&{query}"
+
+
+async def _socket_views(url: str, into: Rebuilt, count: int | None = None) -> None:
+    """Take the view pushes of a play socket until the finished game's view (or ``count`` pushes)."""
+    async with connect(url) as socket:
+        while True:
+            answer = msgspec.json.decode(await socket.recv())
+            if answer.get("push") == "turn":
+                continue
+            assert answer.get("push") in ("view", "delta"), answer
+            data = msgspec.json.encode(answer["result"])
+            into.take(Frame(answer["push"], answer["result"]["version"], data))
+            if count is not None and (count := count - 1) == 0:
+                return
+            if answer["push"] == "view" and answer["result"]["status"] == "finished":
+                return
+            if into.body is not None and into.body["status"] == "finished":
+                return
+
+
+@pytest.mark.parametrize("game_type", GAMES)
+async def test_the_play_socket_pushes_deltas_that_rebuild_every_view(
+    platform: LocalPlatform, client: BenthicClient, game_type: str
+) -> None:
+    game_id, tokens = await start_bot_game(client, game_type, 2, name=f"ws{random.randrange(10**6)}")
+    deltas, full = Rebuilt(), Rebuilt()
+    readers = [asyncio.create_task(_socket_views(_socket_url(platform, game_id, tokens[0], "push=views&deltas=1"),
+                                                 deltas)),
+               asyncio.create_task(_socket_views(_socket_url(platform, game_id, tokens[0], "push=turns,views"),
+                                                 full))]
+    await asyncio.sleep(0.5)
+    await asyncio.gather(*(play_seat(client, game_id, seat, token, rng=random.Random(seat))
+                           for seat, token in tokens.items()))
+    await asyncio.wait_for(asyncio.gather(*readers), 60)
+    assert deltas.kinds["delta"] > 0 and full.kinds["delta"] == 0 and deltas.bytes < full.bytes
+    assert deltas.body is not None and deltas.body["status"] == "finished"
+    for version, body in deltas.seen:
+        assert body == await client.view(game_id, 0, tokens[0], at=version), version
+
+    # a reconnect with the version the client has: an empty patch; with one the server cannot diff against: the
+    # full view
+    again = Rebuilt()
+    again.body = await client.view(game_id, 0, tokens[0])  # game_scored may have come after the finished view
+    since = again.body["version"]
+    url = _socket_url(platform, game_id, tokens[0], f"push=views&deltas=1&since={since}")
+    await asyncio.wait_for(_socket_views(url, again, count=1), 10)
+    assert again.kinds == {"view": 0, "delta": 1} and again.seen[0][0] == since
+    missed = Rebuilt()
+    await asyncio.wait_for(_socket_views(_socket_url(platform, game_id, tokens[0], "push=views&deltas=1&since=1"),
+                                         missed, count=1), 10)
+    assert missed.kinds == {"view": 1, "delta": 0}
+    async with connect(_socket_url(platform, game_id, tokens[0], "push=views&deltas=1&since=x")) as socket:
+        refused = msgspec.json.decode(await socket.recv())
+        assert (refused["status"], refused["error"]["code"]) == (400, "invalid_request")
