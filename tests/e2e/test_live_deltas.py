@@ -226,6 +226,8 @@ async def test_the_play_socket_pushes_deltas_that_rebuild_every_view(
                            for seat, token in tokens.items()))
     await asyncio.wait_for(asyncio.gather(*readers), 60)
     assert deltas.kinds["delta"] > 0 and full.kinds["delta"] == 0 and deltas.bytes < full.bytes
+    print(f"\nSOCKET BYTES {game_type} pushes={full.kinds['view']} full={full.bytes} deltas={deltas.bytes} "
+          f"frames={deltas.kinds} ratio={deltas.bytes / full.bytes:.3f}")
     assert deltas.body is not None and deltas.body["status"] == "finished"
     for version, body in deltas.seen:
         assert body == await client.view(game_id, 0, tokens[0], at=version), version
