@@ -36,6 +36,7 @@ from benthic.service.http import (
     security_schemes,
 )
 from benthic.service.languages import Lang, language_headers, request_language
+from benthic.service.redisconn import connect
 from benthic.service.telemetry import TOKENS_REVOKED, log, zero_series
 from benthic.store import Actor
 from benthic.trust.auth import SeatClaim, SeatGate, SeatTokens, bearer, is_operator, unauthorized
@@ -74,6 +75,8 @@ from services.command.schemas import (
 from services.command.seating import NAME_PATTERN, SeatRequest, check_player_id
 from services.command.service import CommandService
 from services.command.turns import TurnPushes
+from services.projection.live import LiveHub
+from services.projection.reads import ReadModels
 
 SERVICE = "command"
 NO_STORE = {"Cache-Control": "no-store"}  # answers that carry seat tokens
@@ -481,8 +484,12 @@ def create_app(settings: Settings) -> Litestar:
         players = PlayerGames(redis, store, settings.max_open_games_per_player)
         archive = await open_archive_reader(settings, SERVICE)
         await revocations.start()
+        updates = connect(settings, 4)  # the view pushes' subscription (play_socket ?push=views), held only in use
+        hub = LiveHub(updates, ReadModels(redis, store), settings.partitions, settings.live_streams_max,
+                      settings.live_buffer)
+        await hub.start()
         app.state.update(
-            tokens=tokens, revocations=revocations, limits=limits, identity=identity,
+            tokens=tokens, revocations=revocations, limits=limits, identity=identity, hub=hub,
             dev_issuer=dev_issuer, gate=SeatGate(tokens, revocations), turn_pushes=TurnPushes(),
             service=CommandService(store, loader, tokens, settings.conflict_retries, players, archive),
         )
@@ -502,6 +509,8 @@ def create_app(settings: Settings) -> Litestar:
         try:
             yield
         finally:
+            await hub.stop()
+            await updates.aclose()
             await revocations.stop()
             await limits.aclose()
             if archive is not None:

@@ -16,7 +16,13 @@ move: the client sends one JSON text frame per command and gets one JSON frame b
   for the socket's seat (or its refusal), so a client plays a whole game on the socket, its turns included;
 - with ``?push=turns``, the socket also gets ``{"status": 200, "push": "turn", "result": <the legal answer>}``
   frames, unasked, when a commit made through another socket of this replica prompts its seat (``turns.py``):
-  a client keeps reading frames and tells pushes from answers by ``push``.
+  a client keeps reading frames and tells pushes from answers by ``push``;
+- with ``?push=views`` (or ``push=turns,views``), the socket also gets the seat's view on every change, as the
+  read API's ``/seats/{seat}/live`` sends it: ``{"status": 200, "push": "view", "result": <the view>}``, and with
+  ``&deltas=1`` after the first one ``{"status": 200, "push": "delta", "result": {"version", "base", "patch"}}``
+  (an RFC 6902 patch of the view of version ``base``; ``&since=V``: the version the client has, after a
+  reconnect), or the full view whenever the server cannot diff against the client's version.  Pushes end with
+  the finished game's view, or when the token stops being valid (the next command frame is then refused).
 
 The seat token (query ``token`` or ``Authorization: Bearer``, since browsers cannot set headers on a WebSocket)
 is verified when the socket opens, and its expiry and revocation are checked again with every frame, so an
@@ -45,6 +51,8 @@ from services.command.legal import legal_commands
 from services.command.schemas import CommandRequest, UndoRequest
 from services.command.service import CommandService
 from services.command.turns import TurnPushes
+from services.projection.live import LiveCapacityReached, LiveHub
+from services.projection.readmodel import FINISHED_MARK
 
 
 class Frame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -67,7 +75,8 @@ class Answer(msgspec.Struct, frozen=True, omit_defaults=True):
     push: str | None = None  # "turn": sent unasked (?push=turns)
 
 
-PUSH_KINDS = ("turns",)
+PUSH_KINDS = ("turns", "views")
+VIEW_WAIT_S = 30.0  # a view push waits this long for a change before it checks the token again
 
 
 _decoder = msgspec.json.Decoder(Frame)
@@ -115,10 +124,12 @@ async def play_socket(socket: WebSocket[Any, Any, Any], game_id: str) -> None:
     admission: Admission = socket.app.state.admission
     token = socket.query_params.get("token") or bearer(socket.headers.get("authorization"))
     push = socket.query_params.get("push")
+    asked = set(push.split(",")) if push is not None else set()
     await socket.accept()
     try:
-        if push is not None and push not in PUSH_KINDS:
+        if asked - set(PUSH_KINDS):
             raise ApiError(400, "invalid_request", f"push={push!r}: the socket pushes {', '.join(PUSH_KINDS)}")
+        deltas, since = _view_options(socket.query_params.get("deltas"), socket.query_params.get("since"))
         claim = await gate.verify(token)
     except Exception as error:  # noqa: BLE001 - every refusal is answered, then the socket closes
         refused = as_api_error(error, "play_socket")
@@ -129,8 +140,13 @@ async def play_socket(socket: WebSocket[Any, Any, Any], game_id: str) -> None:
     async def send(text: str) -> None:
         await socket.send_data(text)
 
-    if push and claim.game_id == game_id:  # a token of another game is refused frame by frame
-        pushes.add(game_id, claim.seat, send)
+    views: asyncio.Task[None] | None = None
+    if claim.game_id == game_id:  # a token of another game is refused frame by frame
+        if "turns" in asked:
+            pushes.add(game_id, claim.seat, send)
+        if "views" in asked:
+            hub: LiveHub = socket.app.state.hub
+            views = asyncio.create_task(_push_views(hub, gate, claim, send, deltas, since))
     with structlog.contextvars.bound_contextvars(actor=claim.player_id, actor_kind="player"):
         try:
             while True:
@@ -152,6 +168,63 @@ async def play_socket(socket: WebSocket[Any, Any, Any], game_id: str) -> None:
             return
         finally:
             pushes.remove(game_id, claim.seat, send)
+            if views is not None:
+                views.cancel()
+
+
+def _view_options(deltas: str | None, since: str | None) -> tuple[bool, int | None]:
+    """``?deltas=`` and ``?since=`` of the view pushes, checked as the read API's query parameters are."""
+    if deltas not in (None, "0", "1", "true", "false"):
+        raise ApiError(400, "invalid_request", f"deltas={deltas!r}: 1 or 0")
+    if since is not None and not (since.isascii() and since.isdigit()):
+        raise ApiError(400, "invalid_request", f"since={since!r}: the version the client has, an integer >= 0")
+    return deltas in ("1", "true"), int(since) if since is not None and deltas in ("1", "true") else None
+
+
+def _view_push(is_delta: bool, data: bytes) -> str:
+    return (b'{"status":200,"push":"%s","result":%s}' % (b"delta" if is_delta else b"view", data)).decode()
+
+
+async def _push_views(hub: LiveHub, gate: SeatGate, claim: SeatClaim, send: Any, deltas: bool,
+                      since: int | None) -> None:
+    """The seat's view on every change, as the read API's live stream sends it (one hub per process: the same
+    bytes and patches for every socket of a view), until the game's end or the token's."""
+    game_id, seat = claim.game_id, claim.seat
+    try:
+        client = hub.open(game_id, seat, stream=True)
+    except LiveCapacityReached:
+        refused = ApiError(503, "too_many_live_clients", "this server holds its maximum of live clients")
+        await send(_encoder.encode(_refusal(refused)).decode())
+        return
+    has = since
+    try:
+        latest = await hub.current(game_id, seat)
+        while True:
+            if latest is not None:
+                await gate.still_valid(claim)
+                await send(_view_push(*hub.frame_for(game_id, seat, has, latest)) if deltas
+                           else _view_push(False, latest[1]))
+                has = latest[0]
+                if FINISHED_MARK in latest[1]:
+                    return
+            try:
+                newer = await client.next(VIEW_WAIT_S)
+            except TimeoutError:
+                await gate.still_valid(claim)
+                newer = None
+            if client.dropped:  # it fell behind: start again from the newest view, a delta if the hub can
+                hub.release(client)
+                client = hub.open(game_id, seat, stream=True)
+                newer = await hub.current(game_id, seat)
+            elif newer is not None and deltas:
+                newer = client.newest(newer)
+            latest = newer if newer is not None and (has is None or newer[0] > has) else None
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:  # noqa: BLE001 - a closed socket, a token no longer valid: no more pushes
+        log().info("view_push_ended", game_id=game_id, seat=seat, reason=repr(error))
+    finally:
+        hub.release(client)
 
 
 PUSH_SEND_TIMEOUT_S = 0.5  # a socket that cannot take a push this fast (its client does not read) gets no more

@@ -159,6 +159,23 @@ TokenQuery = Annotated[str | None, Parameter(
     description="the seat token, where `Authorization` cannot be set (EventSource)")]
 AfterVersion = Annotated[int | None, Parameter(ge=0, description="long-poll: wait for a version after this one")]
 Wait = Annotated[float, Parameter(ge=0, description="long-poll: seconds to wait at most")]
+Deltas = Annotated[bool, Parameter(
+    description="`1`: after the first full view, send each new version as a JSON Patch from the one before "
+                "(`event: delta`)")]
+Since = Annotated[int | None, Parameter(
+    ge=0, description="with `deltas=1`: the version of the view the client has (a reconnect); ignored without")]
+LastEventId = Annotated[str | None, Parameter(
+    header="Last-Event-ID", description="with `deltas=1`: the version the client has, as EventSource sends it when "
+                                        "it reconnects by itself (it wins over `since`); an id that is no version "
+                                        "is ignored: the full view comes")]
+
+
+def _has(since: int | None, last_event_id: str | None) -> int | None:
+    """The version a reconnecting client has.  A malformed ``Last-Event-ID`` is not refused: EventSource sends
+    the header by itself, and a refusal would end its reconnects for good where a full view costs nothing."""
+    if last_event_id is not None and last_event_id.isascii() and last_event_id.isdigit():
+        return int(last_event_id)
+    return since
 At = Annotated[int | None, Parameter(ge=1, le=2**53, description="the view as it was at this version (replays)")]
 
 
@@ -224,20 +241,24 @@ async def seat_history(
     return await _history(request, game_id, await _viewer(request, game_id, seat), after, limit, lang)
 
 
-def _sse_frame(version: int, body: bytes) -> bytes:
-    return b"id: %d\nevent: view\ndata: %s\n\n" % (version, body)
+def _sse_frame(version: int, body: bytes, event: bytes = b"view") -> bytes:
+    return b"id: %d\nevent: %s\ndata: %s\n\n" % (version, event, body)
 
 
 def _sse_closed(error: ApiError) -> bytes:
     return b"event: closed\ndata: %s\n\n" % msgspec.json.encode({"code": error.code, "message": error.message})
 
 
-async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | None) -> Stream:
+async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | None, deltas: bool = False,
+                since: int | None = None) -> Stream:
     """The view on every change.  A seat's stream ends (event ``closed`` with the error's code) as soon as its
-    token expires or is revoked, at its next update or keep-alive: the client refreshes it and reconnects."""
+    token expires or is revoked, at its next update or keep-alive: the client refreshes it and reconnects.
+    With ``deltas`` a frame is a patch from the version the client has (``since``, then each frame's) whenever
+    the hub holds the step from it, else the full view."""
     hub = _hub(request)
     gate: SeatGate = request.app.state.gate
     token = _seat_token(request) if viewer is not None else None
+    since = since if deltas else None
     first = await hub.current(game_id, viewer)
     if first is None and await _reads(request).store.meta(game_id) is None:
         raise _not_found(game_id)  # a game created but not projected yet is streamed from its first version
@@ -245,6 +266,12 @@ async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | Non
         client = hub.open(game_id, viewer, stream=True)
     except LiveCapacityReached:
         raise _at_capacity() from None
+
+    def frame(has: int | None, latest: tuple[int, bytes]) -> bytes:
+        if not deltas:
+            return _sse_frame(latest[0], latest[1])
+        is_delta, data = hub.frame_for(game_id, viewer, has, latest)
+        return _sse_frame(latest[0], data, b"delta" if is_delta else b"view")
 
     async def stream() -> AsyncIterator[bytes]:
         try:
@@ -259,7 +286,7 @@ async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | Non
                     if latest is None:
                         return
             version, body = latest
-            yield _sse_frame(version, body)
+            yield frame(since, latest)
             while FINISHED_MARK not in body:
                 try:
                     latest = await client.next(KEEP_ALIVE_S)
@@ -269,6 +296,8 @@ async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | Non
                 else:
                     if latest is None:  # fell too far behind: closed; the client reconnects
                         return
+                    if deltas and (latest := client.newest(latest)) is None:
+                        return
                 if token is not None:  # a seat's stream ends once its token expires or is revoked
                     try:
                         await gate.check(token, game_id, viewer)
@@ -276,8 +305,8 @@ async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | Non
                         yield _sse_closed(error)
                         return
                 if latest is not None and latest[0] > version:
+                    yield frame(version, latest)
                     version, body = latest
-                    yield _sse_frame(version, body)
         finally:
             hub.release(client)
 
@@ -292,13 +321,18 @@ async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | Non
 
 def _sse_event_schema(shared: dict[str, Any]) -> dict[str, Any]:
     """One server-sent event of ``/live`` (OpenAPI 3.1: the schema of a ``text/event-stream`` describes each
-    event): ``view`` carries the view JSON, ``closed`` the error that ended a seat's stream."""
+    event): ``view`` carries the view JSON, ``delta`` a JSON Patch to it (``?deltas=1``), ``closed`` the error
+    that ended a seat's stream."""
     return {"oneOf": [
         {"type": "object", "required": ["id", "event", "data"], "properties": {
             "id": {"type": "string", "pattern": "^[0-9]+$", "description": "the view's version"},
             "event": {"const": "view"},
             "data": {"type": "string", "contentMediaType": "application/json",
                      "contentSchema": view_schema(STATUSES)}}},
+        {"type": "object", "required": ["id", "event", "data"], "properties": {
+            "id": {"type": "string", "pattern": "^[0-9]+$", "description": "the version the patch leads to"},
+            "event": {"const": "delta"},
+            "data": {"type": "string", "contentMediaType": "application/json", "contentSchema": DELTA_SCHEMA}}},
         {"type": "object", "required": ["event", "data"], "properties": {
             "event": {"const": "closed"},
             "data": {"type": "string", "contentMediaType": "application/json", "contentSchema": {
@@ -306,6 +340,17 @@ def _sse_event_schema(shared: dict[str, Any]) -> dict[str, Any]:
                 "properties": {"code": {"enum": ["invalid_token", "token_expired", "token_revoked"]},
                                "message": {"type": "string"}}}}}},
     ]}
+
+
+DELTA_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["version", "base", "patch"], "additionalProperties": False, "properties": {
+        "version": {"type": "integer", "minimum": 0, "description": "the version of the view the patch gives"},
+        "base": {"type": "integer", "minimum": 0, "description": "the version of the view it applies to"},
+        "patch": {"type": "array", "description": "RFC 6902 JSON Patch operations on the whole view body",
+                  "items": {"type": "object", "required": ["op", "path"], "properties": {
+                      "op": {"enum": ["add", "remove", "replace", "move", "copy", "test"]},
+                      "path": {"type": "string"}, "from": {"type": "string"}, "value": {}}}},
+    }}
 
 
 _LIVE_DOC: dict[str, Any] = {
@@ -319,22 +364,36 @@ _LIVE_DOC: dict[str, Any] = {
         "without a change a comment `: keep-alive` is sent. A client that falls BENTHIC_LIVE_BUFFER versions "
         "behind is disconnected (reconnect). A seat's stream ends with `event: closed` and `data: {\"code\", "
         "\"message\"}` (the error, e.g. `token_expired`, `token_revoked`) once its token stops being valid: "
-        "refresh it and reconnect. `?token=` may carry the seat token (EventSource cannot set headers)."),
+        "refresh it and reconnect. `?token=` may carry the seat token (EventSource cannot set headers).\n\n"
+        "With `?deltas=1` the first frame is the full view (`event: view`) and each next one a patch:\n\n"
+        "```\nid: <version>\nevent: delta\n"
+        "data: {\"version\": V, \"base\": V0, \"patch\": [RFC 6902 operations]}\n\n```\n\n"
+        "applying to the view of version V0 (the version of the frame before). Whenever the server does not "
+        "hold the step from the client's version it sends the full view (`event: view`) instead, so a client "
+        "applies a delta only when `base` is its version (else it reconnects). A client reconnecting with the "
+        "version it has (`Last-Event-ID`, as EventSource sends it, or `?since=`) gets a delta from it, an empty "
+        "patch when it is already current, or the full view when the server cannot diff against it. Without "
+        "`deltas=1` every frame is a full view, as before."),
 }
 
 
 @get("/games/{game_id:str}/live", summary="Server-sent events: the spectator view on every change", tags=["live"],
      opt=doc(*GAME_BY_ID, "too_many_live_clients", **_LIVE_DOC))
-async def public_live(request: Request[Any, Any, Any], game_id: GameId) -> Stream:
-    return await _live(request, game_id, None)
+async def public_live(
+    request: Request[Any, Any, Any], game_id: GameId, deltas: Deltas = False, since: Since = None,
+    last_event_id: LastEventId = None,
+) -> Stream:
+    return await _live(request, game_id, None, deltas, _has(since, last_event_id))
 
 
 @get("/games/{game_id:str}/seats/{seat:int}/live", summary="Server-sent events: a seat's view", tags=["live"],
      security=[{SEAT_TOKEN: []}], opt=doc(*SEAT_AUTH, "wrong_seat", *GAME_BY_ID, "too_many_live_clients", **_LIVE_DOC))
 async def seat_live(
-    request: Request[Any, Any, Any], game_id: GameId, seat: Seat, token: TokenQuery = None
+    request: Request[Any, Any, Any], game_id: GameId, seat: Seat, token: TokenQuery = None, deltas: Deltas = False,
+    since: Since = None, last_event_id: LastEventId = None,
 ) -> Stream:
-    return await _live(request, game_id, await _viewer(request, game_id, seat))
+    viewer = await _viewer(request, game_id, seat)
+    return await _live(request, game_id, viewer, deltas, _has(since, last_event_id))
 
 
 @get("/games/{game_id:str}", summary="A game's lobby card", tags=["lobby"], opt=doc(*GAME_BY_ID, ok=Summary))

@@ -9,6 +9,10 @@ holds memory.  A client never touches Redis.
 The hub subscribes only while it has live clients (and ``linger_s`` after the last one leaves, as long-polls
 come and go): a process nobody watches through does not receive a message for every move of every game.  Once
 the subscription is confirmed it refreshes every watched game, so a version written before is not missed.
+
+For clients that take deltas (``deltas.py``) the hub also keeps, per watched (game, viewer), the step from its
+previous view to its newest: its patch is computed once, by the first client on that base, and shared.  A
+client on any other version gets the full view.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from redis.asyncio import Redis, RedisCluster
 
 from benthic.game.keys import updates_channel
 from benthic.service.telemetry import LIVE_CLIENTS, LIVE_CLIENTS_DROPPED, LIVE_STREAMS, log
+from services.projection.deltas import Delta, empty_delta
 from services.projection.reads import ReadModels
 
 Latest = tuple[int, bytes]  # (version, view JSON)
@@ -67,6 +72,16 @@ class LiveClient:
         """The next version, None when the client was dropped; TimeoutError after ``timeout`` seconds."""
         return await asyncio.wait_for(self._queue.get(), timeout)
 
+    def newest(self, latest: Latest) -> Latest | None:
+        """``latest`` or the newest version queued after it (the ones between are skipped: a delta client wants
+        the view, not every step); None when the client was dropped."""
+        while not self._queue.empty():
+            queued = self._queue.get_nowait()
+            if queued is None:
+                return None
+            latest = queued
+        return latest
+
 
 class LiveHub:
     def __init__(
@@ -84,6 +99,7 @@ class LiveHub:
         self._idle_since: float | None = None  # when the last client left (monotonic)
         self._watchers: dict[str, dict[int | None, set[LiveClient]]] = defaultdict(lambda: defaultdict(set))
         self._latest: dict[tuple[str, int | None], Latest] = {}
+        self._deltas: dict[tuple[str, int | None], Delta] = {}  # the step to each _latest from the one before
         self._fetching: dict[tuple[str, int | None], asyncio.Future[Latest | None]] = {}
         self._refreshing: dict[str, asyncio.Task[None]] = {}
         self._dirty: set[str] = set()
@@ -133,6 +149,7 @@ class LiveHub:
         if not watchers[client.viewer]:
             del watchers[client.viewer]
             self._latest.pop((client.game_id, client.viewer), None)
+            self._deltas.pop((client.game_id, client.viewer), None)
         if not watchers:
             del self._watchers[client.game_id]
 
@@ -185,6 +202,17 @@ class LiveHub:
             return result
         return await asyncio.shield(pending)
 
+    def frame_for(self, game_id: str, viewer: int | None, since: int | None, latest: Latest) -> tuple[bool, bytes]:
+        """What a delta client that has version ``since`` (None: nothing) is sent for ``latest``: (True, the
+        delta frame's JSON) when the hub can diff against ``since``, else (False, the full view)."""
+        version, body = latest
+        if since == version:
+            return True, empty_delta(version)
+        delta = self._deltas.get((game_id, viewer))
+        if since is not None and delta is not None and delta.base == since and delta.version == version:
+            return True, delta.frame()
+        return False, body
+
     # --- updates --------------------------------------------------------------------------------
     def updated(self, game_id: str) -> None:
         """A new version of ``game_id`` was written: refresh its watched views (coalesced per game)."""
@@ -226,6 +254,10 @@ class LiveHub:
                 continue
             latest = (version, body)
             self._latest[key] = latest
+            if known is not None:
+                self._deltas[key] = Delta(known[0], known[1], version, body)
+            else:
+                self._deltas.pop(key, None)
             for client in list(clients):
                 if not client.offer(latest):
                     LIVE_CLIENTS_DROPPED.inc()

@@ -4,6 +4,7 @@ import { h, toast, words } from "./dom.js";
 import { card, cardBack, drawBoard, legend, SEAT_COLOURS, stats } from "./draw.js";
 import { entryInWords } from "./history.js";
 import { replayBar } from "./replay.js";
+import { applyPatch, PatchError } from "./patch.js";
 import * as underwaterCities from "./games/underwater_cities.js";
 import * as nautilus from "./games/nautilus.js";
 import * as aquatica from "./games/aquatica.js";
@@ -344,14 +345,46 @@ export async function gamePage(main, gameId, watchOnly) {
     if (!g.replay) main.querySelector(".game").dataset.shownVersion = String(g.version);
   }
 
+  // The stream sends the full view, then deltas (RFC 6902) from the version we have; after a dropped connection
+  // EventSource reconnects by itself with that version (Last-Event-ID), or we do (`since`): deltas go on, or a
+  // full view comes when the server cannot diff against ours. No reload.
   let queue = Promise.resolve();
+  let shown = null;  // the newest view body the stream gave: the base of its next delta
+  const RECONNECT_MS = 1000;
   function connect() {
-    const path = g.seat === null ? `/games/${gameId}/live` : `/games/${gameId}/seats/${g.seat}/live?token=${encodeURIComponent(mySeat.token)}`;
-    const source = new EventSource(path);
+    const seatPart = g.seat === null ? "" : `/seats/${g.seat}`;
+    const token = g.seat === null ? "" : `&token=${encodeURIComponent(mySeat.token)}`;
+    const since = shown ? `&since=${shown.version}` : "";
+    const source = new EventSource(`/games/${gameId}${seatPart}/live?deltas=1${token}${since}`);
     g.source = source;
-    source.addEventListener("view", (event) => {
-      const body = JSON.parse(event.data);
+    const take = (body) => {
+      shown = body;
       queue = queue.then(() => onView(body)).catch((error) => toast(error.message));
+    };
+    const again = (fresh) => {  // a new stream: from the version we have, or (fresh) from a full view
+      source.close();
+      if (fresh) shown = null;
+      if (!g.closed) setTimeout(connect, fresh ? 0 : RECONNECT_MS);
+    };
+    source.addEventListener("view", (event) => take(JSON.parse(event.data)));
+    source.addEventListener("delta", (event) => {
+      const delta = JSON.parse(event.data);
+      if (!shown || delta.base !== shown.version) { again(true); return; }
+      if (delta.version === shown.version) return;  // reconnected while current: nothing changed
+      let body;
+      try { body = applyPatch(shown, delta.patch); } catch (error) {
+        if (!(error instanceof PatchError)) throw error;
+        again(true); return;
+      }
+      take(body);
+    });
+    source.addEventListener("error", () => {  // refused (EventSource gives up): retry with a fresh seat token
+      if (source.readyState !== EventSource.CLOSED || g.closed) return;
+      source.close();
+      setTimeout(async () => {
+        if (g.seat !== null) mySeat = await seatFor(gameId).catch(() => mySeat) || mySeat;
+        if (!g.closed) connect();
+      }, RECONNECT_MS);
     });
     source.addEventListener("closed", async () => {  // the seat token expired or was revoked: renew, reconnect
       source.close();
