@@ -22,8 +22,8 @@ import pytest
 from benthic.clients.bots_http import play_seat
 from benthic.clients.client import BenthicClient
 from benthic.local.localplatform import LocalPlatform
-from benthic.rules import game_types
-from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory
+from benthic.rules import game_types, get_engine
+from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory, platform_client
 
 CHROMIUM = os.environ.get("BENTHIC_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "web"
@@ -72,7 +72,7 @@ class Page:
         lost a race with the other seat (409); anything else is a defect."""
         path = response.url.split("?")[0]
         expected = (response.status == 404 and path.count("/") == 4 and "/games/" in path) or (
-            response.status == 409 and path.endswith("/commands"))
+            response.status == 409 and path.endswith(("/commands", "/undo")))
         if response.status >= 400 and not expected:
             self.errors.append(f"{response.status} {response.request.method} {response.url}")
 
@@ -320,6 +320,51 @@ def test_the_next_moves_stay_when_the_view_comes_before_the_answer(platform: Loc
     route.fulfill(response=answer)
     player.page.unroute("**/commands")
     assert _wait_for_turn(player, after, [], timeout_s=20) == "move"
+    player.close()
+
+
+async def _a_silent_move_of(platform: LocalPlatform, game_id: str, players: list[str]) -> int:
+    """Both seats play random legal moves through the HTTP API until the browser's seat (``players[0]``) has a
+    move that reveals nothing and keeps it the one to decide, then it plays that move; the version after it."""
+    async with platform_client(platform) as client:
+        seats = [await client.seat_token(game_id, p) for p in players]
+        tokens = {s["seat"]: s["token"] for s in seats}
+        mine = seats[0]["seat"]
+        engine = get_engine(GAMES[0])
+        rng = random.Random(7)
+        for _ in range(400):
+            version, raw = await client.operator_state(game_id)
+            state = engine.decode_state(raw)
+            prompt = engine.prompt(state)
+            assert prompt is not None, "the game ended before a silent move"
+            seat = rng.choice(prompt.seats)
+            command = rng.choice((await client.legal(game_id, tokens[seat]))["commands"])
+            events = engine.decide(state, seat, engine.decode_command(command))
+            after = engine.prompt(engine.fold(state, events))
+            silent = not any(engine.reveals(e) for e in events) and after is not None and seat in after.seats
+            played = await client.play(game_id, tokens[seat], command, expected_version=version)
+            if silent and seat == mine:
+                return int(played["last_version"])
+    raise AssertionError("no silent move of the browser's seat in 400 commands")
+
+
+def test_undo_takes_back_a_move_that_showed_nothing_and_says_why_not_otherwise(
+    platform: LocalPlatform, browser: Any
+) -> None:
+    player, game_id = _my_turn_against_the_api(platform, browser, "ulla", "vic")
+    undo = player.page.locator("[data-testid=undo]")
+    assert undo.is_visible()
+    played = _beside_the_browser(_a_silent_move_of(platform, game_id, ["ulla", "vic"]))
+    player.page.wait_for_function("([v]) => +document.querySelector('.game').dataset.version >= v", arg=[played])
+    undo.click()
+    player.page.wait_for_function("([v]) => +document.querySelector('.game').dataset.version === v", arg=[played + 1])
+    player.page.wait_for_selector("#toast:has-text('taken back')")
+    history = player.page.locator("[data-testid=history]").inner_text()
+    assert "undo" in history.lower(), history[-500:]
+    undo.click()  # the move before was the other seat's, or showed something: refused, and the page says why
+    player.page.wait_for_function("() => !/taken back/.test(document.getElementById('toast').innerText)")
+    toast = player.page.locator("#toast").inner_text()
+    assert player.version() == played + 1 and toast, toast
     player.close()
 
 

@@ -49,6 +49,8 @@ export async function gamePage(main, gameId, watchOnly) {
   const moveList = h("ol.moves", { id: "moves", "data-testid": "moves" });
   const filter = h("input", { type: "search", placeholder: "Filter moves", "aria-label": "Filter moves", hidden: true,
     oninput: () => renderMoves() });
+  const undoButton = h("button.small", { "data-testid": "undo", hidden: true, onclick: () => undoLast(),
+    title: "Take back your last move of this turn, while it showed nobody anything new" }, "Undo my last move");
   const history = h("ol.history", { "data-testid": "history", "aria-label": "History" });
   const players = h("section.players", { "aria-label": "Players" });
   const final = h("section.final", { "data-testid": "final", hidden: true });
@@ -59,7 +61,7 @@ export async function gamePage(main, gameId, watchOnly) {
     h("div.layout", {},
       h("div.main-col", {}, table, players),
       h("aside.side", {},
-        h("section.panel.moves-panel", { "aria-label": "Your moves" }, h("h2", {}, "Moves"), choices, filter, moveList),
+        h("section.panel.moves-panel", { "aria-label": "Your moves" }, h("h2", {}, "Moves"), choices, filter, moveList, undoButton),
         h("details.panel", { open: matchMedia("(min-width: 980px)").matches }, h("summary", {}, "History"), history)))));
 
   role.textContent = g.seat === null ? "You are watching as a spectator." : `You play seat ${g.seat + 1} (${name(g.seat)}).`;
@@ -140,6 +142,8 @@ export async function gamePage(main, gameId, watchOnly) {
       el.classList.remove("legal"); el.removeAttribute("tabindex"); el.removeAttribute("role");
     }
     moveList.replaceChildren();
+    undoButton.hidden = g.seat === null || g.replay !== null || !g.view?.prompt;
+    undoButton.disabled = g.busy;
     const current = myTurn() && g.movesVersion >= 0 ? g.moves : [];
     if (!current.length) {
       choices.replaceChildren();
@@ -210,6 +214,26 @@ export async function gamePage(main, gameId, watchOnly) {
     } catch (error) {
       if (error.code === "version_conflict") await loadMoves();
       else toast(`${error.code}: ${error.message}`);
+    } finally {
+      g.busy = false;
+      renderMoves();
+    }
+  }
+
+  // Undo before new information (POST /games/{id}/undo): the server takes back this seat's last commit if it showed
+  // nobody anything; the view that follows comes over the stream, a refusal (409 undo_not_allowed) says why not.
+  async function undoLast() {
+    if (g.busy) return;
+    g.busy = true;
+    renderMoves();
+    try {
+      await retried(() => command("POST", `/games/${gameId}/undo`, { bearer: mySeat.token,
+        body: { command_id: newId(), expected_version: g.version } }));
+      g.movesVersion = -1;
+      toast("Your last move was taken back.");
+    } catch (error) {
+      if (error.code === "version_conflict") await loadMoves();
+      toast(error.message);
     } finally {
       g.busy = false;
       renderMoves();
