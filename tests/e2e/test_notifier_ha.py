@@ -1,10 +1,11 @@
-"""The notifier on the production Redis modes, as processes: under Sentinel (BENTHIC_REDIS_SENTINELS) its FastStream
-broker and its own client follow a failover by themselves, and on a Redis Cluster (BENTHIC_REDIS_CLUSTER) it
-delivers.
+"""The notifier on the production Redis modes, as processes: under Sentinel (BENTHIC_REDIS_SENTINELS) and on a Redis
+Cluster (BENTHIC_REDIS_CLUSTER) its FastStream broker and its own client follow a failover by themselves, and on a
+cluster it delivers from a stream whose slot another node than REDIS_URL's serves.
 
-Failover: games played over HTTP by players with webhooks, the Redis primary killed -9 mid-game, play continued on
-the promoted replica; every ``turn.started`` of a move acknowledged after the failover reaches its player (at least
-once: deduplicated by ``Benthic-Event-Id``), and the notifier is still the same process, ready."""
+Failover: games played over HTTP by players with webhooks, the Redis primary (the cluster master of the integration
+stream's slot) killed -9 mid-game, play continued on the promoted replica; every ``turn.started`` of a move
+acknowledged after the failover reaches its player (at least once: deduplicated by ``Benthic-Event-Id``), and the
+notifier is still the same process, ready."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import json
 import random
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -24,9 +25,11 @@ from redis.crc import key_slot
 from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.feed.encoding import DATA_FIELD, decode_message
 from benthic.local.devha import PrivateSentinelSet
+from benthic.local.devredis import PrivateRedisCluster
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types
 from benthic.service.redisconn import redis_client
+from tests.e2e.test_cluster_failover import _env_without_sentinels
 from tests.e2e.test_failover import TIMEOUT_S, Acked, _env, _play
 from tests.e2e.waiting import until
 from tests.e2e.webhook_receiver import Receiver
@@ -74,66 +77,98 @@ async def test_the_notifier_follows_a_sentinel_failover_and_delivers_every_turn_
     with PrivateSentinelSet(replicas=2) as servers, \
             LocalPlatform(redis_url=servers.primary().url, env={**_env(servers), **NOTIFIER},
                           archive_url=archive_url) as platform:
-        notifier_pid = platform.processes["notifier"].pid
-        async with platform_client(platform) as client:
-            name = f"ha{uuid.uuid4().hex[:4]}"
-            games: list[tuple[str, dict[int, str]]] = []
-            players: dict[str, list[str]] = {}  # game -> its seats' players
-            for game_type in sorted(game_types()):
-                seated = [f"{name}-{game_type}-{i}" for i in range(2)]  # as start_bot_game names them
-                for player in seated:
-                    _register(platform, player, receiver)
-                game_id, tokens = await start_bot_game(client, game_type, 2, name=name)
-                games.append((game_id, tokens))
-                players[game_id] = seated
-            acked = Acked()
-            playing = [asyncio.create_task(_play(client, game_id, tokens, acked, seed))
-                       for seed, (game_id, tokens) in enumerate(games)]
-            await until(lambda: asyncio.sleep(0, len(acked) >= 20 or any(p.done() for p in playing)),
-                        "some moves", TIMEOUT_S)
-            assert receiver.requests, "deliveries before the failover"
+        async def fail_over() -> str:
             old = await asyncio.to_thread(servers.kill_primary)
             new = await asyncio.to_thread(servers.wait_for_failover, old)
-            before = set(acked.commands)
-            await until(lambda: asyncio.sleep(0, len(acked.commands.keys() - before) > 0),
-                        "a move acknowledged after the failover", TIMEOUT_S)
-            await asyncio.gather(*playing)
-            after = {key: value for key, value in acked.commands.items() if key not in before}
+            return f"killed the primary :{old.port}, :{new.port} promoted"
 
-            redis = Redis.from_url(new.url)
-            try:
-                events = await _events(redis, set(players))
-            finally:
-                await redis.aclose()
-            # The turns the moves acknowledged after the failover started (their versions and later ones).
-            first_after: dict[str, int] = {}
-            for (game_id, _command_id), (_command, _token, first, _last) in after.items():
-                first_after[game_id] = min(first, first_after.get(game_id, first))
-            expected: dict[str, set[str]] = {}
-            for event in events:
-                if event["type"] == "turn.started" and event["version"] >= first_after.get(event["game_id"], 1 << 62):
-                    for seat in event["seats"]:
-                        expected.setdefault(players[event["game_id"]][seat], set()).add(event["id"])
-            assert sum(map(len, expected.values())) >= len(first_after), "turns started after the failover"
+        await _failover_while_playing(platform, receiver, fail_over, lambda: Redis.from_url(servers.primary().url))
 
-            def missing() -> dict[str, set[str]]:
-                gaps = {p: ids - _delivered(receiver, p) for p, ids in expected.items()}
-                return {p: ids for p, ids in gaps.items() if ids}
 
-            try:
-                await until(lambda: asyncio.sleep(0, not missing()), "every turn after the failover delivered", 90)
-            except AssertionError:
-                raise AssertionError(f"not delivered: {missing()}") from None
-            process = platform.processes["notifier"]
-            assert process.pid == notifier_pid and process.poll() is None, "the notifier was not restarted"
-            ready = httpx.get(f"{platform.url('notifier')}/readyz", timeout=10)
-            assert ready.status_code == 200, ready.text
-            every_turn = {e["id"] for e in events if e["type"] == "turn.started"}
-            got = set().union(*(_delivered(receiver, p) for seated in players.values() for p in seated))
-            print(f"killed :{old.port}, {new.port} promoted; {len(after)} moves acknowledged after it, "
-                  f"{sum(map(len, expected.values()))} of their turn deliveries all made; of every turn on the "
-                  f"stream {len(every_turn & got)}/{len(every_turn)} delivered; "
-                  f"{len(receiver.requests)} requests in all")
+async def test_the_notifier_follows_a_cluster_failover_of_its_stream_s_master(
+    archive_url: str, receiver: Receiver
+) -> None:
+    with PrivateRedisCluster(replicas_per_master=1) as cluster:
+        stream = await _stream_off(cluster.url)
+        env = {**_env_without_sentinels(), **NOTIFIER, "BENTHIC_INTEGRATION_STREAM": stream,
+               "BENTHIC_REDIS_CLUSTER": "1"}
+        with LocalPlatform(redis_url=cluster.url, env=env, archive_url=archive_url) as platform:
+            async def fail_over() -> str:
+                old = await asyncio.to_thread(cluster.kill_master_of_slot, key_slot(stream.encode()))
+                new = await asyncio.to_thread(cluster.wait_for_promotion, old)
+                # The promoted replica has none of its own (writes wait for one) until the old master rejoins.
+                await asyncio.to_thread(cluster.restart, old)
+                await asyncio.to_thread(cluster.wait_ready)
+                return f"killed the stream's master :{old.port}, :{new.port} promoted"
+
+            await _failover_while_playing(platform, receiver, fail_over,
+                                          lambda: redis_client(cluster.url, cluster=True), stream)
+
+
+async def _failover_while_playing(
+    platform: LocalPlatform, receiver: Receiver, fail_over: Callable[[], Awaitable[str]],
+    reader: Callable[[], Any], stream: str = STREAM,
+) -> None:
+    """Games of every type played by players with webhooks; ``fail_over`` mid-game; play goes on.  Every
+    turn.started of a move acknowledged after the failover reaches its player, from the same notifier process."""
+    notifier_pid = platform.processes["notifier"].pid
+    async with platform_client(platform) as client:
+        name = f"ha{uuid.uuid4().hex[:4]}"
+        games: list[tuple[str, dict[int, str]]] = []
+        players: dict[str, list[str]] = {}  # game -> its seats' players
+        for game_type in sorted(game_types()):
+            seated = [f"{name}-{game_type}-{i}" for i in range(2)]  # as start_bot_game names them
+            for player in seated:
+                _register(platform, player, receiver)
+            game_id, tokens = await start_bot_game(client, game_type, 2, name=name)
+            games.append((game_id, tokens))
+            players[game_id] = seated
+        acked = Acked()
+        playing = [asyncio.create_task(_play(client, game_id, tokens, acked, seed))
+                   for seed, (game_id, tokens) in enumerate(games)]
+        await until(lambda: asyncio.sleep(0, len(acked) >= 20 or any(p.done() for p in playing)),
+                    "some moves", TIMEOUT_S)
+        assert receiver.requests, "deliveries before the failover"
+        what = await fail_over()
+        before = set(acked.commands)
+        await until(lambda: asyncio.sleep(0, len(acked.commands.keys() - before) > 0),
+                    "a move acknowledged after the failover", TIMEOUT_S)
+        await asyncio.gather(*playing)
+        after = {key: value for key, value in acked.commands.items() if key not in before}
+
+        redis = reader()
+        try:
+            events = await _events(redis, set(players), stream)
+        finally:
+            await redis.aclose()
+        # The turns the moves acknowledged after the failover started (their versions and later ones).
+        first_after: dict[str, int] = {}
+        for (game_id, _command_id), (_command, _token, first, _last) in after.items():
+            first_after[game_id] = min(first, first_after.get(game_id, first))
+        expected: dict[str, set[str]] = {}
+        for event in events:
+            if event["type"] == "turn.started" and event["version"] >= first_after.get(event["game_id"], 1 << 62):
+                for seat in event["seats"]:
+                    expected.setdefault(players[event["game_id"]][seat], set()).add(event["id"])
+        assert sum(map(len, expected.values())) >= len(first_after), "turns started after the failover"
+
+        def missing() -> dict[str, set[str]]:
+            gaps = {p: ids - _delivered(receiver, p) for p, ids in expected.items()}
+            return {p: ids for p, ids in gaps.items() if ids}
+
+        try:
+            await until(lambda: asyncio.sleep(0, not missing()), "every turn after the failover delivered", 90)
+        except AssertionError:
+            raise AssertionError(f"not delivered: {missing()}") from None
+        process = platform.processes["notifier"]
+        assert process.pid == notifier_pid and process.poll() is None, "the notifier was not restarted"
+        ready = httpx.get(f"{platform.url('notifier')}/readyz", timeout=10)
+        assert ready.status_code == 200, ready.text
+        every_turn = {e["id"] for e in events if e["type"] == "turn.started"}
+        got = set().union(*(_delivered(receiver, p) for seated in players.values() for p in seated))
+        print(f"{what}; {len(after)} moves acknowledged after it, {sum(map(len, expected.values()))} of their "
+              f"turn deliveries all made; of every turn on the stream {len(every_turn & got)}/{len(every_turn)} "
+              f"delivered; {len(receiver.requests)} requests in all")
 
 
 async def test_the_notifier_delivers_on_a_redis_cluster(redis_cluster_url: str, archive_url: str,
