@@ -16,11 +16,12 @@ import time
 from typing import Any
 
 from faststream import AckPolicy
-from faststream.redis import RedisBroker, StreamSub
+from faststream.redis import RedisBroker, RedisClusterBroker, RedisSentinelBroker, StreamSub
 from faststream.redis.annotations import RedisStreamMessage
 
 from benthic.feed.integration import GameFinished, TurnStarted, decode_event, type_of
 from benthic.service.config import Settings
+from benthic.service.redisconn import connection_options, sentinel_addresses, sentinel_options
 from benthic.service.telemetry import WEBHOOK_ENQUEUED, WEBHOOK_QUEUE_FULL, log
 from benthic.store import EventStore
 from benthic.trust.identity import is_bot_player_id
@@ -65,11 +66,29 @@ class EventRouter:
         return added
 
 
-def build_broker(settings: Settings, router: EventRouter) -> RedisBroker:
-    """A FastStream broker on ``REDIS_URL`` with the notifier's two subscribers (not started)."""
+def redis_broker(settings: Settings) -> RedisBroker:
+    """A FastStream broker (not started, no subscribers) on the Redis the settings name, as every service's client
+    (``benthic.service.redisconn.connect``) is: ``BENTHIC_REDIS_SENTINELS`` → a ``RedisSentinelBroker`` on the
+    primary of ``BENTHIC_REDIS_SENTINEL_MASTER`` (database, user and password from ``REDIS_URL``), which asks the
+    Sentinels again on every reconnect and so follows a failover; ``BENTHIC_REDIS_CLUSTER`` → a
+    ``RedisClusterBroker`` with ``REDIS_URL`` as its first node (it follows the cluster's slot map); otherwise a
+    ``RedisBroker`` on ``REDIS_URL``.  The connections have the services' timeouts: none hangs on a dead server."""
     # FastStream logs each message at DEBUG (the deliveries log their own lines), its errors at ERROR.
-    broker = RedisBroker(settings.redis_url, logger=logging.getLogger("benthic.notifier.faststream"),
-                         log_level=logging.DEBUG)
+    common: dict[str, Any] = {"logger": logging.getLogger("benthic.notifier.faststream"), "log_level": logging.DEBUG,
+                              **connection_options()}
+    if settings.redis_sentinels:
+        return RedisSentinelBroker(settings.redis_url, sentinels=sentinel_addresses(settings.redis_sentinels),
+                                   sentinel_master_name=settings.redis_sentinel_master,
+                                   sentinel_kwargs=sentinel_options(), **common)
+    if settings.redis_cluster:
+        return RedisClusterBroker(settings.redis_url, **common)
+    return RedisBroker(settings.redis_url, **common)
+
+
+def build_broker(settings: Settings, router: EventRouter) -> RedisBroker:
+    """The broker of :func:`redis_broker` with the notifier's two subscribers (not started).  The integration
+    stream is one key, so under a cluster each read, claim and acknowledgement goes to the one node of its slot."""
+    broker = redis_broker(settings)
     stream = settings.integration_stream
     reader = StreamSub(stream, group=GROUP, consumer=settings.consumer_name, last_id=">",
                        polling_interval=settings.consumer_block_ms, max_records=settings.consumer_batch)

@@ -378,6 +378,7 @@ def _routes() -> dict[str, list[str]]:
     """The HTTP routes each service serves, read from the apps themselves (built, not started)."""
     from benthic.service.config import from_env
     from services.command.app import create_app as command_app
+    from services.notifier.app import create_app as notifier_app
     from services.projection.app import create_app as projection_app
 
     settings = from_env({})
@@ -386,6 +387,7 @@ def _routes() -> dict[str, list[str]]:
         return {
             "benthic-command": [r.path for r in command_app(settings).routes],
             "benthic-projection": [r.path for r in projection_app(settings).routes],
+            "benthic-notifier": [r.path for r in notifier_app(settings).routes],
         }
 
 
@@ -422,11 +424,16 @@ CLIENT_PATHS = {
     "/client-config": "benthic-projection",
     "/players/me/seats/extra": "benthic-projection",
     "/games/g-123/seats/1/view": "benthic-projection",
+    "/players/p-1/webhook": "benthic-notifier",
+    "/players/me/webhook": "benthic-notifier",
+    "/ops/webhooks/dead-letters": "benthic-notifier",
+    "/ops/webhooks/dead-letters/1700000000000-0/redrive": "benthic-notifier",
+    "/players/p-1/webhook/extra": "benthic-projection",
 }
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
-def test_ingress_sends_writes_to_command_and_reads_to_projection(overlay: str) -> None:
+def test_ingress_sends_writes_to_command_reads_to_projection_and_webhooks_to_the_notifier(overlay: str) -> None:
     objects = render(overlay)
     hosts = {r["host"] for i in by_kind(objects, "Ingress").values() for r in i["spec"]["rules"]}
     assert len(hosts) == 1, f"{overlay}: one host for every path, {hosts}"
@@ -454,7 +461,7 @@ KEDA_PEER = {
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_only_the_services_reach_redis_and_everything_else_is_denied(overlay: str) -> None:
-    """Redis (6379) and its Sentinels (26379) each accept exactly: the five services, KEDA's operator, the
+    """Redis (6379) and its Sentinels (26379) each accept exactly: the six services, KEDA's operator, the
     Redis pods (replication, start.sh) and the Sentinels (monitoring, failover, votes); nothing else."""
     objects = render(overlay)
     policies = by_kind(objects, "NetworkPolicy")
@@ -682,7 +689,7 @@ def test_service_ports_are_open_to_prometheus_and_only_the_public_ones_to_the_in
                         .get("matchLabels", {})
                         .get("kubernetes.io/metadata.name", "?")
                     )
-        public = service in ("command", "projection")
+        public = service in ("command", "projection", "notifier")
         assert allowed == ({"ingress-nginx", "monitoring"} if public else {"monitoring"}), (service, allowed)
 
 
@@ -844,6 +851,16 @@ CONFIG_MAP_DEFAULTS = {
     "BENTHIC_REDIS_SENTINEL_MASTER": "benthic",
     "BENTHIC_REDIS_ACK_REPLICAS": 0,
     "BENTHIC_REDIS_ACK_TIMEOUT_MS": 1000,
+    # webhooks (the notifier)
+    "BENTHIC_WEBHOOK_MAX_ATTEMPTS": 8,
+    "BENTHIC_WEBHOOK_RETRY_BASE_MS": 1000,
+    "BENTHIC_WEBHOOK_RETRY_MAX_MS": 600000,
+    "BENTHIC_WEBHOOK_TIMEOUT_S": 5,
+    "BENTHIC_WEBHOOK_LEASE_S": 30,
+    "BENTHIC_WEBHOOK_QUEUE_MAX": 100000,
+    "BENTHIC_WEBHOOK_DEAD_LETTER_MAX": 10000,
+    "BENTHIC_WEBHOOK_CONCURRENCY": 16,
+    "BENTHIC_WEBHOOK_POLL_MS": 200,
 }
 
 

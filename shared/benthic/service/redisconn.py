@@ -201,6 +201,12 @@ def connect(settings: Settings, max_connections: int | None = None, pool_timeout
     return redis_client(settings.redis_url, size, settings.redis_cluster, wait)
 
 
+def sentinel_options() -> dict[str, Any]:
+    """How a client talks to the Sentinels themselves: one that does not answer in half a second is skipped, at
+    once (redis-py's default retries back off for seconds), so discovery never hangs a request."""
+    return {"socket_timeout": 0.5, "socket_connect_timeout": 0.5, "retry": Retry(NoBackoff(), 0)}
+
+
 def sentinel_client(settings: Settings, max_connections: int, pool_timeout: float) -> Any:
     """A client of the primary the Sentinels name (database, user and password from ``REDIS_URL``)."""
     parts = urlsplit(settings.redis_url)
@@ -210,11 +216,8 @@ def sentinel_client(settings: Settings, max_connections: int, pool_timeout: floa
         server["username"] = unquote(parts.username)
     if parts.password:
         server["password"] = unquote(parts.password)
-    # A Sentinel that does not answer in half a second is skipped, at once (redis-py's default retries back off
-    # for seconds): discovery never hangs a request.
     sentinels = Sentinel(  # type: ignore[no-untyped-call]  # redis-py's sentinel module is unannotated
-        sentinel_addresses(settings.redis_sentinels),
-        sentinel_kwargs={"socket_timeout": 0.5, "socket_connect_timeout": 0.5, "retry": Retry(NoBackoff(), 0)},
+        sentinel_addresses(settings.redis_sentinels), sentinel_kwargs=sentinel_options(),
     )
     pool = BlockingSentinelPool(  # type: ignore[no-untyped-call]  # SentinelConnectionPool.__init__: unannotated
         settings.redis_sentinel_master, sentinels, max_connections=max_connections, timeout=pool_timeout,
