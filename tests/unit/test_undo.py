@@ -17,6 +17,7 @@ from benthic.game.gamestate import Folded, UndoBeforeStart, fold_envelopes
 from benthic.rules import GameConfig, game_types, get_engine
 from benthic.rules.bots import RandomBot
 from benthic.rules.core import _tags
+from benthic.service.telemetry import UNDO_OUTCOMES
 from tests.engine_harness import hidden_from, random_game, strings_in
 
 GAMES = game_types()
@@ -323,3 +324,7 @@ def test_random_moves_and_undos_fold_as_if_the_undone_moves_never_happened(game_
     kept = [e for e in stream.entries if e.is_engine and not any(a <= e.version <= b for a, b in void)]
     replayed = engine.replay(engine.decode_event(e.data, e.engine_version) for e in kept)
     assert engine.encode_state(folded.state) == engine.encode_state(replayed)
+
+
+def test_the_undo_metric_knows_every_outcome() -> None:
+    assert set(UNDO_OUTCOMES) == {"taken_back", *undo.REASONS}

@@ -172,6 +172,7 @@ CLOCK_OVERDUE = Gauge("benthic_clock_overdue_seconds",
 TAKEOVERS = Counter("benthic_takeovers_total", "Seats the house bot took over (clock, resignation, forfeit)",
                     ["game_type"])
 SEAT_RECLAIMS = Counter("benthic_seat_reclaims_total", "Seats players reclaimed after a clock takeover", ["game_type"])
+UNDO_OUTCOMES = ("taken_back", "nothing_to_undo", "reveals_information", "another_seat_acted", "undo_off", "game_over")
 UNDOS = Counter("benthic_undos_total", "Undo requests answered: taken_back, or the reason of the refusal "
                 "(nothing_to_undo, reveals_information, another_seat_acted, undo_off, game_over)", ["outcome"])
 RESIGNATIONS = Counter("benthic_resignations_total", "Players who resigned", ["game_type"])
@@ -241,6 +242,9 @@ def zero_series(service: str, game_types: tuple[str, ...], groups: tuple[str, ..
             BOT_FAILURES.labels(game_type)
             for policy in EXPIRY_POLICIES:
                 CLOCK_EXPIRIES.labels(game_type, policy)
+    if service == "command":
+        for outcome in UNDO_OUTCOMES:
+            UNDOS.labels(outcome)
     if service == "notifier":
         for outcome in WEBHOOK_OUTCOMES:
             WEBHOOK_DELIVERIES.labels(outcome)
