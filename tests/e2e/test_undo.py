@@ -103,8 +103,9 @@ async def test_undo_over_http_restores_every_view_once_and_leaks_nothing(
     assert await _views(client, game_id, tokens, after_version) == views_before
     # the leak proof: what was hidden from the other seat before the move is in no entry of its history since
     history = (await client.history(game_id, other, tokens[other], after=version))["events"]
-    assert history[-1] == {"version": done["version"], "ts_ms": history[-1]["ts_ms"],
-                           "event": {"type": "command_undone", **done["undone"]}}
+    assert {k: v for k, v in history[-1].items() if k != "text"} == {
+        "version": done["version"], "ts_ms": history[-1]["ts_ms"],
+        "event": {"type": "command_undone", **done["undone"]}}
     assert not hidden_from(engine, before, other) & strings_in(history)
     # the game plays on from the state before the move: the same move is legal again
     replayed = await client.play(game_id, tokens[seat], command, expected_version=after_version)
