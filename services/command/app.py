@@ -39,15 +39,14 @@ from benthic.service.languages import Lang, language_headers, request_language
 from benthic.service.redisconn import connect
 from benthic.service.telemetry import TOKENS_REVOKED, log, zero_series
 from benthic.store import Actor
-from benthic.trust.auth import SeatClaim, SeatGate, SeatTokens, bearer, is_operator, unauthorized
+from benthic.trust.auth import SeatClaim, SeatGate, SeatTokens, bearer
+from benthic.trust.callers import caller_credential
 from benthic.trust.devissuer import DEV_AUDIENCE, DEV_ISSUER, INSECURE_WARNING, DevIssuer
 from benthic.trust.identity import (
     MATCHMAKER,
-    OPERATOR_CREDENTIAL,
     PLAYER,
     PLAYER_ID,
     Credential,
-    IdentityError,
     JwtVerifier,
     StaticJwks,
     key_source,
@@ -92,27 +91,11 @@ def _ip(request: Request[Any, Any, Any]) -> str | None:
 
 async def _credential(request: Request[Any, Any, Any], *kinds: str) -> Credential:
     """The caller's credential (a JWT of the identity provider, or the operator token), if of one of ``kinds``."""
-    token = bearer(request.headers.get("authorization"))
-    if token is None:
-        if kinds == (OPERATOR_KIND,):
-            raise ApiError(401, "operator_only", "this endpoint needs the operator token",
-                           headers={"WWW-Authenticate": "Bearer"})
-        raise unauthorized("missing_token", "send your JWT as `Authorization: Bearer <jwt>`")
-    if is_operator(token, request.app.state.settings.operator_token):
-        credential = OPERATOR_CREDENTIAL
-    else:
-        try:
-            credential = await request.app.state.identity.verify(token)
-        except IdentityError as error:
-            if error.status == 401:
-                raise unauthorized(error.code, error.message) from None
-            raise ApiError(error.status, error.code, error.message) from None
-    if credential.kind not in kinds:
-        if kinds == (OPERATOR_KIND,):
-            raise ApiError(403, "operator_only", "this endpoint needs the operator token or scope benthic:operator")
-        raise ApiError(403, "player_only", f"this endpoint acts for a player: send the player's own JWT, not a "
-                                           f"{credential.kind} credential")
-    return credential
+    return await caller_credential(
+        request.headers.get("authorization"), request.app.state.settings.operator_token, request.app.state.identity,
+        kinds, missing="send your JWT as `Authorization: Bearer <jwt>`",
+        wrong_kind=lambda kind: ApiError(403, "player_only", f"this endpoint acts for a player: send the player's "
+                                                             f"own JWT, not a {kind} credential"))
 
 
 @contextlib.contextmanager

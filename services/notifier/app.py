@@ -29,8 +29,8 @@ from benthic.service.config import Settings, check_identity
 from benthic.service.errorcodes import JWT_AUTH, OPERATOR_AUTH
 from benthic.service.http import OPERATOR, PLAYER_JWT, ApiError, refuse_deep_bodies, security_schemes
 from benthic.service.telemetry import log, zero_series
-from benthic.trust.auth import bearer, is_operator, unauthorized
-from benthic.trust.identity import MATCHMAKER, OPERATOR_CREDENTIAL, Credential, IdentityError
+from benthic.trust.callers import caller_credential
+from benthic.trust.identity import MATCHMAKER, Credential
 from benthic.trust.identity import OPERATOR as OPERATOR_KIND
 from services.command.app import build_identity
 from services.notifier.consumer import EventRouter, build_broker, is_running
@@ -71,27 +71,12 @@ def _webhook_body(components: dict[str, Any]) -> dict[str, Any]:
 
 async def _caller(request: Request[Any, Any, Any], *kinds: str) -> Credential:
     """The caller's credential (a JWT of the identity provider, or the operator token), if of one of ``kinds``."""
-    token = bearer(request.headers.get("authorization"))
-    if token is None:
-        if kinds == (OPERATOR_KIND,):
-            raise ApiError(401, "operator_only", "this endpoint needs the operator token",
-                           headers={"WWW-Authenticate": "Bearer"})
-        raise unauthorized("missing_token", "send a backend JWT (scope benthic:matchmaker) or the operator token")
-    if is_operator(token, request.app.state.settings.operator_token):
-        credential = OPERATOR_CREDENTIAL
-    else:
-        try:
-            credential = await request.app.state.identity.verify(token)
-        except IdentityError as error:
-            if error.status == 401:
-                raise unauthorized(error.code, error.message) from None
-            raise ApiError(error.status, error.code, error.message) from None
-    if credential.kind not in kinds:
-        if kinds == (OPERATOR_KIND,):
-            raise ApiError(403, "operator_only", "this endpoint needs the operator token or scope benthic:operator")
-        raise ApiError(403, "backend_only", f"webhooks are registered by a backend (scope benthic:matchmaker) or an "
-                                            f"operator, not with a {credential.kind} credential")
-    return credential
+    return await caller_credential(
+        request.headers.get("authorization"), request.app.state.settings.operator_token, request.app.state.identity,
+        kinds, missing="send a backend JWT (scope benthic:matchmaker) or the operator token",
+        wrong_kind=lambda kind: ApiError(403, "backend_only", f"webhooks are registered by a backend (scope "
+                                                              f"benthic:matchmaker) or an operator, not with a {kind} "
+                                                              f"credential"))
 
 
 def _registrations(request: Request[Any, Any, Any]) -> Registrations:
