@@ -15,10 +15,11 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 run: venv
 	$(PY) -m benthic.cli run
 
-# The unit tests (pure CPU, no servers) on both cores, then the rest one at a time (they start their own servers).
+# The unit tests (pure CPU, no servers) on both cores, then the rest in two workers, a test module at a time per
+# worker, each worker with servers of its own (tests/servers.py: REDIS_URL and BENTHIC_ARCHIVE_URL are not shared).
 test: venv
 	$(PY) -m pytest -q -n 2 tests/unit
-	$(PY) -m pytest -q --ignore=tests/unit
+	$(PY) -m pytest -q -n 2 --dist loadfile --ignore=tests/unit
 
 # The Redis Cluster failover test (also in `make test`) ten times in a row: a rare failure shows itself here.
 chaos: venv

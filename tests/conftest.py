@@ -1,7 +1,8 @@
 """Test fixtures.  Store and service tests use a real Redis and a real PostgreSQL: REDIS_URL /
 BENTHIC_ARCHIVE_URL if set (the tests flush that Redis database and empty the archive tables: point them at
-scratch ones), else servers from tests/servers.py: Docker containers when a daemon is reachable, private
-processes on free ports otherwise (BENTHIC_TEST_SERVERS=containers|processes forces one)."""
+scratch ones; ignored when pytest-xdist runs several workers), else servers from tests/servers.py: Docker
+containers when a daemon is reachable, private processes on free ports otherwise
+(BENTHIC_TEST_SERVERS=containers|processes forces one), one set per worker."""
 
 from __future__ import annotations
 
@@ -12,7 +13,15 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from hypothesis import settings as hypothesis_settings
 
-from tests.servers import Choice, ServerChoiceError, TestServers, choose_from_environment, describe, servers_for
+from tests.servers import (
+    Choice,
+    ServerChoiceError,
+    TestServers,
+    choose_from_environment,
+    describe,
+    named_server,
+    servers_for,
+)
 
 # The end-to-end tests were written against a projection that starts each feed batch at once; its rest after a
 # batch (BENTHIC_PROJECTION_PAUSE_MS, 20 ms by default: a throughput setting the benches measure) widens the
@@ -29,6 +38,11 @@ _choice: Choice | None = None
 
 def pytest_configure(config: pytest.Config) -> None:
     global _choice
+    if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or "1") > 1:
+        # A worker of several (tests/servers.py named_server): the services and CLIs the tests start must not
+        # inherit a server the worker does not use.
+        for variable in ("REDIS_URL", "BENTHIC_ARCHIVE_URL", "REDIS_CLUSTER_URL"):
+            os.environ.pop(variable, None)
     try:
         _choice = choose_from_environment()
     except ServerChoiceError as error:
@@ -36,7 +50,15 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    return describe(_choice) if _choice else []
+    return describe(_choice, workers=_workers(config)) if _choice else []
+
+
+def _workers(config: pytest.Config) -> int:
+    """How many pytest-xdist workers run the tests (1 without xdist; ``-n auto`` counts as several)."""
+    wanted = getattr(config.option, "numprocesses", None)
+    if wanted in (None, 0, "0"):
+        return 1
+    return int(wanted) if str(wanted).isdigit() else 2
 
 
 @pytest.fixture(scope="session")
@@ -47,7 +69,7 @@ def test_servers() -> TestServers:
 
 @pytest.fixture(scope="session")
 def redis_url(test_servers: TestServers) -> Iterator[str]:
-    url = os.environ.get("REDIS_URL")
+    url = named_server("REDIS_URL")
     if url:
         yield url
         return
@@ -60,7 +82,7 @@ def redis_url(test_servers: TestServers) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def archive_url(test_servers: TestServers) -> Iterator[str]:
     """A PostgreSQL DSN for the archive, its schema migrated."""
-    url = os.environ.get("BENTHIC_ARCHIVE_URL")
+    url = named_server("BENTHIC_ARCHIVE_URL")
     if url:
         _migrate(url)
         yield url
@@ -100,7 +122,7 @@ async def redis(redis_url: str) -> AsyncIterator[Redis]:  # noqa: F821
 @pytest.fixture(scope="session")
 def redis_cluster_url() -> Iterator[str]:
     """A private three-master Redis Cluster (REDIS_CLUSTER_URL if set)."""
-    url = os.environ.get("REDIS_CLUSTER_URL")
+    url = named_server("REDIS_CLUSTER_URL")
     if url:
         yield url
         return

@@ -7,7 +7,9 @@
 
 ``BENTHIC_TEST_SERVERS=containers|processes`` forces one; forcing ``containers`` without a reachable daemon
 is an error, never a silent fallback.  ``REDIS_URL`` and ``BENTHIC_ARCHIVE_URL`` still win over both: a
-server named there is used as it is.  The Redis Cluster of the cluster tests is always processes.
+server named there is used as it is, except when pytest-xdist runs the tests in several workers (``make test``
+does): the tests flush, fill and reconfigure their servers, so each worker starts its own instead of sharing
+one (``named_server``).  The Redis Cluster of the cluster tests is always processes.
 """
 
 from __future__ import annotations
@@ -133,11 +135,23 @@ def choose_from_environment(
     return choose_backend(env.get(ENV), probe())
 
 
-def describe(choice: Choice, env: Mapping[str, str] | None = None) -> list[str]:
-    """The lines pytest prints in its header."""
+def named_server(variable: str, env: Mapping[str, str] | None = None, workers: int | None = None) -> str | None:
+    """The server the environment names in ``variable`` (``REDIS_URL``, ``BENTHIC_ARCHIVE_URL``,
+    ``REDIS_CLUSTER_URL``), or None: also None when the tests run in more than one pytest-xdist worker
+    (``workers``, else ``PYTEST_XDIST_WORKER_COUNT``), where each worker starts servers of its own."""
     env = os.environ if env is None else env
-    redis = "REDIS_URL (from the environment)" if env.get("REDIS_URL") else choice.backend
-    postgres = "BENTHIC_ARCHIVE_URL (from the environment)" if env.get("BENTHIC_ARCHIVE_URL") else choice.backend
+    if workers is None:
+        workers = int(env.get("PYTEST_XDIST_WORKER_COUNT") or "1")
+    return None if workers > 1 else (env.get(variable) or None)
+
+
+def describe(choice: Choice, env: Mapping[str, str] | None = None, workers: int = 1) -> list[str]:
+    """The lines pytest prints in its header (``workers``: how many pytest-xdist workers run the tests)."""
+    env = os.environ if env is None else env
+    own = f"{choice.backend}, one per worker ({workers} workers)" if workers > 1 else choice.backend
+    redis = "REDIS_URL (from the environment)" if named_server("REDIS_URL", env, workers) else own
+    postgres = ("BENTHIC_ARCHIVE_URL (from the environment)" if named_server("BENTHIC_ARCHIVE_URL", env, workers)
+                else own)
     return [
         f"benthic test servers: {choice.backend} ({choice.reason}); set {ENV}=containers|processes to force one",
         f"  redis: {redis}; postgresql: {postgres}; redis cluster: processes",

@@ -20,6 +20,7 @@ from tests.servers import (
     choose_backend,
     choose_from_environment,
     describe,
+    named_server,
     probe_docker,
     servers_for,
 )
@@ -87,6 +88,18 @@ def test_the_environment_choice_and_the_header() -> None:
     lines = describe(Choice("processes", "no Docker daemon reachable (x)"), {"REDIS_URL": "redis://elsewhere"})
     assert lines[0].startswith("benthic test servers: processes (no Docker daemon reachable (x))")
     assert "redis: REDIS_URL (from the environment)" in lines[1] and "postgresql: processes" in lines[1]
+
+
+def test_servers_named_in_the_environment_are_not_shared_by_several_workers() -> None:
+    env = {"REDIS_URL": "redis://elsewhere", "BENTHIC_ARCHIVE_URL": "postgresql://elsewhere/db"}
+    assert named_server("REDIS_URL", env) == "redis://elsewhere"
+    assert named_server("REDIS_URL", {**env, "PYTEST_XDIST_WORKER_COUNT": "1"}) == "redis://elsewhere"
+    assert named_server("REDIS_URL", {**env, "PYTEST_XDIST_WORKER_COUNT": "2"}) is None
+    assert named_server("BENTHIC_ARCHIVE_URL", env, workers=2) is None
+    assert named_server("REDIS_CLUSTER_URL", env) is None
+    lines = describe(Choice("processes", "x"), env, workers=2)
+    assert "redis: processes, one per worker (2 workers)" in lines[1]
+    assert "postgresql: processes, one per worker (2 workers)" in lines[1]
 
 
 def _pytest(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
