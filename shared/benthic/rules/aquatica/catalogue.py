@@ -235,7 +235,7 @@ def _central(cat: Catalog, layout: Layout) -> dict[str, Any]:
         at = (c.wild_reserve.first[0] + i * c.wild_reserve.step[0],
               c.wild_reserve.first[1] + i * c.wild_reserve.step[1])
         name = _manta_kind_entry(cat, kind)["name"]
-        spaces[f"wild:{kind}"] = _space(f"wild:{kind}", "wild_reserve", f"{name} (reserve)", at,
+        spaces[f"wild:{kind}"] = _space(f"wild:{kind}", "wild_reserve", f"Reserve: {name}", at,
                                         c.wild_reserve.size, manta_kind=kind)
     return {"id": "central", "kind": "central_board", "name": "Central board", "view_box": list(c.view_box),
             "spaces": spaces, "connections": []}
