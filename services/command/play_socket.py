@@ -24,6 +24,11 @@ move: the client sends one JSON text frame per command and gets one JSON frame b
   reconnect), or the full view whenever the server cannot diff against the client's version.  Pushes end with
   the finished game's view, or when the token stops being valid (the next command frame is then refused).
 
+The language is chosen once, at the handshake: ``?lang=`` or the handshake's ``Accept-Language``, negotiated as
+over HTTP (``benthic.i18n.negotiate``; English by default).  Every label (``query: legal``, ``include: legal``,
+turn pushes) and every error ``message`` the socket sends is in that language; codes, details, commands, events
+and views are the same in every language.
+
 The seat token (query ``token`` or ``Authorization: Bearer``, since browsers cannot set headers on a WebSocket)
 is verified when the socket opens, and its expiry and revocation are checked again with every frame, so an
 expired or revoked token stops play at the next frame: the socket is then closed with code 4000 + status
@@ -42,8 +47,10 @@ import structlog
 from litestar import WebSocket, websocket
 from litestar.exceptions import WebSocketDisconnect
 
+from benthic.i18n import DEFAULT_LANGUAGE, negotiate
 from benthic.rules import get_engine
 from benthic.service.admission import Admission
+from benthic.service.errormessages import localized_message
 from benthic.service.http import ApiError, as_api_error
 from benthic.service.telemetry import log
 from benthic.trust.auth import SeatClaim, SeatGate, bearer
@@ -84,8 +91,11 @@ _encoder = msgspec.json.Encoder()
 MAX_FRAME_BYTES = 64 * 1024
 
 
-def _refusal(error: ApiError, command_id: str | None = None) -> Answer:
-    body = {"code": error.code, "message": error.message, "details": error.details}
+def _refusal(error: ApiError, command_id: str | None = None, language: str = DEFAULT_LANGUAGE) -> Answer:
+    """The error frame: the POST's error body, its message in the socket's language (codes and details
+    unchanged)."""
+    message = localized_message(error.status, error.code, error.message, language)
+    body = {"code": error.code, "message": message, "details": error.details}
     return Answer(error.status, command_id, error=body)
 
 
@@ -125,6 +135,7 @@ async def play_socket(socket: WebSocket[Any, Any, Any], game_id: str) -> None:
     token = socket.query_params.get("token") or bearer(socket.headers.get("authorization"))
     push = socket.query_params.get("push")
     asked = set(push.split(",")) if push is not None else set()
+    language = negotiate(socket.headers.get("accept-language"), socket.query_params.get("lang"))
     await socket.accept()
     try:
         if asked - set(PUSH_KINDS):
@@ -133,7 +144,7 @@ async def play_socket(socket: WebSocket[Any, Any, Any], game_id: str) -> None:
         claim = await gate.verify(token)
     except Exception as error:  # noqa: BLE001 - every refusal is answered, then the socket closes
         refused = as_api_error(error, "play_socket")
-        await socket.send_data(_encoder.encode(_refusal(refused)).decode())
+        await socket.send_data(_encoder.encode(_refusal(refused, language=language)).decode())
         await socket.close(code=4000 + refused.status, reason=refused.code)
         return
 
@@ -143,21 +154,22 @@ async def play_socket(socket: WebSocket[Any, Any, Any], game_id: str) -> None:
     views: asyncio.Task[None] | None = None
     if claim.game_id == game_id:  # a token of another game is refused frame by frame
         if "turns" in asked:
-            pushes.add(game_id, claim.seat, send)
+            pushes.add(game_id, claim.seat, send, language)
         if "views" in asked:
             hub: LiveHub = socket.app.state.hub
-            views = asyncio.create_task(_push_views(hub, gate, claim, send, deltas, since))
+            views = asyncio.create_task(_push_views(hub, gate, claim, send, deltas, since, language))
     with structlog.contextvars.bound_contextvars(actor=claim.player_id, actor_kind="player"):
         try:
             while True:
                 raw = await socket.receive_data("text")
                 shed = await admission.enter()  # a frame is admitted like a request
                 if shed is not None:
-                    answer, close = _refusal(admission.refusal(shed)), False
+                    answer, close = _refusal(admission.refusal(shed), language=language), False
                 else:
                     admitted = time.perf_counter()
                     try:
-                        answer, close = await _answer(service, gate, limits, ip, claim, game_id, raw, pushes)
+                        answer, close = await _answer(service, gate, limits, ip, claim, game_id, raw, pushes,
+                                                      language)
                     finally:
                         admission.leave(time.perf_counter() - admitted)
                 await send(_encoder.encode(answer).decode())
@@ -186,7 +198,7 @@ def _view_push(is_delta: bool, data: bytes) -> str:
 
 
 async def _push_views(hub: LiveHub, gate: SeatGate, claim: SeatClaim, send: Any, deltas: bool,
-                      since: int | None) -> None:
+                      since: int | None, language: str = DEFAULT_LANGUAGE) -> None:
     """The seat's view on every change, as the read API's live stream sends it (one hub per process: the same
     bytes and patches for every socket of a view), until the game's end or the token's."""
     game_id, seat = claim.game_id, claim.seat
@@ -194,7 +206,7 @@ async def _push_views(hub: LiveHub, gate: SeatGate, claim: SeatClaim, send: Any,
         client = hub.open(game_id, seat, stream=True)
     except LiveCapacityReached:
         refused = ApiError(503, "too_many_live_clients", "this server holds its maximum of live clients")
-        await send(_encoder.encode(_refusal(refused)).decode())
+        await send(_encoder.encode(_refusal(refused, language=language)).decode())
         return
     has = since
     try:
@@ -244,10 +256,10 @@ async def _push_turns(service: CommandService, pushes: TurnPushes, game_id: str,
         prompt = engine.prompt(folded.state)
         if prompt is None:
             return
-        for other, send in others:
+        for other, (send, language) in others:
             if other not in prompt.seats:
                 continue
-            legal = legal_commands(engine, game_id, other, folded)
+            legal = legal_commands(engine, game_id, other, folded, language=language)
             if not legal.commands:
                 continue
             try:
@@ -262,19 +274,20 @@ async def _push_turns(service: CommandService, pushes: TurnPushes, game_id: str,
 
 async def _answer(
     service: CommandService, gate: SeatGate, limits: Any, ip: str | None, claim: SeatClaim, game_id: str,
-    raw: str | bytes, pushes: TurnPushes,
+    raw: str | bytes, pushes: TurnPushes, language: str = DEFAULT_LANGUAGE,
 ) -> tuple[Answer, bool]:
-    """One frame's answer, and whether the socket must close (its token no longer holds)."""
+    """One frame's answer in the socket's ``language`` (labels, error messages), and whether the socket must
+    close (its token no longer holds)."""
     command_id = None
     try:
         await gate.still_valid(claim)
     except Exception as error:  # noqa: BLE001
         refused = as_api_error(error, "play_socket")
-        return _refusal(refused), refused.status == 401
+        return _refusal(refused, language=language), refused.status == 401
     try:
         frame = _decode(raw)
         if frame.query == "legal":
-            return Answer(200, result=await service.legal(game_id, claim)), False
+            return Answer(200, result=await service.legal(game_id, claim, language)), False
         command_id = frame.command_id
         await limits.hit("command", claim.player_id, ip)
         if frame.undo is not None:
@@ -283,9 +296,10 @@ async def _answer(
             return Answer(200, command_id, result=undone), False
         assert frame.command_id is not None and frame.command is not None  # checked by _decode
         request = CommandRequest(frame.command_id, frame.command, frame.expected_version)
-        accepted = await service.command(game_id, claim, request, include_legal=frame.include == "legal")
+        accepted = await service.command(game_id, claim, request, include_legal=frame.include == "legal",
+                                         language=language)
         if not accepted.duplicate:
             await _push_turns(service, pushes, game_id, claim.seat, accepted.last_version)
         return Answer(200, command_id, result=accepted), False
     except Exception as error:  # noqa: BLE001 - the POST's error answer, as a frame
-        return _refusal(as_api_error(error, "play_socket"), command_id), False
+        return _refusal(as_api_error(error, "play_socket"), command_id, language), False

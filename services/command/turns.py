@@ -10,25 +10,35 @@ bots service) push nothing, so a client that waits for a push falls back to aski
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import NamedTuple
+
+from benthic.i18n import DEFAULT_LANGUAGE
 
 Send = Callable[[str], Awaitable[None]]
 
 
+class Listener(NamedTuple):
+    """A socket taking pushes: how to send it a frame, and the language it chose at its handshake."""
+
+    send: Send
+    language: str = DEFAULT_LANGUAGE
+
+
 class TurnPushes:
     def __init__(self) -> None:
-        self._games: dict[str, dict[int, Send]] = {}
+        self._games: dict[str, dict[int, Listener]] = {}
 
-    def add(self, game_id: str, seat: int, send: Send) -> None:
-        self._games.setdefault(game_id, {})[seat] = send  # a newer socket of the seat takes its pushes
+    def add(self, game_id: str, seat: int, send: Send, language: str = DEFAULT_LANGUAGE) -> None:
+        self._games.setdefault(game_id, {})[seat] = Listener(send, language)  # a newer socket takes its pushes
 
     def remove(self, game_id: str, seat: int, send: Send) -> None:
         seats = self._games.get(game_id)
-        if seats is not None and seats.get(seat) is send:
+        if seats is not None and seat in seats and seats[seat].send is send:
             del seats[seat]
             if not seats:
                 del self._games[game_id]
 
-    def others(self, game_id: str, seat: int) -> list[tuple[int, Send]]:
+    def others(self, game_id: str, seat: int) -> list[tuple[int, Listener]]:
         """The pushing sockets of the game's other seats."""
         seats = self._games.get(game_id)
-        return [(s, send) for s, send in seats.items() if s != seat] if seats else []
+        return [(s, listener) for s, listener in seats.items() if s != seat] if seats else []

@@ -1,19 +1,24 @@
 """End to end, against the services as processes: `Accept-Language` and `?lang=` choose the language of the
 content catalogue, the labels of `/legal` and the history's sentences (Portuguese or English, the default);
-`Content-Language` says which, `Vary: Accept-Language` keeps shared caches apart."""
+`Content-Language` says which, `Vary: Accept-Language` keeps shared caches apart.  The play socket chooses its
+language at the handshake, the same way."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
 import msgspec
 import pytest
+from websockets.asyncio.client import connect
 
+from benthic.clients.bots_http import start_bot_game
 from benthic.clients.client import BenthicClient
 from benthic.i18n import localized_catalogue, localized_labels, render
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
+from benthic.service.errormessages import localized_message
 from tests.e2e.waiting import until
 
 GAMES = game_types()
@@ -155,3 +160,71 @@ async def test_error_messages_follow_the_language_and_keep_their_codes(client: B
     assert refused_pt.json()["code"] == refused_en.json()["code"]
     assert refused_pt.json()["message"] == (f"As regras não permitem isso ({refused_en.json()['code']}): "
                                             f"{refused_en.json()['message']}")
+
+
+def _socket(platform: LocalPlatform, game_id: str, token: str | None, query: str = "") -> str:
+    url = platform.command_url.replace("http://", "ws://") + f"/games/{game_id}/play?token={token or ''}"
+    return url + query
+
+
+async def _ask(socket: Any, frame: dict[str, Any] | str) -> dict[str, Any]:
+    await socket.send(frame if isinstance(frame, str) else msgspec.json.encode(frame).decode())
+    return msgspec.json.decode(await socket.recv())  # type: ignore[no-any-return]
+
+
+async def _labels(client: BenthicClient, game_id: str, token: str, headers: dict[str, str]) -> Any:
+    answer = await client.http.get(f"{client.command_url}/games/{game_id}/legal",
+                                   headers={"Authorization": f"Bearer {token}", **headers})
+    return answer.json()
+
+
+@pytest.mark.parametrize("game", GAMES)
+async def test_the_play_socket_speaks_the_language_chosen_at_its_handshake(
+        platform: LocalPlatform, client: BenthicClient, game: str) -> None:
+    """``?lang=`` or the handshake's Accept-Language, as over HTTP: the legal answers, the labels of a command's
+    answer, the turn pushes and the error messages of the socket are in that language; codes are the same."""
+    engine = get_engine(game)
+    game_id, tokens = await start_bot_game(client, game, max(2, engine.min_seats), name=f"wslang{game[:3]}")
+    legal = {seat: await _labels(client, game_id, token, {}) for seat, token in tokens.items()}
+    seat = next(s for s, answer in legal.items() if answer["commands"])
+    other = next(s for s in tokens if s != seat)
+    token = tokens[seat]
+    async with connect(_socket(platform, game_id, token, "&lang=pt")) as by_query, \
+            connect(_socket(platform, game_id, token), additional_headers=PT) as by_header, \
+            connect(_socket(platform, game_id, token)) as english, \
+            connect(_socket(platform, game_id, token, "&lang=en"), additional_headers=PT) as overridden, \
+            connect(_socket(platform, game_id, tokens[other], "&push=turns&lang=pt")) as pushed_to:
+        pt_labels = (await _labels(client, game_id, token, PT))["labels"]
+        assert pt_labels != legal[seat]["labels"]
+        for socket, labels in ((by_query, pt_labels), (by_header, pt_labels), (english, legal[seat]["labels"]),
+                               (overridden, legal[seat]["labels"])):
+            asked = await _ask(socket, {"query": "legal"})
+            assert asked["status"] == 200 and asked["result"]["labels"] == labels
+            assert asked["result"]["commands"] == legal[seat]["commands"]
+        refused_pt, refused_en = await _ask(by_query, "{not json"), await _ask(english, "{not json")
+        assert refused_pt["error"]["code"] == refused_en["error"]["code"] == "invalid_json"
+        assert refused_pt["error"]["message"] == localized_message(400, "invalid_json", "", "pt")
+        assert refused_pt["error"]["message"] != refused_en["error"]["message"]
+        pushes = 0
+        for move in range(40):
+            now = await _labels(client, game_id, token, {})
+            if not now["commands"]:
+                break
+            answer = await _ask(by_header, {"command_id": f"lang{move}", "command": now["commands"][0],
+                                            "expected_version": now["version"], "include": "legal"})
+            assert answer["status"] == 200, answer
+            after = await _labels(client, game_id, token, PT)
+            if after["version"] == answer["result"]["last_version"]:  # no platform event in between
+                assert answer["result"]["labels"] == after["labels"]
+            theirs = await _labels(client, game_id, tokens[other], PT)
+            if theirs["commands"] and theirs["version"] == answer["result"]["last_version"]:
+                push = msgspec.json.decode(await asyncio.wait_for(pushed_to.recv(), 5))
+                assert (push["status"], push["push"]) == (200, "turn")
+                assert push["result"]["labels"] == theirs["labels"], "a push in the language of its socket"
+                pushes += 1
+                break
+        assert pushes == 1
+    async with connect(_socket(platform, game_id, None, "&lang=pt")) as refused:
+        answer = msgspec.json.decode(await refused.recv())
+        assert answer["error"]["code"] == "missing_token"
+        assert answer["error"]["message"] == localized_message(401, "missing_token", "", "pt") != ""

@@ -106,6 +106,7 @@ async def test_undo_over_http_restores_every_view_once_and_leaks_nothing(
     assert {k: v for k, v in history[-1].items() if k != "text"} == {
         "version": done["version"], "ts_ms": history[-1]["ts_ms"],
         "event": {"type": "command_undone", **done["undone"]}}
+    assert history[-1]["text"].endswith(" took back their last move")  # benthic.i18n.platform
     assert not hidden_from(engine, before, other) & strings_in(history)
     # the game plays on from the state before the move: the same move is legal again
     replayed = await client.play(game_id, tokens[seat], command, expected_version=after_version)

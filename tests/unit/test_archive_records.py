@@ -78,7 +78,8 @@ def test_history_entries_redact_engine_events_and_show_platform_events() -> None
     entry = history_entry(engine, scored, 3)
     assert entry is not None
     assert msgspec.json.decode(entry) == {"version": scored.version, "ts_ms": scored.ts_ms,
-                                          "event": msgspec.json.decode(scored.data), "text": None}
+                                          "event": msgspec.json.decode(scored.data),
+                                          "text": "The final scores are in"}  # benthic.i18n.platform
     for envelope in game.envelopes[:-1]:
         event = engine.decode_event(envelope.data)
         for viewer in (None, 0, 3):

@@ -1,8 +1,10 @@
-"""The Portuguese catalogue has every text the services use, with the same placeholders; a request's language is
-negotiated as documented; sentences tell a viewer no more than its redacted event."""
+"""The Portuguese catalogue has every text the services use (every component's name included), with the same
+placeholders; a request's language is negotiated as documented; every event type of every engine and every
+platform event reads as a sentence in both languages; sentences tell a viewer no more than its redacted event."""
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Iterator
 from typing import Any
@@ -11,12 +13,16 @@ import msgspec
 import pytest
 from babel.messages.pofile import read_po
 
+from benthic.game import lifecycle
 from benthic.game.events import Envelope
 from benthic.game.history import history_entry
+from benthic.game.undo import COMMAND_UNDONE
 from benthic.i18n import localized_catalogue, localized_labels, negotiate, render
 from benthic.i18n.catalogs import gettext, po_path
 from benthic.i18n.keys import all_keys as engine_keys
+from benthic.i18n.platform import platform_sentence, platform_sentences
 from benthic.rules import GameConfig, Message, game_types, get_engine
+from benthic.rules.aquatica.events import KingDraftOffered
 from benthic.rules.nautilus.events import AssignmentDealt
 from benthic.rules.presentation import SeatRef
 from benthic.service.errormessages import RULE_MESSAGE, error_keys, localized_message
@@ -39,7 +45,7 @@ def portuguese() -> dict[str, Any]:
 
 def test_every_key_used_has_a_portuguese_translation_with_the_same_placeholders(portuguese: dict[str, Any]) -> None:
     keys = all_keys()
-    assert len(keys) > 500  # catalogue texts, sentence templates and label templates of three games
+    assert len(keys) > 1000  # component names, catalogue texts, sentence templates and label templates of 3 games
     missing = [k for k in keys if k not in portuguese or not portuguese[k].string or portuguese[k].fuzzy]
     assert missing == [], f"no Portuguese for {len(missing)} keys (run scripts/i18n_update.py, translate): {missing}"
     differ = [k for k in keys if _placeholders(k) != _placeholders(portuguese[k].string)]
@@ -59,7 +65,8 @@ def _keys_of(value: Any) -> Iterator[str]:
 
 @pytest.mark.parametrize("game", sorted(game_types()))
 def test_labels_and_sentences_of_a_played_game_are_all_translated(game: str, portuguese: dict[str, Any]) -> None:
-    """Also the keys a Message takes from data at run time (term names, kinds), which no extractor sees."""
+    """Also the keys a Message takes from data at run time (term and component names), which no extractor sees;
+    every event a viewer sees reads as a sentence."""
     engine = get_engine(game)
     used: set[str] = set()
     sentences = 0
@@ -72,11 +79,13 @@ def test_labels_and_sentences_of_a_played_game_are_all_translated(game: str, por
         for event in events:
             for viewer in (None, seat):
                 shown = engine.redact(event, viewer)
-                sentence = engine.sentence(shown) if shown is not None else None
-                if sentence is not None:
-                    sentences += 1
-                    used.update(_keys_of(sentence))
-    assert sentences > 20
+                if shown is None:
+                    continue
+                sentence = engine.sentence(shown)
+                assert sentence is not None, (viewer, shown)
+                sentences += 1
+                used.update(_keys_of(sentence))
+    assert sentences > 100
     assert sorted(k for k in used if not (k in portuguese and portuguese[k].string)) == []
 
 
@@ -123,7 +132,101 @@ def test_the_portuguese_catalogue_translates_names_and_keeps_the_content_version
     assert pt["name"] == gettext("pt", english["name"])
     changed = [t for t in english["terms"] if pt["terms"][t]["name"] != english["terms"][t]["name"]]
     assert len(changed) > len(english["terms"]) / 2  # most names differ (a few, like "Nemo", are the same)
+    components = english["components"]
+    renamed = [c for c in components if pt["components"][c]["name"] != components[c]["name"]]
+    assert len(renamed) > len(components) / 2  # cards, tiles, Locations, Characters ... (proper names may stay)
+    assert all(pt["components"][c]["name"] == gettext("pt", components[c]["name"]) for c in components)
     assert english["terms"] == get_engine(game).catalogue()["terms"]  # the shared catalogue is untouched
+    assert english["components"] == get_engine(game).catalogue()["components"]
+
+
+_RAW_ID = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")  # W_COIN2, T_POWER1: an id, not a name
+
+
+@pytest.mark.parametrize("game", sorted(game_types()))
+def test_catalogue_names_are_names_not_ids(game: str) -> None:
+    catalogue = get_engine(game).catalogue()
+    names = [c["name"] for c in catalogue["components"].values()]
+    names += [s["name"] for board in catalogue["boards"].values() for s in board["spaces"].values()]
+    names += [s["name"] for track in catalogue["tracks"].values() for s in track["spaces"]]
+    assert [n for n in names if _RAW_ID.search(n)] == []
+
+
+def _event_types(engine: Any) -> list[str]:
+    info = msgspec.inspect.type_info(engine.event_type)
+    types = info.types if isinstance(info, msgspec.inspect.UnionType) else (info,)
+    return [t.tag for t in types if isinstance(t, msgspec.inspect.StructType)]
+
+
+@pytest.mark.parametrize("game", sorted(game_types()))
+def test_every_event_type_has_a_sentence_in_english_and_portuguese(game: str, portuguese: dict[str, Any]) -> None:
+    """Each type has variants, the last of them a fallback (no ``when``) for any event of the type."""
+    engine = get_engine(game)
+    sentences = engine.sentences()
+    assert sentences is not None
+    types = _event_types(engine)
+    assert len(types) > 30
+    assert sorted(set(types) - set(sentences.variants)) == []
+    assert sorted(set(sentences.variants) - set(types)) == []  # no template for a type that does not exist
+    assert [t for t in types if "when" in sentences.variants[t][-1]] == []
+    templates = [v["text"] for t in types for v in sentences.variants[t]]
+    assert [k for k in templates if not (k in portuguese and portuguese[k].string)] == []
+
+
+PLATFORM_EVENTS = [
+    {"type": lifecycle.CLOCKS_STARTED},
+    {"type": lifecycle.CLOCK_EXPIRED, "seat": 1, "deadline_ms": 5, "policy": "takeover"},
+    {"type": lifecycle.SEAT_TAKEN_OVER, "seat": 1, "reason": "clock", "bot": "greedy"},
+    {"type": lifecycle.SEAT_TAKEN_OVER, "seat": 1, "reason": "resigned", "bot": "greedy"},
+    {"type": lifecycle.SEAT_RECLAIMED, "seat": 1, "player_id": "bob"},
+    {"type": lifecycle.PLAYER_RESIGNED, "seat": 1, "player_id": "bob"},
+    {"type": lifecycle.SEAT_FORFEITED, "seat": 1},
+    {"type": lifecycle.GAME_ABORTED, "reason": "operator", "by": "ops"},
+    {"type": lifecycle.GAME_ENDED, "reason": "too_few_seats_in_play"},
+    {"type": COMMAND_UNDONE, "seat": 1, "command_id": "c9", "first_version": 7, "last_version": 8},
+    {"type": "game_scored", "game_type": "nautilus", "results": []},
+]
+
+
+def test_every_platform_event_has_a_sentence_in_english_and_portuguese(portuguese: dict[str, Any]) -> None:
+    types = {e["type"] for e in PLATFORM_EVENTS}
+    assert types == set(lifecycle.EVENT_TYPES) | {COMMAND_UNDONE, "game_scored"}
+    assert set(platform_sentences().variants) == types
+    for event in PLATFORM_EVENTS:
+        sentence = platform_sentence(event)
+        assert sentence is not None, event
+        assert sentence.key in portuguese and portuguese[sentence.key].string
+        assert render(sentence, "pt") != render(sentence, "en")
+    undone = platform_sentence(PLATFORM_EVENTS[-2])
+    assert undone is not None
+    assert render(undone, "en", ["Ana", "Bruno"]) == "Bruno took back their last move"
+    assert render(undone, "pt", ["Ana", "Bruno"]) == "Bruno desfez sua última jogada"
+
+
+def test_a_platform_event_in_the_history_reads_as_a_sentence() -> None:
+    engine = get_engine("nautilus")
+    envelope = Envelope(version=9, type=COMMAND_UNDONE, kind="p", ts_ms=1,
+                        data=msgspec.json.encode(PLATFORM_EVENTS[-2]))
+    for viewer in (None, 0, 1):
+        found = history_entry(engine, envelope, viewer, None, "pt", ["Ana", "Bruno"])
+        assert found is not None
+        entry = msgspec.json.decode(found)
+        assert entry["event"] == PLATFORM_EVENTS[-2] and entry["text"] == "Bruno desfez sua última jogada"
+
+
+def test_a_component_name_in_a_label_and_a_sentence_reads_in_portuguese() -> None:
+    engine = get_engine("aquatica")
+    catalogue = engine.catalogue()
+    for _state, seat, _command, events, _after in random_game(engine, 2, 11):
+        for event in events:
+            shown = engine.redact(event, seat)
+            if shown is not None and shown["type"] == "character_played":
+                sentence = engine.sentence(shown)
+                assert sentence is not None
+                name = catalogue["components"][shown["card_id"]]["name"]
+                assert gettext("pt", name) in render(sentence, "pt") and name in render(sentence, "en")
+                return
+    raise AssertionError("no Character played")
 
 
 def test_a_history_sentence_tells_a_viewer_only_what_its_redacted_event_shows() -> None:
@@ -140,7 +243,8 @@ def test_a_history_sentence_tells_a_viewer_only_what_its_redacted_event_shows() 
         return msgspec.json.decode(found)
 
     own, other, spectator = entry(event.seat, "pt"), entry(1 - event.seat, "pt"), entry(None, "en")
-    assert own["text"] == f"Lugar {event.seat + 1} recebeu a missão especial {card_name}"
+    assert own["text"] == f"Lugar {event.seat + 1} recebeu a missão especial {gettext('pt', card_name)}"
+    assert gettext("pt", card_name) != card_name
     assert "card" not in other["event"] and card_name not in other["text"]
     assert other["text"] == f"Lugar {event.seat + 1} recebeu uma missão especial"
     assert spectator["text"] == f"Seat {event.seat + 1} was dealt a special assignment"
@@ -154,3 +258,17 @@ def test_error_messages_in_portuguese_keep_their_codes_and_the_rules_citation() 
     rule = localized_message(422, "not_your_turn", "§5.2: seat 1 is not prompted", "pt")
     assert rule == gettext("pt", RULE_MESSAGE).format(code="not_your_turn", rule="§5.2: seat 1 is not prompted")
     assert "not_your_turn" in rule and "§5.2" in rule and rule.startswith("As regras")
+
+
+def test_a_king_draft_reads_the_kings_names_to_its_seat_only() -> None:
+    engine = get_engine("aquatica")
+    kings = ["K1", "K2"]
+    event = KingDraftOffered(seat=0, king_ids=tuple(kings))
+    names = [engine.catalogue()["components"][k]["name"] for k in kings]
+    own, other = (engine.sentence(engine.redact(event, viewer) or {}) for viewer in (0, 1))
+    assert own is not None and other is not None
+    assert render(own, "en") == f"Seat 1 was offered the Kings {names[0]} and {names[1]}"
+    first, second = (gettext("pt", name) for name in names)
+    assert render(own, "pt") == f"Lugar 1 recebeu a oferta dos Reis {first} e {second}"
+    assert render(other, "pt") == "Lugar 1 recebeu a oferta de 2 Reis"
+    assert not any(name in render(other, "en") for name in names)

@@ -11,6 +11,7 @@ import msgspec
 
 from benthic.game.events import Envelope
 from benthic.i18n import DEFAULT_LANGUAGE, render
+from benthic.i18n.platform import platform_sentence
 from benthic.rules import AnyEngine
 
 _json = msgspec.json.Encoder()
@@ -30,7 +31,8 @@ def history_entry(
     """The history entry ``{"version", "ts_ms", "event", "text"}`` of one stream entry as ``viewer`` (a seat, or
     None for a spectator) may see it, or None when that viewer does not see the event at all.  ``text`` is the
     engine's sentence made from that same redacted event, in ``language``, seats written as their ``names``
-    (when known).  Platform events (``game_scored``, ...) are public and shown as stored, without a sentence.
+    (when known).  Platform events (``game_scored``, ``command_undone``, ...) are public: shown as stored, their
+    sentence from ``benthic.i18n.platform``.
     ``event``: the engine event already decoded."""
     if envelope.is_engine:
         if event is None:
@@ -41,7 +43,13 @@ def history_entry(
         sentence = engine.sentence(shown)
         text = render(sentence, language, names) if sentence is not None else None
         return _json.encode(_Entry(envelope.version, envelope.ts_ms, shown, text))
-    return _json.encode(_Entry(envelope.version, envelope.ts_ms, msgspec.Raw(envelope.data), None))
+    try:
+        stored = msgspec.json.decode(envelope.data)
+    except msgspec.DecodeError:
+        stored = None
+    sentence = platform_sentence(stored) if isinstance(stored, dict) else None
+    text = render(sentence, language, names) if sentence is not None else None
+    return _json.encode(_Entry(envelope.version, envelope.ts_ms, msgspec.Raw(envelope.data), text))
 
 
 def seat_names(seats: Sequence[dict[str, Any] | None]) -> list[str | None]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from babel.messages.extract import extract_from_dir
 
+from benthic.i18n.platform import platform_sentences
 from benthic.i18n.render import catalogue_texts
 from benthic.rules import game_types, get_engine
 
@@ -34,8 +35,8 @@ def source_keys() -> dict[str, str]:
 
 
 def sentence_keys() -> dict[str, str]:
-    """msgid -> the game type whose sentences.json has it."""
-    found: dict[str, str] = {}
+    """msgid -> the game type whose sentences.json has it (or the platform's, for its own events)."""
+    found: dict[str, str] = {text: "sentences:platform" for text in platform_sentences().keys()}
     for game_type in game_types():
         sentences = get_engine(game_type).sentences()
         for text in sentences.keys() if sentences is not None else ():

@@ -43,10 +43,13 @@ def _line(label: str) -> str:
     return label[:MAX_LABEL - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
-# The texts of a catalogue that are translated: the game's name, every term's name and text, every board's
-# and track's name, every option's text (tests/unit/test_i18n_catalogue.py walks the same fields).
+# The texts of a catalogue that are translated: the game's name, every component's name, every term's name and
+# text, every board's and track's name, every option's text (tests/unit/test_i18n_catalogue.py walks the same
+# fields).  A component's name is its msgid: the labels and sentences that name it translate the same key.
+# Components' effect texts stay English (written from effect data by each engine's texts.py).
 def catalogue_texts(catalogue: dict[str, Any]) -> list[str]:
     texts = [catalogue["name"]]
+    texts.extend(component["name"] for component in catalogue["components"].values())
     for term in catalogue["terms"].values():
         texts.append(term["name"])
         if term.get("text"):
@@ -66,6 +69,8 @@ def localized_catalogue(catalogue: dict[str, Any], language: str) -> dict[str, A
     out = copy.deepcopy(catalogue)
     out["language"] = language
     out["name"] = gettext(language, out["name"])
+    for component in out["components"].values():
+        component["name"] = gettext(language, component["name"])
     for term in out["terms"].values():
         term["name"] = gettext(language, term["name"])
         if term.get("text"):

@@ -340,9 +340,9 @@ class Sentences:
     ``when`` fields equal the event's and whose placeholders all name fields the event shows (not null: a
     redacted field skips the variant) makes the sentence.  A placeholder is the event field of that name:
     ``seat`` and the fields in ``seats`` are seats (SeatRef), those in ``terms`` catalogue terms (their names,
-    translated), those in ``components`` component ids (their names), those in ``bags`` {term: amount} maps
-    ("2 × Credit and 1 × Kelp"), a pair of numbers a cell "x,y"; a placeholder named in ``lengths``
-    (placeholder -> field) is the length of that list field."""
+    translated), those in ``components`` component ids or lists of them (their names, translated: a component's
+    name is a msgid), those in ``bags`` {term: amount} maps ("2 × Credit and 1 × Kelp"), a pair of numbers a
+    cell "x,y"; a placeholder named in ``lengths`` (placeholder -> field) is the length of that list field."""
 
     def __init__(self, raw: Mapping[str, Any], components: Mapping[str, str], terms: Mapping[str, str]) -> None:
         self.variants: dict[str, list[dict[str, Any]]] = {
@@ -380,13 +380,19 @@ class Sentences:
         if name in variant.get("terms", ()):
             return Message(self.terms.get(str(value), snake_name(str(value))))
         if name in variant.get("components", ()):
-            return self.components.get(str(value), str(value))
+            if isinstance(value, (list, tuple)):
+                return join_messages([self._component(str(v)) for v in value])
+            return self._component(str(value))
         if name in variant.get("bags", ()) and isinstance(value, Mapping):
             return join_messages([Message("{n} × {what}", {"n": n, "what": Message(self.terms.get(k, snake_name(k)))})
                                   for k, n in value.items() if n])
         if isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, int) for v in value):
             return f"{value[0]},{value[1]}"
         return value
+
+    def _component(self, cid: str) -> Message | str:
+        known = self.components.get(cid)
+        return Message(known) if known is not None else cid
 
 
 def join_messages(items: Sequence[Message | str]) -> Message | str:

@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from benthic.rules.presentation import CatalogueError, count, envelope, sentence, terms_from
+from benthic.rules.presentation import CatalogueError, Message, count, envelope, sentence, terms_from
 
 from . import content as content_module
 from .content import MAX_SEATS, Catalog, Character, Location, catalog
@@ -152,8 +152,8 @@ def _manta_kind_entry(cat: Catalog, kind_id: str) -> dict[str, Any]:
     kind = cat.manta_kinds[kind_id]
     what = "Trained" if kind.category == "trained" else "Wild"
     face = kind.face
-    short = depth_text(face).replace(" toward a payment", "")
-    return {"id": kind_id, "category": "manta_kind", "name": f"{what} Manta ({short})", "kind_category": kind.category,
+    name = kind.name or f"{what} Manta ({depth_text(face).replace(' toward a payment', '')})"
+    return {"id": kind_id, "category": "manta_kind", "name": name, "kind_category": kind.category,
             "count": kind.count, "text": sentence(manta_text(face)), "effect": msgspec.to_builtins(face)}
 
 
@@ -234,7 +234,8 @@ def _central(cat: Catalog, layout: Layout) -> dict[str, Any]:
     for i, kind in enumerate(cat.wild_kinds):
         at = (c.wild_reserve.first[0] + i * c.wild_reserve.step[0],
               c.wild_reserve.first[1] + i * c.wild_reserve.step[1])
-        spaces[f"wild:{kind}"] = _space(f"wild:{kind}", "wild_reserve", f"Wild Manta reserve: {kind}", at,
+        name = _manta_kind_entry(cat, kind)["name"]
+        spaces[f"wild:{kind}"] = _space(f"wild:{kind}", "wild_reserve", f"Reserve: {name}", at,
                                         c.wild_reserve.size, manta_kind=kind)
     return {"id": "central", "kind": "central_board", "name": "Central board", "view_box": list(c.view_box),
             "spaces": spaces, "connections": []}
@@ -301,14 +302,15 @@ def _options() -> list[dict[str, Any]]:
     return out
 
 
-def component_names() -> dict[str, str]:
-    """Component id -> name (what labels call things), of the pack in use."""
+def component_names() -> dict[str, Message]:
+    """Component id -> name (what labels call things: the catalogue name, a msgid), of the pack in use."""
     return _component_names(content_module.PACKS.key)
 
 
 @cache
-def _component_names(pack: str) -> dict[str, str]:
-    return {cid: entry["name"] for cid, entry in _body(pack)["components"].items()}
+def _component_names(pack: str) -> dict[str, Message]:
+    names = {cid: entry["name"] for cid, entry in _body(pack)["components"].items()}
+    return {cid: Message(name) for cid, name in names.items()}
 
 
 @cache

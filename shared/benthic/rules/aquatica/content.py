@@ -103,6 +103,7 @@ class MantaKind(_Data, frozen=True):
     face: Effect
     count: NonNegative | None = None  # wild only
     short: str | None = None  # trained only: the id suffix, T{seat}-{short}
+    name: str | None = None  # what people call the kind (the catalogue's name; derived from its face when absent)
 
 
 class MantaData(_Data, frozen=True):

@@ -58,10 +58,10 @@ class _Describer:
         self.me = state.players[seat]
         self.names = component_names()
 
-    def card(self, card_id: str) -> str:
+    def card(self, card_id: str) -> Message:
         return self.names[card_id]
 
-    def location_at(self, slot: int) -> tuple[str, str]:
+    def location_at(self, slot: int) -> tuple[str, Message]:
         bl = self.me.board[slot]
         assert bl is not None
         return bl.location_id, self.names[bl.location_id]
@@ -89,10 +89,10 @@ class _Describer:
         depth = loc.depths[bl.covered]
         if self.prompt == "pay" and isinstance(depth, Gain):
             label = msg("Exploit Depth {depth} of {location}: add {what} to the payment", depth=bl.covered + 1,
-                        location=loc.name, what=effect_text(depth).removeprefix("gain "))
+                        location=self.names[loc.id], what=effect_text(depth).removeprefix("gain "))
         else:
-            label = msg("Exploit Depth {depth} of {location}: {what}", depth=bl.covered + 1, location=loc.name,
-                        what=effect_text(depth))
+            label = msg("Exploit Depth {depth} of {location}: {what}", depth=bl.covered + 1,
+                        location=self.names[loc.id], what=effect_text(depth))
         return _clipped(label, [loc.id, f"slot:{c.slot}"])
 
     def claim(self, c: cmd.ClaimGoal) -> Description:
@@ -107,8 +107,8 @@ class _Describer:
         king = CAT.card[c.king_id]
         text: Message | str = (effects_text(king.effects) if king.effects
                                else msg("exchanged for a Wild Manta at setup"))
-        short = msg("Choose {king} (King {number})", king=king.name, number=king.number)
-        return Description.of(_fit(short, msg("Choose {king} (King {number}): {text}", king=king.name,
+        short = msg("Choose {king} (King {number})", king=self.names[c.king_id], number=king.number)
+        return Description.of(_fit(short, msg("Choose {king} (King {number}): {text}", king=self.names[c.king_id],
                                               number=king.number, text=text)), [c.king_id])
 
     # --- effects -------------------------------------------------------------------------------------------
@@ -128,7 +128,7 @@ class _Describer:
         row = row_of(self.state, c.location_id) or "bottom"
         cost = acquisition_cost(loc, c.mode, row)
         rows = {"top": msg("top row"), "bottom": msg("bottom row")}
-        params = {"location": loc.name, "row": rows.get(row, row), "slot": c.slot + 1}
+        params = {"location": self.names[loc.id], "row": rows.get(row, row), "slot": c.slot + 1}
         label = (Message("Buy {location} ({row}) for {price} into board slot {slot}",
                          {**params, "price": _resource(cost, "coins")}) if c.mode == "buy" else
                  Message("Conquer {location} ({row}) for {price} into board slot {slot}",

@@ -46,8 +46,9 @@ def block_ids(anchor: tuple[int, int]) -> tuple[str, ...]:
 
 
 @cache
-def tile(tile_id: str) -> str:
-    return tile_name(C.tiles[tile_id])
+def tile(tile_id: str) -> Message:
+    """A station tile by its catalogue name (a msgid: translated)."""
+    return Message(tile_name(C.tiles[tile_id]))
 
 
 class _Describer:

@@ -38,15 +38,23 @@ from .views import special_top_visible
 
 
 @cache
-def _card_names() -> dict[str, str]:
-    """Card id -> the name a label uses: the card's name, with its number when two cards share the name."""
+def _card_names() -> dict[str, Message]:
+    """Card id -> the name a label uses: the card's name (its catalogue name, a msgid), with its number when two
+    cards share the name."""
     cards = content().cards
     shared = Counter(c.name for c in cards.values())
-    return {cid: f"{c.name} (#{c.number})" if shared[c.name] > 1 else c.name for cid, c in cards.items()}
+    return {cid: msg("{card} (#{number})", card=Message(c.name), number=c.number) if shared[c.name] > 1
+            else Message(c.name) for cid, c in cards.items()}
+
+
+def card_label(card_id: str) -> Message:
+    """The card as a label names it, to translate."""
+    return _card_names()[card_id]
 
 
 def card_name(card_id: str) -> str:
-    return _card_names()[card_id]
+    """The card as a label names it, in English."""
+    return _card_names()[card_id].english()
 
 
 # What labels say, as Messages (each English text a msgid; benthic.i18n translates them).
@@ -191,7 +199,7 @@ class _Describer:
                                   [c.slot_id])
         card = content().cards[c.card_id]
         match = msg("; colours match") if slot.colour is not None and card.colour == slot.colour else ""
-        label = msg("Play {card} on {slot}{how}{match}{effect}", card=card_name(c.card_id), slot=c.slot_id, how=how)
+        label = msg("Play {card} on {slot}{how}{match}{effect}", card=card_label(c.card_id), slot=c.slot_id, how=how)
         effect = msg(" ({text})", text=self.slot_text(c.slot_id))
         return Description.of(_fit(label, ("match", match), ("effect", effect)), [c.card_id, c.slot_id])
 
@@ -199,7 +207,7 @@ class _Describer:
         perm = content().cards[c.card_id].permanent
         effect = getattr(perm, "effect", None)
         extra = msg(": {text}", text=_short(effect)) if effect is not None else ""
-        return Description.of(_fit(msg("Use the ability of {card}{effect}", card=card_name(c.card_id)),
+        return Description.of(_fit(msg("Use the ability of {card}{effect}", card=card_label(c.card_id)),
                                    ("effect", extra)), [c.card_id])
 
     def turn_card(self) -> tuple[str, str]:
@@ -209,7 +217,7 @@ class _Describer:
 
     def choose_order(self, c: cmd.ChooseOrder) -> Description:
         card_id, slot_id = self.turn_card()
-        card = card_name(card_id) if card_id else msg("the card")
+        card = card_label(card_id) if card_id else msg("the card")
         if c.first == "card":
             return Description.of(msg("Resolve {card} first, then the action of {slot}", card=card, slot=slot_id),
                                   [card_id, slot_id])
@@ -219,17 +227,17 @@ class _Describer:
     def pay_special(self, c: cmd.PaySpecial | cmd.DeclineSpecial) -> Description:
         card_id, _ = self.turn_card()
         if isinstance(c, cmd.DeclineSpecial):
-            return Description.of(msg("Do not pay for {card} (it is discarded)", card=card_name(card_id)), [card_id])
+            return Description.of(msg("Do not pay for {card} (it is discarded)", card=card_label(card_id)), [card_id])
         cost = content().cards[card_id].cost or 0
-        return Description.of(msg("Pay {price} to use {card}", price=amount(cost, "credit"), card=card_name(card_id)),
+        return Description.of(msg("Pay {price} to use {card}", price=amount(cost, "credit"), card=card_label(card_id)),
                               [card_id])
 
     def action_limit(self, c: cmd.DiscardActionCard | cmd.DeclineClaim) -> Description:
         card_id, _ = self.turn_card()
         if isinstance(c, cmd.DeclineClaim):
-            return Description.of(msg("Do not claim {card} (it is discarded)", card=card_name(card_id)), [card_id])
-        return Description.of(msg("Discard your action card {action} to claim {card}", action=card_name(c.card_id),
-                                  card=card_name(card_id)), [c.card_id, card_id])
+            return Description.of(msg("Do not claim {card} (it is discarded)", card=card_label(card_id)), [card_id])
+        return Description.of(msg("Discard your action card {action} to claim {card}", action=card_label(c.card_id),
+                                  card=card_label(card_id)), [c.card_id, card_id])
 
     def use_discarded(self, c: cmd.UseDiscardedAction) -> Description:
         turn = self.state.turn
@@ -238,16 +246,16 @@ class _Describer:
         if c.use:
             effect = content().cards[card_id].effect
             extra = msg(": {text}", text=_short(effect)) if effect is not None else ""
-            return Description.of(_fit(msg("Use {card} one last time{effect}", card=card_name(card_id)),
+            return Description.of(_fit(msg("Use {card} one last time{effect}", card=card_label(card_id)),
                                        ("effect", extra)), [card_id])
-        return Description.of(msg("Let {card} go without using it", card=card_name(card_id)), [card_id])
+        return Description.of(msg("Let {card} go without using it", card=card_label(card_id)), [card_id])
 
     # --- effects -------------------------------------------------------------------------------------------
-    def source(self) -> tuple[Message | str, list[str]]:
+    def source(self) -> tuple[Message, list[str]]:
         """The current effect's source as words and highlights: "Small Grant", "the action of G3"."""
         top = self.state.frames[-1]
         if top.card_id and top.card_id in content().cards:
-            return card_name(top.card_id), [top.card_id]
+            return card_label(top.card_id), [top.card_id]
         if top.slot_id:
             return msg("the action of {slot}", slot=top.slot_id), [top.slot_id]
         return msg("this effect"), []
@@ -332,11 +340,11 @@ class _Describer:
     def use_action_card(self, c: cmd.UseActionCard) -> Description:
         effect = content().cards[c.card_id].effect
         extra = msg(": {text}", text=_short(effect)) if effect is not None else ""
-        return Description.of(_fit(msg("Use your action card {card}{effect}", card=card_name(c.card_id)),
+        return Description.of(_fit(msg("Use your action card {card}{effect}", card=card_label(c.card_id)),
                                    ("effect", extra)), [c.card_id])
 
     def restore_action_card(self, c: cmd.RestoreActionCard) -> Description:
-        return Description.of(msg("Turn your action card {card} upright again", card=card_name(c.card_id)),
+        return Description.of(msg("Turn your action card {card} upright again", card=card_label(c.card_id)),
                               [c.card_id])
 
     def take_special(self, c: cmd.TakeSpecial) -> Description:
@@ -344,22 +352,22 @@ class _Describer:
         if c.source == "row" and c.row_index is not None:
             card_id = state.special_row[c.row_index - 1]
             return Description.of(msg("Take the Special card {card} from the row (position {n})",
-                                      card=card_name(card_id), n=c.row_index), [card_id, f"special_row:{c.row_index}"])
+                                      card=card_label(card_id), n=c.row_index), [card_id, f"special_row:{c.row_index}"])
         if c.source == "deck_top":
             if special_top_visible(state):
                 top = state.special_deck[0]
                 return Description.of(msg("Take the Special card {card} from the top of the deck",
-                                          card=card_name(top)), [top, "special_deck"])
+                                          card=card_label(top)), [top, "special_deck"])
             return Description.of(msg("Take the top card of the Special deck"), ["special_deck"])
         return Description.of(msg("Draw 3 Special cards from the deck, keep 1 and put 2 under the deck"),
                               ["special_deck"])
 
     def keep_special(self, c: cmd.KeepSpecial) -> Description:
         under: Message | str = ""
-        for name in reversed([card_name(x) for x in c.bottom]):
+        for name in reversed([card_label(x) for x in c.bottom]):
             under = msg("{a} then {b}", a=name, b=under) if under else name
-        label = (msg("Keep {card}; put {under} under the Special deck", card=card_name(c.keep), under=under)
-                 if under else msg("Keep {card}", card=card_name(c.keep)))
+        label = (msg("Keep {card}; put {under} under the Special deck", card=card_label(c.keep), under=under)
+                 if under else msg("Keep {card}", card=card_label(c.keep)))
         return Description.of(label, [c.keep])
 
     def gain_distinct(self, c: cmd.GainDistinct) -> Description:
@@ -409,7 +417,7 @@ class _Describer:
 
     # --- simultaneous prompts ------------------------------------------------------------------------------
     def cards_list(self, ids: Sequence[str]) -> Message | str:
-        return join_messages([card_name(c) for c in ids])
+        return join_messages([card_label(c) for c in ids])
 
     def keep_cards(self, c: cmd.KeepCards) -> Description:
         return Description.of(msg("Keep {cards}", cards=self.cards_list(c.card_ids)) if c.card_ids
@@ -428,7 +436,7 @@ class _Describer:
         scoring = content().cards[c.card_id].end_scoring
         assert isinstance(scoring, BuyScore)
         times = msg(" ({n} times)", n=c.times) if c.times > 1 else ""
-        return Description.of(msg("With {card}, pay {price} for {points}{times}", card=card_name(c.card_id),
+        return Description.of(msg("With {card}, pay {price} for {points}{times}", card=card_label(c.card_id),
                                   price=res_text(scaled(scoring.cost, c.times)) or msg("nothing"),
                                   points=amount(scoring.points * c.times, "point"), times=times), [c.card_id])
 
