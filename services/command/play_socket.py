@@ -22,7 +22,9 @@ move: the client sends one JSON text frame per command and gets one JSON frame b
   ``&deltas=1`` after the first one ``{"status": 200, "push": "delta", "result": {"version", "base", "patch"}}``
   (an RFC 6902 patch of the view of version ``base``; ``&since=V``: the version the client has, after a
   reconnect), or the full view whenever the server cannot diff against the client's version.  Pushes end with
-  the finished game's view, or when the token stops being valid (the next command frame is then refused).
+  the view of the game's last version, as the live stream's do (its ``game_scored``, or 30 s after the finished
+  game's view if that does not come: ``services.projection.live.StreamEnd``), or when the token stops being valid
+  (the next command frame is then refused).
 
 The seat token (query ``token`` or ``Authorization: Bearer``, since browsers cannot set headers on a WebSocket)
 is verified when the socket opens, and its expiry and revocation are checked again with every frame, so an
@@ -34,6 +36,7 @@ set it.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from typing import Any, Literal
 
@@ -51,8 +54,7 @@ from services.command.legal import legal_commands
 from services.command.schemas import CommandRequest, UndoRequest
 from services.command.service import CommandService
 from services.command.turns import TurnPushes
-from services.projection.live import LiveCapacityReached, LiveHub
-from services.projection.readmodel import FINISHED_MARK
+from services.projection.live import Latest, LiveCapacityReached, LiveHub, StreamEnd
 
 
 class Frame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -188,7 +190,7 @@ def _view_push(is_delta: bool, data: bytes) -> str:
 async def _push_views(hub: LiveHub, gate: SeatGate, claim: SeatClaim, send: Any, deltas: bool,
                       since: int | None) -> None:
     """The seat's view on every change, as the read API's live stream sends it (one hub per process: the same
-    bytes and patches for every socket of a view), until the game's end or the token's."""
+    bytes and patches for every socket of a view), until the game's last version or the token's end."""
     game_id, seat = claim.game_id, claim.seat
     try:
         client = hub.open(game_id, seat, stream=True)
@@ -197,6 +199,8 @@ async def _push_views(hub: LiveHub, gate: SeatGate, claim: SeatClaim, send: Any,
         await send(_encoder.encode(_refusal(refused)).decode())
         return
     has = since
+    end = StreamEnd(hub, game_id)
+    sent: Latest | None = None
     try:
         latest = await hub.current(game_id, seat)
         while True:
@@ -204,11 +208,12 @@ async def _push_views(hub: LiveHub, gate: SeatGate, claim: SeatClaim, send: Any,
                 await gate.still_valid(claim)
                 await send(_view_push(*hub.frame_for(game_id, seat, has, latest)) if deltas
                            else _view_push(False, latest[1]))
-                has = latest[0]
-                if FINISHED_MARK in latest[1]:
-                    return
+                has, sent = latest[0], latest
+            left = math.inf if sent is None else await end.wait_after(sent)
+            if left is None:
+                return
             try:
-                newer = await client.next(VIEW_WAIT_S)
+                newer = await client.next(min(left, VIEW_WAIT_S))
             except TimeoutError:
                 await gate.still_valid(claim)
                 newer = None

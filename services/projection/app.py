@@ -44,10 +44,9 @@ from benthic.service.telemetry import GAMES, INTEGRATION_EVENTS, LIVE_STREAMS_RE
 from benthic.trust.auth import SeatGate, SeatTokens, bearer
 from benthic.trust.revocation import Revocations
 from services.projection.archived import ArchivedReads
-from services.projection.live import LiveCapacityReached, LiveHub
+from services.projection.live import SCORED_WAIT_S, LiveCapacityReached, LiveHub, StreamEnd
 from services.projection.projector import Projector
 from services.projection.readmodel import (
-    FINISHED_MARK,
     SCORES,
     STATUSES,
     SUMMARY,
@@ -251,8 +250,9 @@ def _sse_closed(error: ApiError) -> bytes:
 
 async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | None, deltas: bool = False,
                 since: int | None = None) -> Stream:
-    """The view on every change.  A seat's stream ends (event ``closed`` with the error's code) as soon as its
-    token expires or is revoked, at its next update or keep-alive: the client refreshes it and reconnects.
+    """The view on every change, to the game's last version (``StreamEnd``: its ``game_scored``).  A seat's stream
+    ends (event ``closed`` with the error's code) as soon as its token expires or is revoked, at its next update or
+    keep-alive: the client refreshes it and reconnects.
     With ``deltas`` a frame is a patch from the version the client has (``since``, then each frame's) whenever
     the hub holds the step from it, else the full view."""
     hub = _hub(request)
@@ -287,9 +287,10 @@ async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | Non
                         return
             version, body = latest
             yield frame(since, latest)
-            while FINISHED_MARK not in body:
+            end = StreamEnd(hub, game_id)
+            while (left := await end.wait_after((version, body))) is not None:
                 try:
-                    latest = await client.next(KEEP_ALIVE_S)
+                    latest = await client.next(min(left, KEEP_ALIVE_S))
                 except TimeoutError:
                     latest = None
                     yield b": keep-alive\n\n"
@@ -360,7 +361,10 @@ _LIVE_DOC: dict[str, Any] = {
     "description": (
         "Server-sent events (`text/event-stream`), one frame per new version of the view:\n\n"
         "```\nid: <version>\nevent: view\ndata: <the view, as GET .../view answers it, on one line>\n\n```\n\n"
-        "The first frame is the current view; the stream ends after the view of the finished game. Every 15 s "
+        "The first frame is the current view; the stream ends after the view of the game's last version: the one "
+        "that folds its `game_scored` (appended by the scoring service a moment after the end: the final scores are "
+        f"at `GET /games/{{id}}/scores`), or {SCORED_WAIT_S:g} s after the finished game's view if that version does "
+        "not come. Every 15 s "
         "without a change a comment `: keep-alive` is sent. A client that falls BENTHIC_LIVE_BUFFER versions "
         "behind is disconnected (reconnect). A seat's stream ends with `event: closed` and `data: {\"code\", "
         "\"message\"}` (the error, e.g. `token_expired`, `token_revoked`) once its token stops being valid: "
