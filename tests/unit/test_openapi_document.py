@@ -87,3 +87,15 @@ def test_openapi_python_client_generates_every_client_without_a_warning(tmp_path
         assert run.returncode == 0, printed[-4000:]
         assert "warning" not in printed.lower() and "unable" not in printed.lower(), printed[:4000]
         assert (tmp_path / name / "api").is_dir() and any((tmp_path / name / "models").iterdir())
+
+
+def test_the_labels_keep_their_public_schema_name() -> None:
+    """The legal commands' labels are the component `Description` in the command document, as they were before the
+    engines' Description and the answers' Label became two types: a client generated from the document keeps its
+    type's name."""
+    schemas = _served(command_app)["components"]["schemas"]
+    for answer in ("LegalCommands", "CommandAccepted"):
+        labels = schemas[answer]["properties"]["labels"]
+        assert "#/components/schemas/Description" in json.dumps(labels), (answer, labels)
+    assert set(schemas["Description"]["properties"]) == {"label", "highlights"}
+    assert "Label" not in schemas
