@@ -44,6 +44,7 @@ import msgspec
 import structlog
 from litestar import WebSocket, websocket
 from litestar.exceptions import WebSocketDisconnect
+from litestar.params import FromPath
 
 from benthic.rules import get_engine
 from benthic.service.admission import Admission
@@ -117,7 +118,7 @@ def _decode(raw: str | bytes) -> Frame:
 
 
 @websocket("/games/{game_id:str}/play")
-async def play_socket(socket: WebSocket[Any, Any, Any], game_id: str) -> None:
+async def play_socket(socket: WebSocket[Any, Any, Any], game_id: FromPath[str]) -> None:
     gate: SeatGate = socket.app.state.gate
     service: CommandService = socket.app.state.service
     limits = socket.app.state.limits

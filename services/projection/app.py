@@ -13,7 +13,7 @@ from litestar import Litestar, Request, Response, get
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components
-from litestar.params import Parameter
+from litestar.params import FromPath, FromQuery, HeaderParameter, Parameter
 from litestar.response import Stream
 
 from benthic.feed.consumer import FeedConsumer
@@ -163,8 +163,8 @@ Deltas = Annotated[bool, Parameter(
                 "(`event: delta`)")]
 Since = Annotated[int | None, Parameter(
     ge=0, description="with `deltas=1`: the version of the view the client has (a reconnect); ignored without")]
-LastEventId = Annotated[str | None, Parameter(
-    header="Last-Event-ID", description="with `deltas=1`: the version the client has, as EventSource sends it when "
+LastEventId = Annotated[str | None, HeaderParameter(
+    name="Last-Event-ID", description="with `deltas=1`: the version the client has, as EventSource sends it when "
                                         "it reconnects by itself (it wins over `since`); an id that is no version "
                                         "is ignored: the full view comes")]
 
@@ -445,8 +445,8 @@ PageLimit = Annotated[int, Parameter(ge=1, description="at most this many (and a
 @get("/lobby", summary="Games by type and status, newest first", tags=["lobby"],
      opt=doc("404:unknown_game_type", ok=LobbyPage))
 async def lobby(
-    request: Request[Any, Any, Any], game_type: str | None = None,
-    status: Literal[STATUSES] | None = None,  # type: ignore[valid-type]
+    request: Request[Any, Any, Any], game_type: FromQuery[str | None] = None,
+    status: FromQuery[Literal[STATUSES] | None] = None,  # type: ignore[valid-type]
     limit: PageLimit = 50,
 ) -> dict[str, Any]:
     types = [game_type] if game_type else list(game_types())
@@ -459,7 +459,9 @@ async def lobby(
 
 @get("/leaderboards/{game_type:str}", summary="Ratings leaderboard of a game type", tags=["ratings"],
      opt=doc("404:unknown_game_type", ok=Leaderboard))
-async def leaderboard(request: Request[Any, Any, Any], game_type: str, limit: PageLimit = 20) -> dict[str, Any]:
+async def leaderboard(
+    request: Request[Any, Any, Any], game_type: FromPath[str], limit: PageLimit = 20
+) -> dict[str, Any]:
     if game_type not in game_types():
         raise ApiError(404, "unknown_game_type", f"unknown game type {game_type!r}")
     return {"game_type": game_type, "players": await _reads(request).leaderboard(game_type, min(limit, 500))}
