@@ -10,10 +10,12 @@ import tempfile
 from pathlib import Path
 
 from benthic.local.localplatform import LocalPlatform
+from benthic.local.signals import stop_servers_on_signals
 from tests.apifuzz import ENV, run
 
 
 def main() -> None:
+    stop_servers_on_signals()  # SIGTERM too stops the servers this bench starts
     parser = argparse.ArgumentParser()
     parser.add_argument("--examples", type=int, default=100, help="cases per operation and phase")
     parser.add_argument("--seed", type=int, default=None)

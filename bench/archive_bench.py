@@ -27,6 +27,7 @@ from benthic.game.gamestate import StateLoader
 from benthic.game.keys import GameKeys, RatingKeys
 from benthic.local.devpostgres import PrivatePostgres
 from benthic.local.devredis import PrivateRedis
+from benthic.local.signals import stop_servers_on_signals
 from benthic.rules import GameConfig, game_types, get_engine
 from benthic.rules.bots import RandomBot
 from benthic.service.config import Settings
@@ -130,6 +131,7 @@ async def run(redis_url: str, archive_url: str, games: int, seats_choice: str) -
 
 
 def main() -> None:
+    stop_servers_on_signals()  # SIGTERM too stops the servers this bench starts
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=30, help="finished games per game type")
     parser.add_argument("--seats", choices=["max", "min"], default="max")

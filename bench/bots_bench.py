@@ -22,6 +22,7 @@ from bench.common import histogram, histogram_quantile
 from benthic.clients.client import BenthicClient
 from benthic.game.keys import GameKeys
 from benthic.local.localplatform import LocalPlatform
+from benthic.local.signals import stop_servers_on_signals
 from benthic.rules import game_types, get_engine
 
 
@@ -82,6 +83,7 @@ async def _run(platform: LocalPlatform, games: int, concurrency: int, types: lis
 
 
 def main() -> None:
+    stop_servers_on_signals()  # SIGTERM too stops the servers this bench starts
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=500)
     parser.add_argument("--concurrency", type=int, default=40)

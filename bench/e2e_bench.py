@@ -33,6 +33,7 @@ from bench.loadclient import LoadClient, SocketPlays
 from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.clients.client import ApiFailure
 from benthic.local.localplatform import SERVICES, LocalPlatform
+from benthic.local.signals import stop_servers_on_signals
 from benthic.rules import game_types, get_engine
 
 
@@ -152,6 +153,7 @@ def run(concurrent: int, seconds: float, types: list[str], rate: float, nice: bo
 
 
 def main() -> None:
+    stop_servers_on_signals()  # SIGTERM too stops the servers this bench starts
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=60.0)

@@ -54,6 +54,7 @@ from benthic.game.keys import GameKeys
 from benthic.local.devha import PrivateSentinelSet
 from benthic.local.devpostgres import PrivatePostgres
 from benthic.local.localplatform import SERVICES, LocalPlatform
+from benthic.local.signals import stop_servers_on_signals
 from benthic.rules import game_types
 from benthic.service.config import from_env
 
@@ -720,6 +721,7 @@ def run_cost(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main() -> None:
+    stop_servers_on_signals()  # SIGTERM too stops the servers this bench starts
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--failovers", type=int, default=100)
     parser.add_argument("--games", type=int, default=12, help="concurrent two-seat games in the failover loop")

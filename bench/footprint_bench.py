@@ -22,6 +22,7 @@ from benthic.clients.client import ApiFailure, BenthicClient
 from benthic.feed.keys import feed_key
 from benthic.game.keys import GameKeys, lobby_key
 from benthic.local.localplatform import LocalPlatform
+from benthic.local.signals import stop_servers_on_signals
 from benthic.rules import game_types, get_engine
 from benthic.service.redisconn import redis_client
 
@@ -117,6 +118,7 @@ async def _run(games: int) -> dict[str, Any]:
 
 
 def main() -> None:
+    stop_servers_on_signals()  # SIGTERM too stops the servers this bench starts
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=3)
     args = parser.parse_args()

@@ -24,6 +24,7 @@ from bench.common import BENCH_LIMITS, peak_rss_mb, quantile
 from bench.loadclient import LoadClient
 from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.local.localplatform import LocalPlatform
+from benthic.local.signals import stop_servers_on_signals
 
 TYPES = ("underwater_cities", "aquatica", "nautilus")
 
@@ -233,6 +234,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main() -> None:
+    stop_servers_on_signals()  # SIGTERM too stops the servers this bench starts
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--streams", type=int, default=5000)
     parser.add_argument("--rate", type=float, default=100.0)

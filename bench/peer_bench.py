@@ -44,6 +44,7 @@ from bench.loadclient import LoadClient
 from benthic.clients.bots_http import start_bot_game
 from benthic.local.devredis import free_port, stop_process
 from benthic.local.localplatform import LocalPlatform
+from benthic.local.signals import stop_servers_on_signals
 
 ROOT = Path(__file__).resolve().parent.parent
 PEER_DIR = ROOT / "bench" / "peer"
@@ -403,6 +404,7 @@ def run(
 
 
 def main() -> None:
+    stop_servers_on_signals()  # SIGTERM too stops the servers this bench starts
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=200, help="concurrent games on each server")
     parser.add_argument("--moves", type=int, default=100, help="moves per game (then a new game starts)")

@@ -91,6 +91,7 @@ from yarl import URL
 from bench.common import CpuWindow, env_overrides
 from benthic.local.devredis import PrivateRedisCluster
 from benthic.local.localplatform import LocalPlatform
+from benthic.local.signals import stop_servers_on_signals
 from benthic.rules import game_types, get_engine
 
 try:
@@ -1065,6 +1066,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main() -> None:
+    stop_servers_on_signals()  # SIGTERM too stops the servers this bench starts
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=10000, help="live games (the population)")
     parser.add_argument("--think-s", type=float, default=20.0, help="mean think time between a game's moves")

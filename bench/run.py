@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from benthic.local.signals import stop_servers_on_signals
+
 QUICK = os.environ.get("BENTHIC_BENCH_QUICK") == "1"
 
 STEPS = [
@@ -62,7 +64,27 @@ OPTIONAL = [
 ]
 
 
+STEP_STOP_S = 120.0  # a bench stopped midway stops the servers it started within this time, or is killed
+
+
+def _step(command: list[str]) -> subprocess.CompletedProcess[str]:
+    """One bench to its end.  Stopped meanwhile (Ctrl-C, SIGTERM), the bench is asked to stop (SIGTERM: it stops
+    the servers it started) where ``subprocess.run`` would kill it and leave them running."""
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        try:
+            stdout, stderr = process.communicate()
+        except BaseException:
+            process.terminate()
+            try:
+                process.wait(STEP_STOP_S)
+            except subprocess.TimeoutExpired:
+                process.kill()
+            raise
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
 def main() -> None:
+    stop_servers_on_signals()  # a SIGTERM stops the bench running, and its servers
     out_dir = Path("bench/results")
     out_dir.mkdir(parents=True, exist_ok=True)
     results: dict[str, object] = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "quick": QUICK}
@@ -74,7 +96,7 @@ def main() -> None:
     for name, args in steps:
         print(f"== {name}: python {' '.join(args)}", file=sys.stderr, flush=True)
         started = time.monotonic()
-        done = subprocess.run([sys.executable, *args], capture_output=True, text=True)
+        done = _step([sys.executable, *args])
         sys.stderr.write(done.stderr[-4000:])
         if done.returncode != 0:
             results[name] = {"error": f"exit {done.returncode}", "stderr": done.stderr[-2000:]}

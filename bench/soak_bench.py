@@ -26,6 +26,7 @@ from bench.common import BENCH_LIMITS, env_overrides
 from bench.loadclient import LoadClient
 from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.local.localplatform import LocalPlatform
+from benthic.local.signals import stop_servers_on_signals
 from benthic.rules import game_types, get_engine
 from benthic.service.redisconn import redis_client
 
@@ -110,6 +111,7 @@ async def _soak(platform: LocalPlatform, games: int, concurrent: int, sample_s: 
 
 
 def main() -> None:
+    stop_servers_on_signals()  # SIGTERM too stops the servers this bench starts
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--concurrent", type=int, default=40)

@@ -25,6 +25,7 @@ from benthic.feed.encoding import encode_notification
 from benthic.feed.notification import Notification
 from benthic.game.keys import GameKeys
 from benthic.local.devredis import PrivateRedis
+from benthic.local.signals import stop_servers_on_signals
 from benthic.store import EventStore, NewEvent, SeatInfo, VersionConflict
 from benthic.store.append import SOURCE as APPEND_SOURCE
 from benthic.store.append import append_call
@@ -138,6 +139,7 @@ def _csv_rate(output: str) -> float:
 
 
 def main() -> None:
+    stop_servers_on_signals()  # SIGTERM too stops the servers this bench starts
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--redis-url", default=None)
     parser.add_argument("--seconds", type=float, default=10.0)

@@ -13,7 +13,7 @@ from litestar import Litestar, Request, Response, get, post
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components
-from litestar.params import Parameter
+from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 
 from benthic.game.content import install as install_content
 from benthic.game.gameschemas import commands_schema, create_game_schema, game_schemas, redacted_events_schema
@@ -140,7 +140,7 @@ def _refine(document: dict[str, Any]) -> dict[str, Any]:
               "duplicate_player", "creator_not_seated", "too_many_open_games", "unknown_bot", "invalid_bot_level",
               "reserved_player_id", "invalid_option", RULE, *WRITE,
               body=_create_game_body))
-async def create_game(request: Request[Any, Any, Any], data: CreateGame) -> Response[GameCreated]:
+async def create_game(request: Request[Any, Any, Any], data: JSONBody[CreateGame]) -> Response[GameCreated]:
     """A **player** creates a game for themselves: their own seat (`{}` or `{"player_id": <their sub>}`) and
     open seats (`null`); the answer holds their seat token.  A **trusted backend** (JWT with scope
     `benthic:matchmaker`) names the players of every seat; the answer holds no token: each player gets theirs
@@ -158,7 +158,7 @@ async def create_game(request: Request[Any, Any, Any], data: CreateGame) -> Resp
       security=[{PLAYER_JWT: []}],
       opt=doc(*PLAYER_AUTH, "rate_limited", "player_mismatch", *GAME_BY_ID, "game_finished", "no_open_seat",
               "seat_taken", "already_seated", "no_such_seat", "too_many_open_games", *WRITE))
-async def join_game(request: Request[Any, Any, Any], game_id: GameId, data: JoinGame) -> Response[Joined]:
+async def join_game(request: Request[Any, Any, Any], game_id: GameId, data: JSONBody[JoinGame]) -> Response[Joined]:
     """The caller (a player's JWT) takes an open seat (`seat`, or the first open one) as themselves."""
     credential = await _credential(request, PLAYER)
     await request.app.state.limits.hit("join", credential.subject, _ip(request))
@@ -198,7 +198,8 @@ async def _seat_claim(request: Request[Any, Any, Any]) -> SeatClaim:
               "game_finished", "version_conflict", "too_many_conflicts", "seat_taken_over", "seat_resigned", RULE,
               *WRITE))
 async def post_command(
-    request: Request[Any, Any, Any], game_id: GameId, data: CommandRequest, include: Literal["legal"] | None = None,
+    request: Request[Any, Any, Any], game_id: GameId, data: JSONBody[CommandRequest],
+    include: FromQuery[Literal["legal"] | None] = None,
     lang: Lang = None,
 ) -> Response[CommandAccepted]:
     """`command` is the game command's JSON (as listed by `/legal`).  A repeated `command_id` returns the
@@ -234,7 +235,7 @@ async def legal_commands(
              also={"application/msgpack": {"type": "string", "contentMediaType": "application/msgpack"}},
              description="`?format=msgpack` answers `application/msgpack` (the engine's own encoding)."))
 async def operator_state(
-    request: Request[Any, Any, Any], game_id: GameId, format: Literal["json", "msgpack"] = "json"
+    request: Request[Any, Any, Any], game_id: GameId, format: FromQuery[Literal["json", "msgpack"]] = "json"
 ) -> Response[Any]:
     """The whole state, secrets included: JSON for people, `?format=msgpack` for programs (the engine's own
     encoding, decodable with `engine.decode_state`; the house bots of the demo use it)."""
@@ -326,7 +327,7 @@ async def reclaim_seat(
       opt=doc(*SEAT_AUTH, "rate_limited", *GAME_BY_ID, *FOLD, "seats_open", "game_finished", "version_conflict",
               "undo_not_allowed", "seat_taken_over", "seat_resigned",
               "too_many_conflicts", *WRITE))
-async def undo_move(request: Request[Any, Any, Any], game_id: GameId, data: UndoRequest) -> UndoDone:
+async def undo_move(request: Request[Any, Any, Any], game_id: GameId, data: JSONBody[UndoRequest]) -> UndoDone:
     """The caller's seat takes back its last commit of the game while that commit revealed nothing (no card
     drawn or shown, nothing random, nothing hidden seen, the decision still the seat's) and no other seat has
     acted since; again, and the commit before goes too.  The stream keeps both: a `command_undone` event voids
@@ -343,7 +344,7 @@ async def undo_move(request: Request[Any, Any, Any], game_id: GameId, data: Undo
 @post("/games/{game_id:str}/ops/abort", status_code=200, summary="Operator: abort a game (unrated)",
       tags=["operator"], security=[{OPERATOR: []}],
       opt=doc(*OPERATOR_AUTH, *GAME_BY_ID, *FOLD, "game_finished", "too_many_conflicts", *WRITE))
-async def abort_game(request: Request[Any, Any, Any], game_id: GameId, data: AbortGame) -> LifecycleDone:
+async def abort_game(request: Request[Any, Any, Any], game_id: GameId, data: JSONBody[AbortGame]) -> LifecycleDone:
     """The game ends now, unrated, with `reason` recorded (`game_aborted` in its history)."""
     operator = await _credential(request, OPERATOR_KIND)
     with _acting(operator.subject, operator.kind):
@@ -408,7 +409,7 @@ def dev_jwks(request: Request[Any, Any, Any]) -> dict[str, Any]:
      tags=["content"], sync_to_thread=False,
      opt=doc("404:unknown_game_type", **{**_CACHEABLE, "ok": gametypes.GameType}))
 def game_type(
-    request: Request[Any, Any, Any], game_type: str, v: str | None = None, lang: Lang = None
+    request: Request[Any, Any, Any], game_type: FromPath[str], v: FromQuery[str | None] = None, lang: Lang = None
 ) -> Response[Any]:
     """Cacheable (strong `ETag`, `If-None-Match` → 304, long `max-age`); `?v=<content version>` pins it.  The name
     and the options' texts are in the language of `?lang=` or `Accept-Language`."""
@@ -428,7 +429,7 @@ PackQuery = Annotated[str | None, Parameter(
              **{**_CACHEABLE, "ok_headers": {**_CACHEABLE["ok_headers"],
                                             "X-Benthic-Content-Pack": "the pack (`id@version`) it is drawn from",
                                             "Content-Language": "the language of the texts"}}))
-def game_type_content(request: Request[Any, Any, Any], game_type: str, v: str | None = None,
+def game_type_content(request: Request[Any, Any, Any], game_type: FromPath[str], v: FromQuery[str | None] = None,
                       pack: PackQuery = None, lang: Lang = None) -> Response[Any]:
     """Every card, tile, board, space, track, term and option, with texts and geometry (see
     docs/ENGINE_CONTRACT.md), of the default content pack or of `?pack=`.  Cacheable like `/game-types/{type}`.

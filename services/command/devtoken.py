@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 from litestar import Request, Response, post
+from litestar.params import JSONBody
 
 from benthic.service.apidoc import doc
 from benthic.service.http import ApiError
@@ -34,7 +35,7 @@ class DevToken(msgspec.Struct, frozen=True):
 
 @post("/dev/token", status_code=200, summary="Dev mode only: a player's JWT from the development issuer",
       tags=["identity"], opt=doc("not_found", "rate_limited", "reserved_player_id"))
-async def dev_token(request: Request[Any, Any, Any], data: DevTokenRequest) -> Response[DevToken]:
+async def dev_token(request: Request[Any, Any, Any], data: JSONBody[DevTokenRequest]) -> Response[DevToken]:
     """`{player, name?}` → a JWT for that player id (subject), signed by the insecure development issuer.
     Served only without an identity provider (dev mode); the web client's sign-in uses it."""
     issuer: DevIssuer | None = request.app.state.dev_issuer

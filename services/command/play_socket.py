@@ -22,7 +22,9 @@ move: the client sends one JSON text frame per command and gets one JSON frame b
   ``&deltas=1`` after the first one ``{"status": 200, "push": "delta", "result": {"version", "base", "patch"}}``
   (an RFC 6902 patch of the view of version ``base``; ``&since=V``: the version the client has, after a
   reconnect), or the full view whenever the server cannot diff against the client's version.  Pushes end with
-  the finished game's view, or when the token stops being valid (the next command frame is then refused).
+  the view of the game's last version, as the live stream's do (its ``game_scored``, or 30 s after the finished
+  game's view if that does not come: ``services.projection.live.StreamEnd``), or when the token stops being valid
+  (the next command frame is then refused).
 
 The language is chosen once, at the handshake: ``?lang=`` or the handshake's ``Accept-Language``, negotiated as
 over HTTP (``benthic.i18n.negotiate``; English by default).  Every label (``query: legal``, ``include: legal``,
@@ -39,6 +41,7 @@ set it.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from typing import Any, Literal
 
@@ -46,6 +49,7 @@ import msgspec
 import structlog
 from litestar import WebSocket, websocket
 from litestar.exceptions import WebSocketDisconnect
+from litestar.params import FromPath
 
 from benthic.i18n import DEFAULT_LANGUAGE, negotiate
 from benthic.rules import get_engine
@@ -58,8 +62,7 @@ from services.command.legal import legal_commands
 from services.command.schemas import CommandRequest, UndoRequest
 from services.command.service import CommandService
 from services.command.turns import TurnPushes
-from services.projection.live import LiveCapacityReached, LiveHub
-from services.projection.readmodel import FINISHED_MARK
+from services.projection.live import Latest, LiveCapacityReached, LiveHub, StreamEnd
 
 
 class Frame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -125,7 +128,7 @@ def _decode(raw: str | bytes) -> Frame:
 
 
 @websocket("/games/{game_id:str}/play")
-async def play_socket(socket: WebSocket[Any, Any, Any], game_id: str) -> None:
+async def play_socket(socket: WebSocket[Any, Any, Any], game_id: FromPath[str]) -> None:
     gate: SeatGate = socket.app.state.gate
     service: CommandService = socket.app.state.service
     limits = socket.app.state.limits
@@ -200,7 +203,7 @@ def _view_push(is_delta: bool, data: bytes) -> str:
 async def _push_views(hub: LiveHub, gate: SeatGate, claim: SeatClaim, send: Any, deltas: bool,
                       since: int | None, language: str = DEFAULT_LANGUAGE) -> None:
     """The seat's view on every change, as the read API's live stream sends it (one hub per process: the same
-    bytes and patches for every socket of a view), until the game's end or the token's."""
+    bytes and patches for every socket of a view), until the game's last version or the token's end."""
     game_id, seat = claim.game_id, claim.seat
     try:
         client = hub.open(game_id, seat, stream=True)
@@ -209,6 +212,8 @@ async def _push_views(hub: LiveHub, gate: SeatGate, claim: SeatClaim, send: Any,
         await send(_encoder.encode(_refusal(refused, language=language)).decode())
         return
     has = since
+    end = StreamEnd(hub, game_id)
+    sent: Latest | None = None
     try:
         latest = await hub.current(game_id, seat)
         while True:
@@ -216,11 +221,12 @@ async def _push_views(hub: LiveHub, gate: SeatGate, claim: SeatClaim, send: Any,
                 await gate.still_valid(claim)
                 await send(_view_push(*hub.frame_for(game_id, seat, has, latest)) if deltas
                            else _view_push(False, latest[1]))
-                has = latest[0]
-                if FINISHED_MARK in latest[1]:
-                    return
+                has, sent = latest[0], latest
+            left = math.inf if sent is None else await end.wait_after(sent)
+            if left is None:
+                return
             try:
-                newer = await client.next(VIEW_WAIT_S)
+                newer = await client.next(min(left, VIEW_WAIT_S))
             except TimeoutError:
                 await gate.still_valid(claim)
                 newer = None

@@ -21,7 +21,7 @@ from litestar import Controller, HttpMethod, Litestar, Request, Response, delete
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components
-from litestar.params import Parameter
+from litestar.params import JSONBody, Parameter
 
 from benthic.service.apidoc import FinishedJson, doc
 from benthic.service.bootstrap import readiness, redis_lifespan, service_app, tasks_lifespan
@@ -102,7 +102,7 @@ class WebhookRoutes(Controller):
     @put(summary="Register (or replace) a player's webhook",
          opt=doc(*BACKEND_AUTH, "invalid_webhook_url", "webhook_url_not_public", body=_webhook_body))
     async def put_webhook(self, request: Request[Any, Any, Any], player_id: PlayerId,
-                          data: WebhookRequest) -> Webhook:
+                          data: JSONBody[WebhookRequest]) -> Webhook:
         """The player's `turn.started` and `game.finished` events (or the `events` listed) are POSTed to `url`,
         signed with `secret` (docs/INTEGRATION.md#webhooks).  Without `secret` one is generated and answered here,
         once.  Replacing a registration keeps its `created_at_ms`; deliveries already queued go to the new URL."""

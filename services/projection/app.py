@@ -13,7 +13,7 @@ from litestar import Litestar, Request, Response, get
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components
-from litestar.params import Parameter
+from litestar.params import FromPath, FromQuery, HeaderParameter, Parameter
 from litestar.response import Stream
 
 from benthic.feed.consumer import FeedConsumer
@@ -44,10 +44,9 @@ from benthic.service.telemetry import GAMES, INTEGRATION_EVENTS, LIVE_STREAMS_RE
 from benthic.trust.auth import SeatGate, SeatTokens, bearer
 from benthic.trust.revocation import Revocations
 from services.projection.archived import ArchivedReads
-from services.projection.live import LiveCapacityReached, LiveHub
+from services.projection.live import SCORED_WAIT_S, LiveCapacityReached, LiveHub, StreamEnd
 from services.projection.projector import Projector
 from services.projection.readmodel import (
-    FINISHED_MARK,
     SCORES,
     STATUSES,
     SUMMARY,
@@ -164,8 +163,8 @@ Deltas = Annotated[bool, Parameter(
                 "(`event: delta`)")]
 Since = Annotated[int | None, Parameter(
     ge=0, description="with `deltas=1`: the version of the view the client has (a reconnect); ignored without")]
-LastEventId = Annotated[str | None, Parameter(
-    header="Last-Event-ID", description="with `deltas=1`: the version the client has, as EventSource sends it when "
+LastEventId = Annotated[str | None, HeaderParameter(
+    name="Last-Event-ID", description="with `deltas=1`: the version the client has, as EventSource sends it when "
                                         "it reconnects by itself (it wins over `since`); an id that is no version "
                                         "is ignored: the full view comes")]
 
@@ -251,8 +250,9 @@ def _sse_closed(error: ApiError) -> bytes:
 
 async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | None, deltas: bool = False,
                 since: int | None = None) -> Stream:
-    """The view on every change.  A seat's stream ends (event ``closed`` with the error's code) as soon as its
-    token expires or is revoked, at its next update or keep-alive: the client refreshes it and reconnects.
+    """The view on every change, to the game's last version (``StreamEnd``: its ``game_scored``).  A seat's stream
+    ends (event ``closed`` with the error's code) as soon as its token expires or is revoked, at its next update or
+    keep-alive: the client refreshes it and reconnects.
     With ``deltas`` a frame is a patch from the version the client has (``since``, then each frame's) whenever
     the hub holds the step from it, else the full view."""
     hub = _hub(request)
@@ -287,9 +287,10 @@ async def _live(request: Request[Any, Any, Any], game_id: str, viewer: int | Non
                         return
             version, body = latest
             yield frame(since, latest)
-            while FINISHED_MARK not in body:
+            end = StreamEnd(hub, game_id)
+            while (left := await end.wait_after((version, body))) is not None:
                 try:
-                    latest = await client.next(KEEP_ALIVE_S)
+                    latest = await client.next(min(left, KEEP_ALIVE_S))
                 except TimeoutError:
                     latest = None
                     yield b": keep-alive\n\n"
@@ -360,7 +361,10 @@ _LIVE_DOC: dict[str, Any] = {
     "description": (
         "Server-sent events (`text/event-stream`), one frame per new version of the view:\n\n"
         "```\nid: <version>\nevent: view\ndata: <the view, as GET .../view answers it, on one line>\n\n```\n\n"
-        "The first frame is the current view; the stream ends after the view of the finished game. Every 15 s "
+        "The first frame is the current view; the stream ends after the view of the game's last version: the one "
+        "that folds its `game_scored` (appended by the scoring service a moment after the end: the final scores are "
+        f"at `GET /games/{{id}}/scores`), or {SCORED_WAIT_S:g} s after the finished game's view if that version does "
+        "not come. Every 15 s "
         "without a change a comment `: keep-alive` is sent. A client that falls BENTHIC_LIVE_BUFFER versions "
         "behind is disconnected (reconnect). A seat's stream ends with `event: closed` and `data: {\"code\", "
         "\"message\"}` (the error, e.g. `token_expired`, `token_revoked`) once its token stops being valid: "
@@ -441,8 +445,8 @@ PageLimit = Annotated[int, Parameter(ge=1, description="at most this many (and a
 @get("/lobby", summary="Games by type and status, newest first", tags=["lobby"],
      opt=doc("404:unknown_game_type", ok=LobbyPage))
 async def lobby(
-    request: Request[Any, Any, Any], game_type: str | None = None,
-    status: Literal[STATUSES] | None = None,  # type: ignore[valid-type]
+    request: Request[Any, Any, Any], game_type: FromQuery[str | None] = None,
+    status: FromQuery[Literal[STATUSES] | None] = None,  # type: ignore[valid-type]
     limit: PageLimit = 50,
 ) -> dict[str, Any]:
     types = [game_type] if game_type else list(game_types())
@@ -455,7 +459,9 @@ async def lobby(
 
 @get("/leaderboards/{game_type:str}", summary="Ratings leaderboard of a game type", tags=["ratings"],
      opt=doc("404:unknown_game_type", ok=Leaderboard))
-async def leaderboard(request: Request[Any, Any, Any], game_type: str, limit: PageLimit = 20) -> dict[str, Any]:
+async def leaderboard(
+    request: Request[Any, Any, Any], game_type: FromPath[str], limit: PageLimit = 20
+) -> dict[str, Any]:
     if game_type not in game_types():
         raise ApiError(404, "unknown_game_type", f"unknown game type {game_type!r}")
     return {"game_type": game_type, "players": await _reads(request).leaderboard(game_type, min(limit, 500))}

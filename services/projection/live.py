@@ -13,12 +13,15 @@ the subscription is confirmed it refreshes every watched game, so a version writ
 For clients that take deltas (``deltas.py``) the hub also keeps, per watched (game, viewer), the step from its
 previous view to its newest: its patch is computed once, by the first client on that base, and shared.  A
 client on any other version gets the full view.
+
+A stream of a game's views ends after the game's last version (:class:`StreamEnd`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import time
 from collections import defaultdict
 from collections.abc import AsyncIterator
@@ -28,9 +31,11 @@ from redis.asyncio import Redis, RedisCluster
 from benthic.game.keys import updates_channel
 from benthic.service.telemetry import LIVE_CLIENTS, LIVE_CLIENTS_DROPPED, LIVE_STREAMS, log
 from services.projection.deltas import Delta, empty_delta
+from services.projection.readmodel import FINISHED_MARK, SCORED
 from services.projection.reads import ReadModels
 
 Latest = tuple[int, bytes]  # (version, view JSON)
+SCORED_WAIT_S = 30.0  # how long a stream waits for the game_scored version after the finished view
 
 
 class LiveCapacityReached(Exception):
@@ -213,6 +218,14 @@ class LiveHub:
             return True, delta.frame()
         return False, body
 
+    async def is_last(self, game_id: str, latest: Latest) -> bool:
+        """Whether ``latest`` is the last view the game will have: finished, and at (or after) the version that
+        folded its ``game_scored``; a game no longer anywhere (deleted) has no next view either."""
+        if FINISHED_MARK not in latest[1]:
+            return False
+        found = await self.reads.field(game_id, SCORED)
+        return found is None or (found[1] == b"1" and found[0] <= latest[0])
+
     # --- updates --------------------------------------------------------------------------------
     def updated(self, game_id: str) -> None:
         """A new version of ``game_id`` was written: refresh its watched views (coalesced per game)."""
@@ -307,3 +320,28 @@ class LiveHub:
                     with contextlib.suppress(Exception):
                         await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py's PubSub: unannotated
 
+
+
+class StreamEnd:
+    """When a stream of one game's views (SSE, the play socket's view pushes) ends: after the view of the game's
+    last version, the one that folds its ``game_scored`` (the scoring service appends it a moment after the end,
+    with the final scores, and nothing comes after it), or SCORED_WAIT_S after the finished view if that version
+    does not come (the scoring service down): a stream is never held open for good by a game that is over."""
+
+    def __init__(self, hub: LiveHub, game_id: str) -> None:
+        self._hub = hub
+        self._game_id = game_id
+        self._finished_at: float | None = None
+
+    async def wait_after(self, sent: Latest) -> float | None:
+        """After the view ``sent`` (the newest the stream sent): None when the stream ends, else how long to
+        wait at most for a newer view (``inf`` while the game runs)."""
+        if FINISHED_MARK not in sent[1]:
+            return math.inf
+        if await self._hub.is_last(self._game_id, sent):
+            return None
+        now = time.monotonic()
+        if self._finished_at is None:
+            self._finished_at = now
+        left = self._finished_at + SCORED_WAIT_S - now
+        return left if left > 0 else None

@@ -7,6 +7,7 @@ the version it already has, an empty patch; with any other, the full view."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -108,20 +109,33 @@ async def test_deltas_rebuild_every_view_of_a_whole_game(
     await asyncio.gather(*(play_seat(client, game_id, seat, token, rng=random.Random(seat))
                            for seat, token in tokens.items()))
     await asyncio.wait_for(asyncio.gather(*readers), 60)
+    last = await _scored_version(client, game_id)
 
     for rebuilt, seat in ((seat_deltas, 0), (spectator_deltas, None)):
-        # each stream ends with the finished game's view (the scoring's game_scored may come after it)
+        # each stream ends with the view of the game's last version, the one with its game_scored
         assert rebuilt.body is not None and rebuilt.body["status"] == "finished" and rebuilt.kinds["delta"] > 0
+        assert rebuilt.seen[-1][0] == last, (seat, rebuilt.seen[-1][0], last)
         for version, body in rebuilt.seen:
             expected = await client.view(game_id, seat, tokens[0] if seat is not None else None, at=version)
             assert body == expected, (seat, version)
     full_bytes = sum(len(f.data) for f in seat_full)
-    assert {f.event for f in seat_full} == {"view"} and seat_full[-1].id == seat_deltas.seen[-1][0]
+    assert {f.event for f in seat_full} == {"view"} and seat_full[-1].id == last
     assert seat_deltas.bytes < full_bytes
     print(f"\nBYTES {game_type} seats={len(tokens)} pushes={len(seat_full)} full={full_bytes} "
           f"({full_bytes / len(seat_full):.0f}/push) deltas={seat_deltas.bytes} "
           f"({seat_deltas.bytes / len(seat_full):.0f}/push) frames={seat_deltas.kinds} "
           f"ratio={seat_deltas.bytes / full_bytes:.3f}")
+
+
+async def _scored_version(client: BenthicClient, game_id: str) -> int:
+    """The game's last version, the one that folds its ``game_scored`` (waited for: the scoring service appends it
+    a moment after the end)."""
+    for _ in range(600):
+        summary = await client.summary(game_id)
+        if summary["scored"]:
+            return int(summary["version"])
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{game_id} was not scored")
 
 
 async def _move(client: BenthicClient, game_id: str, tokens: dict[int, str]) -> int:
@@ -194,7 +208,7 @@ def _socket_url(platform: LocalPlatform, game_id: str, token: str, query: str) -
 
 
 async def _socket_views(url: str, into: Rebuilt, count: int | None = None) -> None:
-    """Take the view pushes of a play socket until the finished game's view (or ``count`` pushes)."""
+    """Take the view pushes of a play socket (``count`` of them, or until cancelled: the socket stays open)."""
     async with connect(url) as socket:
         while True:
             answer = msgspec.json.decode(await socket.recv())
@@ -205,10 +219,12 @@ async def _socket_views(url: str, into: Rebuilt, count: int | None = None) -> No
             into.take(Frame(answer["push"], answer["result"]["version"], data))
             if count is not None and (count := count - 1) == 0:
                 return
-            if answer["push"] == "view" and answer["result"]["status"] == "finished":
-                return
-            if into.body is not None and into.body["status"] == "finished":
-                return
+
+
+async def _pushed(into: Rebuilt, version: int) -> None:
+    """Until the view of ``version`` was pushed (bounded by the caller)."""
+    while not into.seen or into.seen[-1][0] < version:
+        await asyncio.sleep(0.05)
 
 
 @pytest.mark.parametrize("game_type", GAMES)
@@ -224,8 +240,17 @@ async def test_the_play_socket_pushes_deltas_that_rebuild_every_view(
     await asyncio.sleep(0.5)
     await asyncio.gather(*(play_seat(client, game_id, seat, token, rng=random.Random(seat))
                            for seat, token in tokens.items()))
-    await asyncio.wait_for(asyncio.gather(*readers), 60)
+    last = await _scored_version(client, game_id)
+    try:  # the pushes go on to the view of the game's last version, the one with its game_scored
+        await asyncio.wait_for(asyncio.gather(_pushed(deltas, last), _pushed(full, last)), 60)
+    finally:
+        for reader in readers:
+            reader.cancel()
+        for reader in readers:  # a reader's own failure is the test's
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
     assert deltas.kinds["delta"] > 0 and full.kinds["delta"] == 0 and deltas.bytes < full.bytes
+    assert deltas.seen[-1][0] == full.seen[-1][0] == last
     print(f"\nSOCKET BYTES {game_type} pushes={full.kinds['view']} full={full.bytes} deltas={deltas.bytes} "
           f"frames={deltas.kinds} ratio={deltas.bytes / full.bytes:.3f}")
     assert deltas.body is not None and deltas.body["status"] == "finished"
@@ -235,7 +260,7 @@ async def test_the_play_socket_pushes_deltas_that_rebuild_every_view(
     # a reconnect with the version the client has: an empty patch; with one the server cannot diff against: the
     # full view
     again = Rebuilt()
-    again.body = await client.view(game_id, 0, tokens[0])  # game_scored may have come after the finished view
+    again.body = await client.view(game_id, 0, tokens[0])
     since = again.body["version"]
     url = _socket_url(platform, game_id, tokens[0], f"push=views&deltas=1&since={since}")
     await asyncio.wait_for(_socket_views(url, again, count=1), 10)

@@ -161,6 +161,64 @@ def test_replay_of_a_finished_game(platform: LocalPlatform, browser: Any,  # noq
     watcher.close()
 
 
+def _assignment_shown(page: Page, seat: int) -> str:
+    """The special assignment a Nautilus player's area shows ("hidden" when the view does not tell it)."""
+    area = f"section.player-area[data-seat='{seat}']"
+    return page.page.inner_text(f"{area} dl.stats div:has(dt:text-is('assignment')) dd")
+
+
+async def _an_assignment_only_its_seat_sees(platform: LocalPlatform, game_id: str, player: str,
+                                           last: int) -> tuple[int, int, str]:
+    """(the player's seat, the first version at which the seat's view tells its special assignment and the
+    spectator's does not, that assignment), read with the player's seat token."""
+    async with _client(platform) as client:
+        granted = await client.seat_token(game_id, player)
+        seat = granted["seat"]
+        for version in range(1, last + 1):
+            mine = await client.view(game_id, seat, granted["token"], at=version)
+            public = await client.view(game_id, at=version)
+            known, shown = (next(s for s in v["view"]["seats"] if s["seat"] == seat)["assignment"]
+                            for v in (mine, public))
+            if known is not None and shown is None:
+                return seat, version, known
+    raise AssertionError("no version at which only the seat knows its assignment")
+
+
+@pytest.mark.timeout(300)
+def test_a_player_replays_their_own_game_as_their_seat_saw_it(platform: LocalPlatform, browser: Any,  # noqa: F811
+                                                              finished_nautilus: tuple[str, int]) -> None:
+    """A player of a finished game steps back through it with their seat's view at each version (their special
+    assignment, which spectators do not see), read with their seat token; a spectator replays the public view."""
+    game_id, last = finished_nautilus
+    seat, version, assignment = _beside_the_browser(
+        _an_assignment_only_its_seat_sees(platform, game_id, "replay-nautilus-0", last))
+    name = httpx.get(f"{platform.command_url}/game-types/nautilus/content", timeout=30).json()["components"][
+        assignment]["name"]
+
+    player = Page(browser, platform.read_url)
+    asked: list[str] = []
+    player.page.on("request", lambda r: asked.append(r.url.split("?")[0]) if "?at=" in r.url else None)
+    player.sign_in("replay-nautilus-0")
+    player.goto(f"#/game/{game_id}")
+    player.page.wait_for_selector("[data-testid=replay]")
+    _wait_shown(player, last)
+    player.page.fill("[data-testid=replay-slider]", str(version))
+    _wait_shown(player, version)
+    assert _assignment_shown(player, seat) == name
+    player.page.click("[data-testid=replay] button[aria-label='Step back']")
+    _wait_shown(player, version - 1)
+    assert asked and set(asked) == {f"{platform.read_url}/games/{game_id}/seats/{seat}/view"}, asked
+    player.close()
+
+    watcher = Page(browser, platform.read_url)
+    watcher.goto(f"#/game/{game_id}/watch")
+    _wait_shown(watcher, last)
+    watcher.page.fill("[data-testid=replay-slider]", str(version))
+    _wait_shown(watcher, version)
+    assert _assignment_shown(watcher, seat) == "hidden"
+    watcher.close()
+
+
 @pytest.mark.timeout(300)
 def test_a_spectator_replays_a_live_game_while_it_goes_on(platform: LocalPlatform, browser: Any) -> None:  # noqa: F811
     """A spectator of a running game steps back; the moves played meanwhile extend the bar without moving the

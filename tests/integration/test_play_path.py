@@ -4,8 +4,10 @@ counted once in benthic_commands_total."""
 
 from __future__ import annotations
 
+import random
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from prometheus_client import REGISTRY
@@ -13,10 +15,12 @@ from prometheus_client import REGISTRY
 from bench.counter_engine import ENGINE, Increment
 from benthic import rules
 from benthic.game.gamestate import StateLoader
-from benthic.play import PlayerGames, PlayPath
+from benthic.play import PlayerGames, PlayPath, platform_commits
 from benthic.rules import GameConfig, register_engine
+from benthic.rules.bots import RandomBot
 from benthic.service.http import ApiError
 from benthic.store import Actor, EventStore, NewEvent, SeatInfo
+from tests.platform_helpers import StoreGame
 
 P0, P1 = Actor("p0", "player"), Actor("p1", "player")
 
@@ -161,3 +165,31 @@ async def test_a_finished_game_refuses_commands_but_answers_its_last_one_again(r
     assert (refused.value.status, refused.value.code) == (409, "game_finished")
     assert _commands("rejected", "game_finished") == finished + 1
     assert (await play.play(engine, game_id, 0, Increment(), "c1", None, P0)).last_version == last.last_version
+
+
+async def test_a_command_of_a_seat_that_left_is_counted_under_seat_resigned(redis) -> None:
+    """Refused for the house bot playing the seat: counted under the refusal's own code (seat_resigned for a seat
+    that resigned, seat_taken_over only for a clock's takeover)."""
+    store = EventStore(redis, 16)
+    game = await StoreGame(store, "nautilus", seats=3, seed=4).create()  # 3 seats: one leaving ends nothing
+    play, engine = _replica(redis, store), game.engine
+    folded = await play.load(game.game_id, engine)
+    seat = engine.prompt(folded.state).seats[0]
+    command = RandomBot().choose(engine, folded.state, seat, random.Random(1))
+
+    def resign(engine: Any, meta: Any, folded: Any) -> Any:
+        return platform_commits.resign(engine, meta, folded, seat, "p")
+
+    commit, _ = await play.platform(game.game_id, "resign", Actor("p", "player"), resign)
+    assert commit is not None
+
+    def counted(code: str) -> float:
+        labels = {"game_type": "nautilus", "command": engine.command_name(command), "outcome": "rejected",
+                  "code": code}
+        return REGISTRY.get_sample_value("benthic_commands_total", labels) or 0.0
+
+    resigned, taken_over = counted("seat_resigned"), counted("seat_taken_over")
+    with pytest.raises(ApiError) as refused:
+        await play.play(engine, game.game_id, seat, command, "after-resigning", None, Actor("p", "player"))
+    assert (refused.value.status, refused.value.code) == (409, "seat_resigned")
+    assert (counted("seat_resigned") - resigned, counted("seat_taken_over") - taken_over) == (1, 0)

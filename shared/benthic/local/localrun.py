@@ -6,7 +6,6 @@ bot.  Ctrl-C stops everything."""
 from __future__ import annotations
 
 import asyncio
-import signal
 import socket
 import sys
 import time
@@ -15,6 +14,7 @@ from typing import Any
 
 from benthic.clients.client import ApiFailure, BenthicClient
 from benthic.local.localplatform import SERVICES, LocalPlatform
+from benthic.local.signals import stop_servers_on_signals
 from benthic.rules import game_types, get_engine
 
 DEFAULT_PORTS = {"command": 8001, "projection": 8002, "scoring": 8003, "archiver": 8004, "bots": 8005,
@@ -175,10 +175,6 @@ async def _wait_for(probe: Any, timeout: float = 30.0) -> Any:
             await asyncio.sleep(0.2)
 
 
-def _interrupt(*_: object) -> None:
-    raise KeyboardInterrupt
-
-
 def main(exit_after_demo: bool = False, seats: int | None = None, bots: str = "greedy") -> None:
     import os
 
@@ -186,6 +182,7 @@ def main(exit_after_demo: bool = False, seats: int | None = None, bots: str = "g
     from benthic.local.devredis import free_port
 
     ports = {s: p or free_port() for s, p in wanted.items()}
+    stop_servers_on_signals()  # SIGTERM too stops everything, from the start on
     run_dir = Path(".run")
     platform = LocalPlatform(
         redis_url=os.environ.get("REDIS_URL"),
@@ -226,7 +223,6 @@ def main(exit_after_demo: bool = False, seats: int | None = None, bots: str = "g
         asyncio.run(demo(platform, seats, bots))
         if not exit_after_demo:
             say("\nThe platform keeps running; Ctrl-C stops everything.")
-            signal.signal(signal.SIGTERM, _interrupt)
             while True:
                 time.sleep(3600)
     except KeyboardInterrupt:

@@ -325,9 +325,8 @@ def _decide(
             {"current_version": folded.version},
         ), stale_may_explain=True, may_be_done=True)
     if folded.life.house_plays(seat) and actor.kind == PLAYER:
-        # counted as seat_taken_over whether the seat was taken over or left
-        return _Refusal("rejected", "seat_taken_over", _house_plays(folded, seat), stale_may_explain=True,
-                        may_be_done=False)
+        refused = _house_plays(folded, seat)  # seat_taken_over, or seat_resigned for a seat that left
+        return _Refusal("rejected", refused.code, refused, stale_may_explain=True, may_be_done=False)
     try:
         return engine.decide(folded.state, seat, command)
     except RuleViolation as violation:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -88,6 +88,10 @@ def msg(key: str, **params: Any) -> Message:
 
 class Label(msgspec.Struct, frozen=True):
     """A Description as the answers carry it: the label in the reader's language and the highlights."""
+
+    # Its name in the OpenAPI documents: the answers' labels were `Description` before this type split from the
+    # engines' (which gained its Message), and clients generated from the documents name their types after it.
+    __schema_name__: ClassVar[str] = "Description"
 
     label: str
     highlights: list[str] = []

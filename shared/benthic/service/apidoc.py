@@ -149,6 +149,14 @@ class _Components:
         if not self.types:
             return
         schemas, components = msgspec.json.schema_components(self.types, ref_template=PREFIX + "{name}")
+        declared = _declared_names(self.types)
+        if declared:
+            if clash := set(declared.values()) & (set(components) - set(declared)):
+                raise ValueError(f"two components would be named {sorted(clash)}")
+            schemas = _renamed(schemas, declared)
+            components = {declared.get(name, name): _renamed(schema, declared) for name, schema in components.items()}
+            for name in declared:  # Litestar's own schema of the type, under its class name: replaced by ours
+                document["components"]["schemas"].pop(name, None)
         document["components"]["schemas"].update(components)
         mapping = {f"__msgspec_{i}": schema for i, schema in enumerate(schemas)}
 
@@ -162,6 +170,41 @@ class _Components:
             return node
 
         document["paths"] = walk(document["paths"])
+
+
+def _declared_names(types: list[Any]) -> dict[str, str]:
+    """{class name: the component name it declares} for the Structs among ``types`` and inside them that declare
+    one with ``__schema_name__`` (Litestar's convention): a public schema keeps its name across a rename of its
+    Python class, so clients generated from the document keep theirs."""
+    names: dict[str, str] = {}
+    seen: set[int] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, tuple):
+            for item in node:
+                walk(item)
+        elif isinstance(node, msgspec.inspect.Field):
+            walk(node.type)
+        elif isinstance(node, msgspec.inspect.Type) and id(node) not in seen:
+            seen.add(id(node))
+            if isinstance(node, msgspec.inspect.StructType) and (name := getattr(node.cls, "__schema_name__", None)):
+                names[node.cls.__name__] = name
+            for member in msgspec.structs.fields(node):
+                walk(getattr(node, member.name))
+
+    walk(tuple(msgspec.inspect.multi_type_info(types)))
+    return names
+
+
+def _renamed(node: Any, names: dict[str, str]) -> Any:
+    """``node`` with its references to the components ``names`` renames renamed."""
+    if isinstance(node, dict):
+        return {key: PREFIX + names.get(value[len(PREFIX):], value[len(PREFIX):])
+                if key == "$ref" and isinstance(value, str) and value.startswith(PREFIX) else _renamed(value, names)
+                for key, value in node.items()}
+    if isinstance(node, list):
+        return [_renamed(item, names) for item in node]
+    return node
 
 
 def _schema_of(source: Any, components: _Components, shared: dict[str, Any]) -> Schema:

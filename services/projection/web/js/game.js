@@ -353,12 +353,18 @@ export async function gamePage(main, gameId, watchOnly) {
     if (g.status === "finished") { close(); await showFinal(); }
   }
 
-  // Spectators of a running game and everyone once it is over can step through its versions.
+  // A path of the game's read API as this page's viewer sees it: the seat's (with its token, renewed when refused)
+  // for its player, the spectator's for everyone else.
+  const asViewer = (path) => (g.seat === null ? read(`/games/${gameId}${path}`)
+    : retried(() => read(`/games/${gameId}/seats/${g.seat}${path}`, { bearer: mySeat.token })));
+
+  // Spectators of a running game and everyone once it is over can step through its versions, each seeing the
+  // versions as they saw them then (a player their seat's view, a spectator the public one).
   let replay = null;
   function offerReplay() {
     if (g.seat !== null && g.status !== "finished") return;
     if (!replay) {
-      replay = replayBar({ gameId, cat, name, show: (body) => {
+      replay = replayBar({ cat, name, asViewer, show: (body) => {
         g.replay = body;
         main.querySelector(".game").dataset.shownVersion = String(body ? body.version : g.version);
         render();

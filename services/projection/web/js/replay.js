@@ -1,15 +1,17 @@
 // Replay: a control bar over a game's versions (first, step back, play/pause, step forward, live, a slider and the
-// list of moves from the history), showing the view as it was at a version (`GET /games/{id}/view?at=V`, the
-// spectator's redaction) with the page's own drawers.  The page stays live underneath: new versions extend the bar.
-import { read } from "./api.js";
+// list of moves from the history), showing the view as it was at a version with the page's own drawers: the
+// viewer's own view, a seat's (`GET /games/{id}/seats/{seat}/view?at=V` with its token) for a player, the spectator's
+// (`GET /games/{id}/view?at=V`) for everyone else.  The page stays live underneath: new versions extend the bar.
 import { h } from "./dom.js";
 import { entryInWords } from "./history.js";
 
 const PLAY_EVERY_MS = 900;
 
-/** The bar for game `gameId`; `show(body)` draws a view answer (`{version, view, ...}`), `show(null)` the live view.
+/** The bar of a game; `show(body)` draws a view answer (`{version, view, ...}`), `show(null)` the live view.
+ * `asViewer(path)` reads a path of the game's read API (`/view?at=V`, `/history?after=N&limit=L`) as the page's
+ * viewer sees it: the seat's view and history for its player, the spectator's otherwise.
  * Returns `{element, latest(version, finished)}`: the page tells it each live version it gets. */
-export function replayBar({ gameId, cat, name, show }) {
+export function replayBar({ cat, name, show, asViewer }) {
   const state = { latest: 0, finished: false, shown: null, playing: null, historyAfter: 0, asked: 0 };
   const views = new Map();  // version -> view answer (a version's view never changes)
 
@@ -56,7 +58,7 @@ export function replayBar({ gameId, cat, name, show }) {
     const asked = ++state.asked;
     let body = views.get(target);
     if (!body) {
-      body = await read(`/games/${gameId}/view?at=${target}`);
+      body = await asViewer(`/view?at=${target}`);
       views.set(target, body);
     }
     if (asked !== state.asked) return;  // a later choice won
@@ -87,7 +89,7 @@ export function replayBar({ gameId, cat, name, show }) {
 
   async function readHistory() {
     while (state.historyAfter < state.latest) {
-      const page = await read(`/games/${gameId}/history?after=${state.historyAfter}&limit=1000`);
+      const page = await asViewer(`/history?after=${state.historyAfter}&limit=1000`);
       const before = state.historyAfter;
       for (const entry of page.events) {
         state.historyAfter = Math.max(state.historyAfter, entry.version);
