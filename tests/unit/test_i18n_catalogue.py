@@ -24,17 +24,24 @@ from benthic.i18n.platform import platform_sentence, platform_sentences
 from benthic.rules import GameConfig, Message, game_types, get_engine
 from benthic.rules.aquatica.events import KingDraftOffered
 from benthic.rules.nautilus.events import AssignmentDealt
-from benthic.rules.presentation import SeatRef
+from benthic.rules.presentation import SeatRef, message_keys
 from benthic.service.errormessages import RULE_MESSAGE, error_keys, localized_message
 from tests.engine_harness import random_game
 
 
-def all_keys() -> dict[str, str]:
+def all_keys() -> dict[Any, str]:
     return {**engine_keys(), **error_keys()}
 
 
-def _placeholders(text: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+def _placeholders(text: str | tuple[str, ...]) -> set[str]:
+    forms = (text,) if isinstance(text, str) else text
+    return {name for form in forms for _, name, _, _ in string.Formatter().parse(form) if name is not None}
+
+
+def _translated(message: Any) -> bool:
+    """A message with every form translated (a plural one has a msgstr per form), not fuzzy."""
+    forms = (message.string,) if isinstance(message.string, str) else message.string
+    return all(forms) and not message.fuzzy
 
 
 @pytest.fixture(scope="module")
@@ -46,21 +53,20 @@ def portuguese() -> dict[str, Any]:
 def test_every_key_used_has_a_portuguese_translation_with_the_same_placeholders(portuguese: dict[str, Any]) -> None:
     keys = all_keys()
     assert len(keys) > 1000  # component names, catalogue texts, sentence templates and label templates of 3 games
-    missing = [k for k in keys if k not in portuguese or not portuguese[k].string or portuguese[k].fuzzy]
+    missing = [k for k in keys if k not in portuguese or not _translated(portuguese[k])]
     assert missing == [], f"no Portuguese for {len(missing)} keys (run scripts/i18n_update.py, translate): {missing}"
     differ = [k for k in keys if _placeholders(k) != _placeholders(portuguese[k].string)]
     assert differ == []
+    plurals = [k for k in keys if isinstance(k, tuple)]
+    assert len(plurals) > 20 and all(len(portuguese[k].string) == 2 for k in plurals)  # ngettext: both forms
 
 
 def test_the_catalogue_keeps_no_key_that_nothing_uses(portuguese: dict[str, Any]) -> None:
     assert sorted(set(portuguese) - set(all_keys())) == []
 
 
-def _keys_of(value: Any) -> Iterator[str]:
-    if isinstance(value, Message):
-        yield value.key
-        for param in value.params.values():
-            yield from _keys_of(param)
+def _keys_of(value: Any) -> Iterator[str | tuple[str, str]]:
+    yield from message_keys(value)
 
 
 @pytest.mark.parametrize("game", sorted(game_types()))
@@ -86,7 +92,7 @@ def test_labels_and_sentences_of_a_played_game_are_all_translated(game: str, por
                 sentences += 1
                 used.update(_keys_of(sentence))
     assert sentences > 100
-    assert sorted(k for k in used if not (k in portuguese and portuguese[k].string)) == []
+    assert sorted(map(str, (k for k in used if not (k in portuguese and _translated(portuguese[k]))))) == []
 
 
 def test_a_portuguese_label_and_sentence_read_in_portuguese() -> None:
