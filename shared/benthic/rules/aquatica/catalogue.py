@@ -131,8 +131,8 @@ def _location_entry(cat: Catalog, loc: Location) -> dict[str, Any]:
                     N_("{a}; {b}"), msg("none (placed fully risen)"))
     manta: Message | str = ""
     if loc.wild_manta is not None:
-        kind = _manta_kind_entry(cat, loc.wild_manta)
-        manta = msg(" When it is fully risen, you take a {manta}.", manta=Message(kind["name"]))
+        name = _manta_kind_entry(cat, loc.wild_manta)["name"]
+        manta = msg(" When it is fully risen, you take a {manta}.", manta=Message(name))
     text = msg("{type}. Buy for {coins} or conquer for {power} power ({top} from the top row). Depths, top to "
                "bottom: {depths}.{manta} Worth {prosperity} PP once scored.", type=Message(TYPE_NAMES[loc.type]),
                coins=counted(loc.coin_price, "{n} coin", "{n} coins"), power=loc.power_price,
@@ -252,10 +252,10 @@ def _central(cat: Catalog, layout: Layout) -> dict[str, Any]:
         spaces[f"bottom:{i}"] = _space(f"bottom:{i}", "bottom_row", msg("Bottom Location row, place {n}", n=i + 1),
                                        at, loc,
                                        index=i)
-    spaces["ocean_deck"] = _space("ocean_deck", "deck", "Ocean Character deck", c.ocean_deck, card)
-    spaces["location_deck"] = _space("location_deck", "deck", "Location deck", c.location_deck, loc)
-    spaces["location_discard"] = _space("location_discard", "discard", "Location discard pile", c.location_discard,
-                                        loc)
+    spaces["ocean_deck"] = _space("ocean_deck", "deck", msg("Ocean Character deck"), c.ocean_deck, card)
+    spaces["location_deck"] = _space("location_deck", "deck", msg("Location deck"), c.location_deck, loc)
+    spaces["location_discard"] = _space("location_discard", "discard", msg("Location discard pile"),
+                                        c.location_discard, loc)
     for g in range(cat.board.goal_tracks):
         at = (c.goals.first[0], c.goals.first[1] + g * c.goals.row_step)
         spaces[f"goal:{g}"] = _space(f"goal:{g}", "goal", msg("Goal {n}", n=g + 1), at, c.goals.card, index=g)
@@ -278,11 +278,11 @@ def _player_board(cat: Catalog, layout: Layout) -> dict[str, Any]:
                                         layout.location_card.size, slot=slot)
     card = layout.character_card
     for sid, kind, name, at, size in (
-        ("player:king", "king", "King", p.king, card),
-        ("player:hand", "hand", "Hand", p.hand, card),
-        ("player:discard", "discard", "Discard pile (top card public)", p.discard, card),
-        ("player:scoring_pile", "scoring_pile", "Scoring Pile (private)", p.scoring_pile, card),
-        ("player:mantas", "manta_reserve", "Manta reserve", p.mantas.at, p.mantas.size),
+        ("player:king", "king", msg("King"), p.king, card),
+        ("player:hand", "hand", msg("Hand"), p.hand, card),
+        ("player:discard", "discard", msg("Discard pile (top card public)"), p.discard, card),
+        ("player:scoring_pile", "scoring_pile", msg("Scoring Pile (private)"), p.scoring_pile, card),
+        ("player:mantas", "manta_reserve", msg("Manta reserve"), p.mantas.at, p.mantas.size),
     ):
         spaces[sid] = _space(sid, kind, name, at, size)
     return {"id": "player_board", "kind": "player_board", "name": "Player board (one per seat)",

@@ -210,26 +210,29 @@ def _main_board(side: str, data: Content, layout: MainBoardLayout, card: Point) 
     side_data = data.main_board.sides[side]  # type: ignore[index]
     spaces: dict[str, dict[str, Any]] = {}
     for slot in data.sides[side].values():
-        name = "Always-available slot AA" if slot.colour is None else f"{slot.colour.capitalize()} slot {slot.id}"
+        name = (msg("Always-available slot AA") if slot.colour is None
+                else msg("{colour} slot {id}", colour=Message(slot.colour.capitalize()), id=slot.id))
         spaces[slot.id] = _space(
             slot.id, "slot", name, layout.slots[slot.id], layout.slot_size, colour=slot.colour,
             ordinal=slot.ordinal, clockwise=slot.clockwise, action=slot.code,
             text=effect_sentence(slot.effect), effect=_builtins(slot.effect))
     for i in range(side_data.special_row_size):
         sid = f"special_row:{i + 1}"
-        spaces[sid] = _space(sid, "special_row", f"Special card row, position {i + 1}", layout.special_row[i],
+        spaces[sid] = _space(sid, "special_row", msg("Special card row, position {n}", n=i + 1), layout.special_row[i],
                              card, index=i + 1)
-    spaces["special_deck"] = _space("special_deck", "deck", "One-/two-credit Special deck (top card face up)",
+    spaces["special_deck"] = _space("special_deck", "deck", msg("One-/two-credit Special deck (top card face up)"),
                                     layout.special_deck, card)
-    spaces["era_deck"] = _space("era_deck", "deck", "Era deck", layout.era_deck, card)
-    spaces["era_discard"] = _space("era_discard", "discard", "Era discard pile", layout.era_discard, card)
+    spaces["era_deck"] = _space("era_deck", "deck", msg("Era deck"), layout.era_deck, card)
+    spaces["era_discard"] = _space("era_discard", "discard", msg("Era discard pile"), layout.era_discard, card)
     for i in range(side_data.contract_spaces):
         sid = f"contract:{i + 1}"
-        spaces[sid] = _space(sid, "contract_space", f"Government contract space {i + 1}", layout.contracts[i],
+        spaces[sid] = _space(sid, "contract_space", msg("Government contract space {n}", n=i + 1),
+                             layout.contracts[i],
                              layout.contract_size, index=i + 1)
     if side_data.cloning_tile:
         spaces["cloning_tile"] = _space(
-            "cloning_tile", "cloning_tile", "Action-cloning tile", layout.cloning_tile.at, layout.cloning_tile.size,
+            "cloning_tile", "cloning_tile", msg("Action-cloning tile"), layout.cloning_tile.at,
+            layout.cloning_tile.size,
             text=msg("4 players only: once per round, pay {cost} to place your action tile on a slot another "
                      "player occupies (the tile then leaves the board for the round).",
                      cost=res_text(data.info.usual_costs.clone)))
@@ -278,7 +281,8 @@ def _player_board(record: PlayerBoardRecord, data: Content, layout: PlayerBoardL
         rule = (msg("Connected when both of its tunnel sites are built.") if metro.kind == "brown"
                 else msg("Connected when its tunnel site is built."))
         spaces[metro.id] = _space(
-            metro.id, "metropolis_space", f"{metro.kind.capitalize()} metropolis space {metro.id}",
+            metro.id, "metropolis_space",
+            msg("{colour} metropolis space {id}", colour=Message(metro.kind.capitalize()), id=metro.id),
             layout.sites[metro.id], layout.metropolis_size, colour=metro.kind, text=rule)
     connections = []
     pairs: dict[str, list[str]] = {}
@@ -298,7 +302,7 @@ def _player_board(record: PlayerBoardRecord, data: Content, layout: PlayerBoardL
             texts.append(msg("Paired with {others}: in each Production, if both are built (and next to a city), "
                              "gain {n} credits.", others=joined(other, N_("{a} and {b}")),
                              n=data.info.production.tunnel_pair_credits))
-        name = f"Tunnel site {t.a}–{t.b}"
+        name = msg("Tunnel site {a}–{b}", a=t.a, b=t.b)
         spaces[t.id] = _space(t.id, "tunnel_site", name, ((ax + bx) / 2, (ay + by) / 2), size, a=t.a, b=t.b,
                               bonus=t.bonus, special=t.special, pair_group=t.pair_group, text=_texts(texts))
         connections.append({"a": t.a, "b": t.b, "via": t.id})
@@ -313,7 +317,8 @@ def _player_board(record: PlayerBoardRecord, data: Content, layout: PlayerBoardL
             texts.append(_bonus(b.bonus))
         if b.multiplier != 1:
             texts.append(msg("×{n}: the building here produces {n} times in each Production.", n=b.multiplier))
-        name = f"Expansion site of {b.city}" if b.expansion else f"Building site {number} of {b.city}"
+        name = (msg("Expansion site of {city}", city=b.city) if b.expansion
+                else msg("Building site {n} of {city}", n=number, city=b.city))
         spaces[b.id] = _space(b.id, "building_site", name, (cx + dx, cy + dy), layout.building_size, city=b.city,
                               expansion=b.expansion, bonus=b.bonus, multiplier=b.multiplier,
                               text=_texts(texts))
@@ -349,11 +354,11 @@ def _tracks(data: Content, layout: MainBoardLayout) -> dict[str, Any]:
                            "h": fh, "text": text})
     return {
         "era": {"id": "era", "name": "Era track", "board_kind": "main_board",
-                "text": "R = round, P = Production; the view's era_track_space names the marker's space.",
+                "text": msg("R = round, P = Production; the view's era_track_space names the marker's space."),
                 "spaces": era_spaces},
         "federation": {"id": "federation", "name": "Federation track", "board_kind": "main_board",
-                       "text": "Space 1 is best; a player's federation_space is 0 while below space 4. "
-                               "The order of markers on a space (federation_stacks) breaks ties.",
+                       "text": msg("Space 1 is best; a player's federation_space is 0 while below space 4. The order "
+                                   "of markers on a space (federation_stacks) breaks ties."),
                        "spaces": fed_spaces},
     }
 
