@@ -15,17 +15,38 @@ from benthic.i18n.keys import all_keys
 from benthic.service.errormessages import error_keys
 
 
+def _order(key: str | tuple[str, str]) -> str:
+    return key if isinstance(key, str) else key[0]
+
+
+def _known(old: Catalog, key: str | tuple[str, str]) -> str | tuple[str, ...]:
+    """The translation ``old`` has of ``key``; a plural key whose two forms were two keys keeps both."""
+    if isinstance(key, str):
+        found = old.get(key)
+        return found.string if found is not None and isinstance(found.string, str) else ""
+    found = old.get(key[0])
+    if found is not None and isinstance(found.string, (tuple, list)) and found.id == key:
+        return tuple(found.string)
+    return tuple(_text(old, form) for form in key)
+
+
+def _text(old: Catalog, key: str) -> str:
+    found = old.get(key)
+    return found.string if found is not None and isinstance(found.string, str) else ""
+
+
 def update(language: str) -> tuple[int, int]:
     """(keys, keys without a translation) after writing ``language``'s .po."""
     old = read_catalog(language) if os.path.exists(po_path(language)) else Catalog(locale=language)
     catalog = Catalog(locale=language, domain=DOMAIN, project="Benthic", charset="utf-8", fuzzy=False,
                       creation_date=old.creation_date)  # a diff shows only what changed
     missing = 0
-    for key, where in sorted({**all_keys(), **error_keys()}.items()):
-        known = old.get(key)
-        string = known.string if known is not None and isinstance(known.string, str) else ""
-        missing += not string
-        flags = ["python-brace-format"] if "{" in key else []
+    keys: dict[str | tuple[str, str], str] = dict(all_keys())
+    keys.update(error_keys())
+    for key, where in sorted(keys.items(), key=lambda item: _order(item[0])):
+        string = _known(old, key)
+        missing += not all(string) if isinstance(string, tuple) else not string
+        flags = ["python-brace-format"] if "{" in _order(key) else []
         catalog.add(key, string, locations=[(where, 0)], flags=flags)
     os.makedirs(os.path.dirname(po_path(language)), exist_ok=True)
     with open(po_path(language), "wb") as po:

@@ -20,6 +20,7 @@ from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
 from benthic.service.errormessages import localized_message
 from tests.e2e.waiting import until
+from tests.english_words import english_in
 
 GAMES = game_types()
 PT = {"Accept-Language": "pt-BR,pt;q=0.9,en;q=0.5"}
@@ -45,6 +46,8 @@ async def test_the_content_catalogue_in_portuguese_english_and_the_fallback(
     assert pt.json() == _json(localized_catalogue(engine.catalogue(), "pt"))
     english = _json(engine.catalogue())
     assert pt.json()["terms"] != english["terms"] and pt.json()["content_version"] == english["content_version"]
+    effect_texts = [c["text"] for c in pt.json()["components"].values() if c.get("text")]
+    assert effect_texts and english_in(effect_texts) == []  # "Ganhar 1 moeda, depois ...", not "Gain 1 coin, ..."
     for headers, params in (({}, {}), ({"Accept-Language": "en"}, {}), ({"Accept-Language": "fr, de;q=0.8"}, {}),
                             (PT, {"lang": "en"})):
         answer = await client.http.get(url, headers=headers, params=params)
@@ -82,6 +85,7 @@ async def test_legal_labels_and_history_sentences_in_portuguese(client: BenthicC
         _in(pt, "pt")
         described = engine.describe_all(state, engine.legal_commands(state, seat), seat)
         assert pt.json()["labels"] == _json(localized_labels(described, "pt"))
+        assert english_in([label["label"] for label in pt.json()["labels"]]) == []
         assert pt.json()["commands"] == _json(engine.legal_commands(state, seat))
         english = await client.http.get(url, headers=auth)
         _in(english, "en")

@@ -24,17 +24,25 @@ from benthic.i18n.platform import platform_sentence, platform_sentences
 from benthic.rules import GameConfig, Message, game_types, get_engine
 from benthic.rules.aquatica.events import KingDraftOffered
 from benthic.rules.nautilus.events import AssignmentDealt
-from benthic.rules.presentation import SeatRef
+from benthic.rules.presentation import SeatRef, counted, message_keys
 from benthic.service.errormessages import RULE_MESSAGE, error_keys, localized_message
 from tests.engine_harness import random_game
+from tests.english_words import english_in
 
 
-def all_keys() -> dict[str, str]:
+def all_keys() -> dict[Any, str]:
     return {**engine_keys(), **error_keys()}
 
 
-def _placeholders(text: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+def _placeholders(text: str | tuple[str, ...]) -> set[str]:
+    forms = (text,) if isinstance(text, str) else text
+    return {name for form in forms for _, name, _, _ in string.Formatter().parse(form) if name is not None}
+
+
+def _translated(message: Any) -> bool:
+    """A message with every form translated (a plural one has a msgstr per form), not fuzzy."""
+    forms = (message.string,) if isinstance(message.string, str) else message.string
+    return all(forms) and not message.fuzzy
 
 
 @pytest.fixture(scope="module")
@@ -46,21 +54,20 @@ def portuguese() -> dict[str, Any]:
 def test_every_key_used_has_a_portuguese_translation_with_the_same_placeholders(portuguese: dict[str, Any]) -> None:
     keys = all_keys()
     assert len(keys) > 1000  # component names, catalogue texts, sentence templates and label templates of 3 games
-    missing = [k for k in keys if k not in portuguese or not portuguese[k].string or portuguese[k].fuzzy]
+    missing = [k for k in keys if k not in portuguese or not _translated(portuguese[k])]
     assert missing == [], f"no Portuguese for {len(missing)} keys (run scripts/i18n_update.py, translate): {missing}"
     differ = [k for k in keys if _placeholders(k) != _placeholders(portuguese[k].string)]
     assert differ == []
+    plurals = [k for k in keys if isinstance(k, tuple)]
+    assert len(plurals) > 10 and all(len(portuguese[k].string) == 2 for k in plurals)  # ngettext: both forms
 
 
 def test_the_catalogue_keeps_no_key_that_nothing_uses(portuguese: dict[str, Any]) -> None:
     assert sorted(set(portuguese) - set(all_keys())) == []
 
 
-def _keys_of(value: Any) -> Iterator[str]:
-    if isinstance(value, Message):
-        yield value.key
-        for param in value.params.values():
-            yield from _keys_of(param)
+def _keys_of(value: Any) -> Iterator[str | tuple[str, str]]:
+    yield from message_keys(value)
 
 
 @pytest.mark.parametrize("game", sorted(game_types()))
@@ -86,7 +93,7 @@ def test_labels_and_sentences_of_a_played_game_are_all_translated(game: str, por
                 sentences += 1
                 used.update(_keys_of(sentence))
     assert sentences > 100
-    assert sorted(k for k in used if not (k in portuguese and portuguese[k].string)) == []
+    assert sorted(map(str, (k for k in used if not (k in portuguese and _translated(portuguese[k]))))) == []
 
 
 def test_a_portuguese_label_and_sentence_read_in_portuguese() -> None:
@@ -272,3 +279,58 @@ def test_a_king_draft_reads_the_kings_names_to_its_seat_only() -> None:
     assert render(own, "pt") == f"Lugar 1 recebeu a oferta dos Reis {first} e {second}"
     assert render(other, "pt") == "Lugar 1 recebeu a oferta de 2 Reis"
     assert not any(name in render(other, "en") for name in names)
+
+
+def _names_and_texts(value: Any, out: list[str]) -> list[str]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in ("name", "text") and isinstance(item, str):
+                out.append(item)
+            else:
+                _names_and_texts(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            _names_and_texts(item, out)
+    return out
+
+
+@pytest.mark.parametrize("game", sorted(game_types()))
+def test_a_portuguese_catalogue_writes_effect_texts_and_space_names_in_portuguese(game: str) -> None:
+    """Effect texts (built from effect data as Messages), boards' space names and texts: no English word left."""
+    english = get_engine(game).catalogue()
+    pt = localized_catalogue(english, "pt")
+    texts = _names_and_texts({section: pt[section] for section in ("components", "boards", "tracks", "terms")}, [])
+    assert len(texts) > 500
+    assert english_in(texts) == []
+    assert len(english_in(_names_and_texts(english["components"], []))) > len(english["components"]) / 3
+    with_text = [c for c in english["components"] if english["components"][c].get("text")]
+    translated = [c for c in with_text if pt["components"][c]["text"] != english["components"][c]["text"]]
+    assert len(translated) == len(with_text) > 30
+
+
+@pytest.mark.parametrize("game", sorted(game_types()))
+def test_portuguese_labels_quote_effects_in_portuguese(game: str) -> None:
+    engine = get_engine(game)
+    english: list[str] = []
+    portuguese: list[str] = []
+    for n, (state, seat, _command, _events, _after) in enumerate(random_game(engine, 3, 7)):
+        if n % 2 == 0:
+            described = engine.describe_all(state, engine.legal_commands(state, seat), seat)
+            english += [d.label for d in described]
+            portuguese += [label.label for label in localized_labels(described, "pt")]
+    assert len(portuguese) > 300 and english_in(english)
+    assert english_in(portuguese) == []
+
+
+def test_effect_texts_are_msgids_with_plural_forms() -> None:
+    keys = all_keys()
+    assert "gain {what}" in keys and "{a}, then {b}" in keys
+    assert ("score up to {n} fully risen Location", "score up to {n} fully risen Locations") in keys
+    assert ("{n} coin", "{n} coins") in keys and "{n} coin" not in keys
+    one, two = counted(1, "{n} coin", "{n} coins"), counted(2, "{n} coin", "{n} coins")
+    assert (one.english(), two.english()) == ("1 coin", "2 coins")
+    assert (render(one, "pt"), render(two, "pt")) == ("1 moeda", "2 moedas")
+    patrician = get_engine("aquatica").catalogue()["components"]["S3-PATRICIAN"]
+    assert patrician["text"] == "Gain 1 coin, then buy 1 Location with coins."
+    assert localized_catalogue(get_engine("aquatica").catalogue(), "pt")["components"]["S3-PATRICIAN"]["text"] == (
+        "Ganhar 1 moeda, depois comprar 1 Local com moedas.")

@@ -17,26 +17,31 @@ SOURCES = Path(__file__).resolve().parent.parent  # shared/benthic: the engines 
 KEYWORDS = {"msg": None, "Message": None, "counted": (2, 3), "N_": None}
 
 
-def catalogue_keys() -> dict[str, str]:
+Key = str | tuple[str, str]  # a msgid, or (singular, plural) of a plural message
+
+
+def catalogue_keys() -> dict[Key, str]:
     """msgid -> where it comes from (the game type's catalogue)."""
     return {text: f"catalogue:{game_type}" for game_type in game_types()
             for text in catalogue_texts(get_engine(game_type).catalogue())}
 
 
-def source_keys() -> dict[str, str]:
-    """msgid -> the source file that uses it."""
-    found: dict[str, str] = {}
+def source_keys() -> dict[Key, str]:
+    """msgid -> the source file that uses it (``counted``'s two forms make one plural msgid)."""
+    found: dict[Key, str] = {}
     for filename, _line, message, _comments, _context in extract_from_dir(
             str(SOURCES), method_map=[("**.py", "python")], keywords=KEYWORDS):
-        for text in (message,) if isinstance(message, str) else message:
-            if text:
-                found.setdefault(text, filename)
+        if isinstance(message, str):
+            if message:
+                found.setdefault(message, filename)
+        elif len(message) == 2 and all(message):
+            found.setdefault((message[0], message[1]), filename)
     return found
 
 
-def sentence_keys() -> dict[str, str]:
+def sentence_keys() -> dict[Key, str]:
     """msgid -> the game type whose sentences.json has it (or the platform's, for its own events)."""
-    found: dict[str, str] = {text: "sentences:platform" for text in platform_sentences().keys()}
+    found: dict[Key, str] = {text: "sentences:platform" for text in platform_sentences().keys()}
     for game_type in game_types():
         sentences = get_engine(game_type).sentences()
         for text in sentences.keys() if sentences is not None else ():
@@ -44,5 +49,5 @@ def sentence_keys() -> dict[str, str]:
     return found
 
 
-def all_keys() -> dict[str, str]:
+def all_keys() -> dict[Key, str]:
     return {**catalogue_keys(), **sentence_keys(), **source_keys()}

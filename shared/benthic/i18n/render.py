@@ -6,16 +6,28 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from benthic.i18n.catalogs import DEFAULT_LANGUAGE, gettext
-from benthic.rules.presentation import MAX_LABEL, Description, Label, Message, SeatRef
+from benthic.i18n.catalogs import DEFAULT_LANGUAGE, gettext, ngettext
+from benthic.rules.presentation import (
+    MAX_LABEL,
+    Description,
+    Label,
+    Message,
+    SeatRef,
+    capitalised,
+    catalogue_messages,
+    message_keys,
+)
 
 
 def render(message: Message, language: str, names: Sequence[str | None] = ()) -> str:
     """``message`` in ``language``; a seat is written as its player's name in ``names`` when known."""
-    if not message.params:
-        return gettext(language, message.key)
-    values = {key: _value(value, language, names) for key, value in message.params.items()}
-    return gettext(language, message.key).format_map(values)
+    if message.plural:
+        template = ngettext(language, message.key, message.plural, int(message.params.get("n", 0)))
+    else:
+        template = gettext(language, message.key)
+    if message.params:
+        template = template.format_map({key: _value(value, language, names) for key, value in message.params.items()})
+    return capitalised(template) if message.capital else template
 
 
 def _value(value: Any, language: str, names: Sequence[str | None]) -> Any:
@@ -45,10 +57,11 @@ def _line(label: str) -> str:
 
 # The texts of a catalogue that are translated: the game's name, every component's name, every term's name and
 # text, every board's and track's name, every option's text (tests/unit/test_i18n_catalogue.py walks the same
-# fields).  A component's name is its msgid: the labels and sentences that name it translate the same key.
-# Components' effect texts stay English (written from effect data by each engine's texts.py).
-def catalogue_texts(catalogue: dict[str, Any]) -> list[str]:
-    texts = [catalogue["name"]]
+# fields), plus every text the catalogue's builder gave as a Message (effect texts of components, spaces'
+# names and texts ...: ``catalogue_messages``).  A component's name is its msgid: the labels and sentences that
+# name it translate the same key.
+def catalogue_texts(catalogue: dict[str, Any]) -> list[str | tuple[str, str]]:
+    texts: list[str | tuple[str, str]] = [catalogue["name"]]
     texts.extend(component["name"] for component in catalogue["components"].values())
     for term in catalogue["terms"].values():
         texts.append(term["name"])
@@ -57,27 +70,38 @@ def catalogue_texts(catalogue: dict[str, Any]) -> list[str]:
     texts.extend(board["name"] for board in catalogue["boards"].values())
     texts.extend(track["name"] for track in catalogue["tracks"].values())
     texts.extend(option["text"] for option in catalogue["options"])
+    for message in catalogue_messages(catalogue).values():
+        texts.extend(message_keys(message))
     return texts
 
 
+_WALKED = ("components", "boards", "tracks", "terms")  # the sections whose names and texts are read
+
+
 def localized_catalogue(catalogue: dict[str, Any], language: str) -> dict[str, Any]:
-    """A copy of ``catalogue`` with its texts (:func:`catalogue_texts`) in ``language`` and ``language`` set;
-    the catalogue itself when English.  Its ``content_version`` stays: it versions the content, and an
-    answer's ETag (a digest of the body) differs per language."""
+    """A copy of ``catalogue`` with its names and texts in ``language`` and ``language`` set; the catalogue
+    itself when English.  A ``name`` or ``text`` is translated from its Message when the builder gave one
+    (``catalogue_messages``), else as a msgid (unchanged without a translation); options keep their names.
+    Its ``content_version`` stays: it versions the content, and an answer's ETag (a digest of the body)
+    differs per language."""
     if language == DEFAULT_LANGUAGE:
         return catalogue
-    out = copy.deepcopy(catalogue)
+    messages = catalogue_messages(catalogue)
+
+    def text(value: str) -> str:
+        found = messages.get(value)
+        return render(found, language) if found is not None else gettext(language, value)
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: text(v) if k in ("name", "text") and isinstance(v, str) else walk(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    out: dict[str, Any] = {k: walk(v) if k in _WALKED else copy.deepcopy(v) for k, v in catalogue.items()}
     out["language"] = language
-    out["name"] = gettext(language, out["name"])
-    for component in out["components"].values():
-        component["name"] = gettext(language, component["name"])
-    for term in out["terms"].values():
-        term["name"] = gettext(language, term["name"])
-        if term.get("text"):
-            term["text"] = gettext(language, term["text"])
-    for section in ("boards", "tracks"):
-        for item in out[section].values():
-            item["name"] = gettext(language, item["name"])
+    out["name"] = text(catalogue["name"])
     for option in out["options"]:
-        option["text"] = gettext(language, option["text"])
+        option["text"] = text(option["text"])
     return out

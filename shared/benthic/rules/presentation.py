@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import msgspec
@@ -20,6 +20,11 @@ import msgspec
 __all__ = [
     "MAX_LABEL",
     "N_",
+    "as_sentence",
+    "capitalised",
+    "catalogue_messages",
+    "joined",
+    "message_keys",
     "CatalogueError",
     "Description",
     "Label",
@@ -54,13 +59,25 @@ class Message(msgspec.Struct, frozen=True):
     """A text to translate: ``key`` is its English template with ``{name}`` placeholders (the gettext msgid),
     ``params`` fill them.  A param that is itself a Message is translated too; a SeatRef becomes a player's
     name; any other value is written as it is (ids, coordinates, numbers).  The engines build Messages; the
-    presentation layer (``benthic.i18n``) translates them; :meth:`english` is the untranslated text."""
+    presentation layer (``benthic.i18n``) translates them; :meth:`english` is the untranslated text.
+
+    ``plural``, when set, is the English plural template (gettext's ``msgid_plural``): the form is chosen by
+    the count in ``params["n"]`` (ngettext).  ``capital`` writes the text with a capital first letter (a
+    fragment made into a sentence)."""
 
     key: str
     params: dict[str, Any] = {}
+    plural: str = ""
+    capital: bool = False
 
     def english(self) -> str:
-        return self.key.format_map({k: _english(v) for k, v in self.params.items()}) if self.params else self.key
+        template = self.plural if self.plural and self.params.get("n") != 1 else self.key
+        text = template.format_map({k: _english(v) for k, v in self.params.items()}) if self.params else template
+        return capitalised(text) if self.capital else text
+
+    def msgid(self) -> str | tuple[str, str]:
+        """The catalogue key: the template, or (singular, plural) for a plural message."""
+        return (self.key, self.plural) if self.plural else self.key
 
 
 def _english(value: Any) -> Any:
@@ -71,19 +88,50 @@ def _english(value: Any) -> Any:
     return value
 
 
+def capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def message_keys(value: Any) -> Iterator[str | tuple[str, str]]:
+    """Every msgid a Message (and the Messages among its params) uses."""
+    if isinstance(value, Message):
+        yield value.msgid()
+        for param in value.params.values():
+            yield from message_keys(param)
+
+
 def N_(text: str) -> str:
     """Marks a msgid that a Message is built from later (gettext's ``gettext_noop``: Babel's extractor finds it)."""
     return text
 
 
-def counted(n: int, singular: str, plural: str) -> Message:
-    """``counted(2, "{n} credit", "{n} credits")``: the English form for ``n`` (each form is a msgid)."""
-    return Message(singular if n == 1 else plural, {"n": n})
+def counted(n: int, singular: str, plural: str, **params: Any) -> Message:
+    """``counted(2, "{n} credit", "{n} credits")``: a plural message (one msgid with its plural, ngettext);
+    ``params`` fill its other placeholders."""
+    return Message(singular, {"n": n, **params}, plural=plural)
 
 
 def msg(key: str, **params: Any) -> Message:
     """``msg("Build {tile} at {cell}", tile=..., cell="3,4")``: a Message (Babel's extractor finds ``msg``)."""
     return Message(key, params)
+
+
+def as_sentence(fragment: Message) -> Message:
+    """A lower-case fragment as a sentence: capitalised, with a full stop unless it ends with punctuation."""
+    if fragment.english().endswith((".", "!", "?")):
+        return msgspec.structs.replace(fragment, capital=True)
+    return Message(N_("{text}."), {"text": fragment}, capital=True)
+
+
+def joined(items: Sequence[Message | str], template: str, empty: Message | str = "") -> Message | str:
+    """Items joined pairwise with ``template`` (a msgid with ``{a}`` and ``{b}``: "{a}, then {b}")."""
+    parts = [i for i in items if i]
+    if not parts:
+        return empty
+    out = parts[-1]
+    for item in reversed(parts[:-1]):
+        out = Message(template, {"a": item, "b": out})
+    return out
 
 
 class Label(msgspec.Struct, frozen=True):
@@ -191,10 +239,39 @@ def envelope(engine_version: str, game_type: str, name: str, seats: tuple[int, i
                  "a space's x, y are its centre, w, h its size",
         **body,
     }
+    messages: dict[str, Message] = {}
+    catalogue = _english_texts(catalogue, messages)
     check_catalogue(catalogue)
     plain: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(catalogue))  # JSON types only (no tuples)
     digest = hashlib.sha256(msgspec.json.encode(plain, order="sorted")).hexdigest()[:12]
-    return {"content_version": f"{engine_version}~{digest}", **plain}
+    version = f"{engine_version}~{digest}"
+    _MESSAGES[version] = messages
+    return {"content_version": version, **plain}
+
+
+# content_version -> {English text: its Message}: the texts a catalogue builder gave as Messages (effect texts,
+# space names ...).  Kept beside the catalogue, not in it: the catalogue is JSON, and its English stays as it
+# was; the presentation layer translates a text by finding its Message here (``catalogue_messages``).
+_MESSAGES: dict[str, dict[str, Message]] = {}
+
+
+def _english_texts(value: Any, messages: dict[str, Message]) -> Any:
+    """``value`` with every Message in it replaced by its English text (recorded in ``messages``)."""
+    if isinstance(value, Message):
+        text = value.english()
+        messages.setdefault(text, value)
+        return text
+    if isinstance(value, dict):
+        return {k: _english_texts(v, messages) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_english_texts(v, messages) for v in value]
+    return value
+
+
+def catalogue_messages(catalogue: Mapping[str, Any]) -> Mapping[str, Message]:
+    """English text -> Message of the texts of ``catalogue`` (built by :func:`envelope`) that were given as
+    Messages; empty for a catalogue built elsewhere."""
+    return _MESSAGES.get(str(catalogue.get("content_version")), {})
 
 
 def catalogue_ids(catalogue: Mapping[str, Any]) -> dict[str, set[str]]:
@@ -399,13 +476,15 @@ class Sentences:
         return Message(known) if known is not None else cid
 
 
-def join_messages(items: Sequence[Message | str]) -> Message | str:
-    """ "a, b and c" as one Message (each joint translated; items are Messages or names)."""
+def join_messages(items: Sequence[Message | str], word: str = "and") -> Message | str:
+    """ "a, b and c" (``word`` "or": "a, b or c") as one Message (each joint translated; items are Messages or
+    names)."""
     if not items:
         return Message("nothing")
     joined: Message | str = items[-1]
+    last = N_("{a} and {b}") if word == "and" else N_("{a} or {b}")
     for i, item in enumerate(reversed(items[:-1])):
-        joined = Message(N_("{a} and {b}") if i == 0 else N_("{a}, {b}"), {"a": item, "b": joined})
+        joined = Message(last if i == 0 else N_("{a}, {b}"), {"a": item, "b": joined})
     return joined
 
 

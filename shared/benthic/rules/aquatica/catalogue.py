@@ -14,16 +14,26 @@ from typing import Any
 
 import msgspec
 
-from benthic.rules.presentation import CatalogueError, Message, count, envelope, sentence, terms_from
+from benthic.rules.presentation import (
+    N_,
+    CatalogueError,
+    Message,
+    as_sentence,
+    counted,
+    envelope,
+    joined,
+    msg,
+    terms_from,
+)
 
 from . import content as content_module
 from .content import MAX_SEATS, Catalog, Character, Location, catalog
-from .effects import Effect
+from .effects import Effect, Gain
 from .options import Rules
 from .prompts import HEAD_PROMPTS
 from .setup import MAX_SEATS as MAX_PLAYERS
 from .setup import MIN_SEATS
-from .texts import TYPE_NAMES, depth_text, effects_text, manta_text
+from .texts import TYPE_NAMES, depth_text, effects_text, gained, manta_text, manta_use
 
 Point = tuple[float, float]
 PROMPT_KINDS = ("turn", "pay", "choose_king", "scout_decide", "scout_discard", "place_ichthyander", "resolving",
@@ -117,29 +127,34 @@ def load_layout() -> Layout:
 
 def _location_entry(cat: Catalog, loc: Location) -> dict[str, Any]:
     discount = cat.board.top_row_conquer_discount
-    depths = "; ".join(f"{i + 1}) {depth_text(d)}" for i, d in enumerate(loc.depths)) or "none (placed fully risen)"
-    manta = ""
+    depths = joined([msg("{number}) {depth}", number=i + 1, depth=depth_text(d)) for i, d in enumerate(loc.depths)],
+                    N_("{a}; {b}"), msg("none (placed fully risen)"))
+    manta: Message | str = ""
     if loc.wild_manta is not None:
-        manta = f" When it is fully risen, you take a {_manta_kind_entry(cat, loc.wild_manta)['name']}."
-    text = (f"{TYPE_NAMES[loc.type]}. Buy for {count(loc.coin_price, 'coin')} or conquer for {loc.power_price} "
-            f"power ({max(0, loc.power_price - discount)} from the top row). Depths, top to bottom: {depths}."
-            f"{manta} Worth {loc.prosperity} PP once scored.")
+        name = _manta_kind_entry(cat, loc.wild_manta)["name"]
+        manta = msg(" When it is fully risen, you take a {manta}.", manta=Message(name))
+    text = msg("{type}. Buy for {coins} or conquer for {power} power ({top} from the top row). Depths, top to "
+               "bottom: {depths}.{manta} Worth {prosperity} PP once scored.", type=Message(TYPE_NAMES[loc.type]),
+               coins=counted(loc.coin_price, "{n} coin", "{n} coins"), power=loc.power_price,
+               top=max(0, loc.power_price - discount), depths=depths, manta=manta, prosperity=loc.prosperity)
     return {"id": loc.id, "category": "location", "name": loc.name, "type": loc.type, "coin_price": loc.coin_price,
             "power_price": loc.power_price, "prosperity": loc.prosperity, "wild_manta": loc.wild_manta,
             "depth_count": len(loc.depths), "text": text,
             "effect": {"depths": msgspec.to_builtins(loc.depths)}}
 
 
-def _character_text(cat: Catalog, c: Character) -> str:
+def _character_text(cat: Catalog, c: Character) -> Message:
     if c.setup is not None:
-        face = manta_text(cat.face(c.setup.kind)).replace("flip it (ready → tired) ", "")
-        return sentence(f"at setup, exchange this King for a Wild Manta that you can {face}")
-    text = sentence(effects_text(c.effects))
+        return as_sentence(msg("at setup, exchange this King for a Wild Manta that you can {use}",
+                               use=manta_use(cat.face(c.setup.kind))))
+    parts = [as_sentence(effects_text(c.effects))]
     if c.is_matrona:
-        text += " Matrona returns to your hand after she is played."
+        parts.append(msg("Matrona returns to your hand after she is played."))
     if c.after_play == "remove_from_game":
-        text += " One use: removed from the game after it is played."
-    return text
+        parts.append(msg("One use: removed from the game after it is played."))
+    out = joined(parts, N_("{a} {b}"))
+    assert isinstance(out, Message)
+    return out
 
 
 def _character_entry(cat: Catalog, card_id: str, c: Character, **extra: Any) -> dict[str, Any]:
@@ -152,13 +167,18 @@ def _manta_kind_entry(cat: Catalog, kind_id: str) -> dict[str, Any]:
     kind = cat.manta_kinds[kind_id]
     what = "Trained" if kind.category == "trained" else "Wild"
     face = kind.face
-    name = kind.name or f"{what} Manta ({depth_text(face).replace(' toward a payment', '')})"
+    name = kind.name or f"{what} Manta ({(gained(face) if isinstance(face, Gain) else depth_text(face)).english()})"
     return {"id": kind_id, "category": "manta_kind", "name": name, "kind_category": kind.category,
-            "count": kind.count, "text": sentence(manta_text(face)), "effect": msgspec.to_builtins(face)}
+            "count": kind.count, "text": as_sentence(manta_text(face)), "effect": msgspec.to_builtins(face)}
 
 
 def _goal_name(template: str, n: int) -> str:
     return template.replace("{n}", str(n))
+
+
+def _goal_text(cat: Catalog, goal_id: str) -> Message:
+    """A goal's condition (content data, a msgid) without its full stop."""
+    return Message(cat.goals[goal_id].text.rstrip("."))
 
 
 def _components(cat: Catalog, goal_names: dict[str, str]) -> dict[str, Any]:
@@ -187,23 +207,25 @@ def _components(cat: Catalog, goal_names: dict[str, str]) -> dict[str, Any]:
                              "text": kind["text"], "effect": kind["effect"]}
     for manta_id in cat.ichthyander_ids:
         out[manta_id] = {"id": manta_id, "category": "manta", "name": f"Ichthyander Manta {manta_id[2:]}",
-                         "kind": "ichthyander", "text": "Solo: the rival's Manta; it only takes spots on goal tracks."}
+                         "kind": "ichthyander",
+                         "text": msg("Solo: the rival's Manta; it only takes spots on goal tracks.")}
     for goal in cat.goals.values():
         name = _goal_name(goal_names.get(goal.condition.kind, goal.id), goal.condition.n)
         out[goal.id] = {"id": goal.id, "category": "goal", "name": name,
-                        "text": sentence(f"{goal.text.rstrip('.')}. Claim it by putting one of your Trained "
-                                         "Mantas on the first free spot of its track"),
+                        "text": msg("{goal}. Claim it by putting one of your Trained Mantas on the first free spot "
+                                    "of its track.", goal=_goal_text(cat, goal.id)),
                         "effect": msgspec.to_builtins(goal.condition)}
     for token in cat.tokens.values():
         out[token.id] = {"id": token.id, "category": "goal_token", "name": f"Goal token {token.id[3:]}",
                          "front": token.front, "back": token.back,
-                         "text": f"Front: {cat.goals[token.front].text} Back: {cat.goals[token.back].text}"}
+                         "text": msg("Front: {front}. Back: {back}.", front=_goal_text(cat, token.front),
+                                     back=_goal_text(cat, token.back))}
     return out
 
 
 # --- boards and tracks --------------------------------------------------------------------------------------
 
-def _space(sid: str, kind: str, name: str, at: Point, size: Point, **extra: Any) -> dict[str, Any]:
+def _space(sid: str, kind: str, name: str | Message, at: Point, size: Point, **extra: Any) -> dict[str, Any]:
     return {"id": sid, "kind": kind, "name": name, "x": at[0], "y": at[1], "w": size[0], "h": size[1], **extra}
 
 
@@ -214,29 +236,35 @@ def _central(cat: Catalog, layout: Layout) -> dict[str, Any]:
     loc = layout.location_card.size
     for slot, cost in enumerate(cat.board.character_row_costs):
         at = (c.character_row.first[0] + slot * c.character_row.step, c.character_row.first[1])
-        spaces[f"row:{slot}"] = _space(f"row:{slot}", "character_row", f"Character row slot {slot + 1}", at, card,
-                                       slot=slot, cost=cost, text=f"Recruiting from here costs {count(cost, 'coin')}.")
+        spaces[f"row:{slot}"] = _space(f"row:{slot}", "character_row", msg("Character row slot {n}", n=slot + 1),
+                                       at, card,
+                                       slot=slot, cost=cost,
+                                       text=msg("Recruiting from here costs {coins}.",
+                                                coins=counted(cost, "{n} coin", "{n} coins")))
     for i in range(cat.board.top_row_size):
         at = (c.top_row.first[0] + i * c.top_row.step, c.top_row.first[1])
-        spaces[f"top:{i}"] = _space(f"top:{i}", "top_row", f"Top Location row, place {i + 1}", at, loc, index=i,
-                                    text=f"Conquering from here costs {cat.board.top_row_conquer_discount} power less.")
+        spaces[f"top:{i}"] = _space(f"top:{i}", "top_row", msg("Top Location row, place {n}", n=i + 1), at, loc,
+                                    index=i,
+                                    text=msg("Conquering from here costs {n} power less.",
+                                             n=cat.board.top_row_conquer_discount))
     for i in range(cat.board.bottom_row_size):
         at = (c.bottom_row.first[0] + i * c.bottom_row.step, c.bottom_row.first[1])
-        spaces[f"bottom:{i}"] = _space(f"bottom:{i}", "bottom_row", f"Bottom Location row, place {i + 1}", at, loc,
+        spaces[f"bottom:{i}"] = _space(f"bottom:{i}", "bottom_row", msg("Bottom Location row, place {n}", n=i + 1),
+                                       at, loc,
                                        index=i)
-    spaces["ocean_deck"] = _space("ocean_deck", "deck", "Ocean Character deck", c.ocean_deck, card)
-    spaces["location_deck"] = _space("location_deck", "deck", "Location deck", c.location_deck, loc)
-    spaces["location_discard"] = _space("location_discard", "discard", "Location discard pile", c.location_discard,
-                                        loc)
+    spaces["ocean_deck"] = _space("ocean_deck", "deck", msg("Ocean Character deck"), c.ocean_deck, card)
+    spaces["location_deck"] = _space("location_deck", "deck", msg("Location deck"), c.location_deck, loc)
+    spaces["location_discard"] = _space("location_discard", "discard", msg("Location discard pile"),
+                                        c.location_discard, loc)
     for g in range(cat.board.goal_tracks):
         at = (c.goals.first[0], c.goals.first[1] + g * c.goals.row_step)
-        spaces[f"goal:{g}"] = _space(f"goal:{g}", "goal", f"Goal {g + 1}", at, c.goals.card, index=g)
+        spaces[f"goal:{g}"] = _space(f"goal:{g}", "goal", msg("Goal {n}", n=g + 1), at, c.goals.card, index=g)
     for i, kind in enumerate(cat.wild_kinds):
         at = (c.wild_reserve.first[0] + i * c.wild_reserve.step[0],
               c.wild_reserve.first[1] + i * c.wild_reserve.step[1])
         name = _manta_kind_entry(cat, kind)["name"]
-        spaces[f"wild:{kind}"] = _space(f"wild:{kind}", "wild_reserve", f"Reserve: {name}", at,
-                                        c.wild_reserve.size, manta_kind=kind)
+        spaces[f"wild:{kind}"] = _space(f"wild:{kind}", "wild_reserve", msg("Reserve: {manta}", manta=Message(name)),
+                                        at, c.wild_reserve.size, manta_kind=kind)
     return {"id": "central", "kind": "central_board", "name": "Central board", "view_box": list(c.view_box),
             "spaces": spaces, "connections": []}
 
@@ -246,15 +274,15 @@ def _player_board(cat: Catalog, layout: Layout) -> dict[str, Any]:
     spaces: dict[str, Any] = {}
     for slot in range(cat.board.player_board_slots):
         at = (p.slots.first[0] + slot * p.slots.step, p.slots.first[1])
-        spaces[f"slot:{slot}"] = _space(f"slot:{slot}", "board_slot", f"Board slot {slot + 1}", at,
+        spaces[f"slot:{slot}"] = _space(f"slot:{slot}", "board_slot", msg("Board slot {n}", n=slot + 1), at,
                                         layout.location_card.size, slot=slot)
     card = layout.character_card
     for sid, kind, name, at, size in (
-        ("player:king", "king", "King", p.king, card),
-        ("player:hand", "hand", "Hand", p.hand, card),
-        ("player:discard", "discard", "Discard pile (top card public)", p.discard, card),
-        ("player:scoring_pile", "scoring_pile", "Scoring Pile (private)", p.scoring_pile, card),
-        ("player:mantas", "manta_reserve", "Manta reserve", p.mantas.at, p.mantas.size),
+        ("player:king", "king", msg("King"), p.king, card),
+        ("player:hand", "hand", msg("Hand"), p.hand, card),
+        ("player:discard", "discard", msg("Discard pile (top card public)"), p.discard, card),
+        ("player:scoring_pile", "scoring_pile", msg("Scoring Pile (private)"), p.scoring_pile, card),
+        ("player:mantas", "manta_reserve", msg("Manta reserve"), p.mantas.at, p.mantas.size),
     ):
         spaces[sid] = _space(sid, kind, name, at, size)
     return {"id": "player_board", "kind": "player_board", "name": "Player board (one per seat)",
@@ -266,12 +294,13 @@ def _tracks(cat: Catalog, layout: Layout) -> dict[str, Any]:
     tracks: dict[str, Any] = {}
     for track in range(cat.board.goal_tracks):
         y = g.first[1] + track * g.row_step
-        spaces = [{"id": str(spot + 1), "name": f"Spot {spot + 1}: {points} PP", "points": points,
+        spaces = [{"id": str(spot + 1), "name": msg("Spot {n}: {points} PP", n=spot + 1, points=points),
+                   "points": points,
                    "x": g.spot_first[0] + spot * g.spot_step, "y": y, "w": g.spot_size[0], "h": g.spot_size[1]}
                   for spot, points in enumerate(cat.board.goal_track_points)]
-        tracks[f"goal:{track}"] = {"id": f"goal:{track}", "name": f"Track of goal {track + 1}",
+        tracks[f"goal:{track}"] = {"id": f"goal:{track}", "name": msg("Track of goal {n}", n=track + 1),
                                    "board_kind": "central_board", "goal_index": track, "spaces": spaces,
-                                   "text": "The first Manta to claim the goal takes spot 1, the next spot 2, ..."}
+                                   "text": msg("The first Manta to claim the goal takes spot 1, the next spot 2, ...")}
     return tracks
 
 

@@ -20,7 +20,7 @@ from .effects import Choice, Gain
 from .prompts import prompt_kind
 from .queries import acquisition_cost, head, row_of
 from .state import ICHTHYANDERS, State
-from .texts import effect_text, effects_text
+from .texts import effect_text, effects_text, gained
 
 CAT = catalog()
 
@@ -89,7 +89,7 @@ class _Describer:
         depth = loc.depths[bl.covered]
         if self.prompt == "pay" and isinstance(depth, Gain):
             label = msg("Exploit Depth {depth} of {location}: add {what} to the payment", depth=bl.covered + 1,
-                        location=self.names[loc.id], what=effect_text(depth).removeprefix("gain "))
+                        location=self.names[loc.id], what=gained(depth))
         else:
             label = msg("Exploit Depth {depth} of {location}: {what}", depth=bl.covered + 1,
                         location=self.names[loc.id], what=effect_text(depth))

@@ -1,11 +1,12 @@
-"""English for the effect vocabulary of spec §3.2: the texts of Characters, Kings, Locations (Depths) and
-Mantas are written from the same effect data the engine resolves.  Fragments are lower case."""
+"""The effect vocabulary of spec §3.2 as Messages (English templates, translated by ``benthic.i18n``): the texts
+of Characters, Kings, Locations (Depths) and Mantas are written from the same effect data the engine
+resolves.  Fragments are lower case."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from benthic.rules.presentation import count
+from benthic.rules.presentation import N_, Message, counted, joined, msg
 
 from .effects import (
     Buy,
@@ -31,64 +32,79 @@ TYPE_NAMES = {"shark_bay": "Shark Bay", "sunken_ships": "Sunken Ships", "ocean_v
               "decayed_civilizations": "Decayed Civilizations"}
 
 
-def resource(n: int, what: str) -> str:
-    return f"{n} {'coin' if n == 1 else 'coins'}" if what == "coins" else f"{n} power"
+def resource(n: int, what: str) -> Message:
+    return counted(n, "{n} coin", "{n} coins") if what == "coins" else msg("{n} power", n=n)
 
 
-def effect_text(effect: Effect) -> str:
-    """One effect in English (lower case, no final full stop)."""
+def gained(effect: Gain) -> Message:
+    """What a Gain gives: "2 coins", "3 power (only for conquering a Shark Bay)"."""
+    if effect.only_for_type:
+        return msg("{what} (only for conquering a {type})", what=resource(effect.amount, effect.resource),
+                   type=Message(TYPE_NAMES[effect.only_for_type]))
+    return resource(effect.amount, effect.resource)
+
+
+def effect_text(effect: Effect) -> Message:
+    """One effect (lower case, no final full stop)."""
     if isinstance(effect, Gain):
-        typed = f" (only for conquering a {TYPE_NAMES[effect.only_for_type]})" if effect.only_for_type else ""
-        return f"gain {resource(effect.amount, effect.resource)}{typed}"
+        return msg("gain {what}", what=gained(effect))
     if isinstance(effect, Buy):
-        return "buy 1 Location with coins"
+        return msg("buy 1 Location with coins")
     if isinstance(effect, Conquer):
-        return "conquer 1 Location with power"
+        return msg("conquer 1 Location with power")
     if isinstance(effect, BuyOrConquer):
-        return "buy or conquer 1 Location"
+        return msg("buy or conquer 1 Location")
     if isinstance(effect, Recruit):
-        return "recruit 1 Ocean Character for free" if effect.free else "recruit 1 Ocean Character"
+        return msg("recruit 1 Ocean Character for free") if effect.free else msg("recruit 1 Ocean Character")
     if isinstance(effect, Raise):
         if effect.split and effect.amount > 1:
-            return f"raise your Locations by {effect.amount} in total (split as you like)"
-        return f"raise 1 of your Locations by {effect.amount}"
+            return msg("raise your Locations by {n} in total (split as you like)", n=effect.amount)
+        return msg("raise 1 of your Locations by {n}", n=effect.amount)
     if isinstance(effect, FullyRise):
-        return "raise 1 of your Locations until it is fully risen"
+        return msg("raise 1 of your Locations until it is fully risen")
     if isinstance(effect, Score):
-        return f"score up to {count(effect.count, 'fully risen Location')}"
+        return counted(effect.count, "score up to {n} fully risen Location", "score up to {n} fully risen Locations")
     if isinstance(effect, Scout):
-        return "scout (the top row is discarded, the bottom row moves up, 6 new Locations are dealt)"
+        return msg("scout (the top row is discarded, the bottom row moves up, 6 new Locations are dealt)")
     if isinstance(effect, TakeBack):
-        return f"take up to {count(effect.count, 'card')} from your discard pile back into your hand"
+        return counted(effect.count, "take up to {n} card from your discard pile back into your hand",
+                       "take up to {n} cards from your discard pile back into your hand")
     if isinstance(effect, TakeBackAll):
-        return "take your whole discard pile back into your hand"
+        return msg("take your whole discard pile back into your hand")
     if isinstance(effect, ReadyAllMantas):
-        return "ready all your tired Mantas"
+        return msg("ready all your tired Mantas")
     if isinstance(effect, Choice):
-        return "either " + ", or ".join(effects_text(option) for option in effect.options)
+        return msg("either {options}", options=joined([effects_text(o) for o in effect.options], N_("{a}, or {b}")))
     if isinstance(effect, OpponentsDiscard):
-        return f"each opponent discards {count(effect.count, 'Character')} from their hand"
+        return counted(effect.count, "each opponent discards {n} Character from their hand",
+                       "each opponent discards {n} Characters from their hand")
     if isinstance(effect, OpponentsRaise):
-        return f"each opponent raises 1 of their Locations by {effect.amount}"
+        return msg("each opponent raises 1 of their Locations by {n}", n=effect.amount)
     if isinstance(effect, Empty):
-        return "empty (never exploited)"
+        return msg("empty (never exploited)")
     raise TypeError(f"unknown effect {effect!r}")
 
 
-def effects_text(effects: Sequence[Effect]) -> str:
+def effects_text(effects: Sequence[Effect]) -> Message:
     """Effects resolved in printed order: "gain 3 coins, then buy 1 Location with coins"."""
-    return ", then ".join(effect_text(e) for e in effects) or "nothing"
+    out = joined([effect_text(e) for e in effects], N_("{a}, then {b}"), msg("nothing"))
+    assert isinstance(out, Message)
+    return out
 
 
-def depth_text(effect: Effect) -> str:
+def depth_text(effect: Effect) -> Message:
     """A Depth as the owner reads it: resource Depths pay only during a payment of the main action."""
     if isinstance(effect, Gain):
-        return effect_text(effect).replace("gain ", "", 1) + " toward a payment"
+        return msg("{what} toward a payment", what=gained(effect))
     return effect_text(effect)
 
 
-def manta_text(face: Effect) -> str:
+def manta_use(face: Effect) -> Message:
+    """What flipping a Manta does: "to add 2 coins to a payment of your main action"."""
     if isinstance(face, Gain):
-        return (f"flip it (ready → tired) to add {resource(face.amount, face.resource)} to a payment of your "
-                "main action")
-    return f"flip it (ready → tired) before or after your main action to {effect_text(face)}"
+        return msg("to add {what} to a payment of your main action", what=resource(face.amount, face.resource))
+    return msg("before or after your main action to {effect}", effect=effect_text(face))
+
+
+def manta_text(face: Effect) -> Message:
+    return msg("flip it (ready → tired) {use}", use=manta_use(face))

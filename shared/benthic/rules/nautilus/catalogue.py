@@ -15,7 +15,17 @@ from typing import Any
 
 import msgspec
 
-from benthic.rules.presentation import CatalogueError, count, envelope, join_and, join_or, sentence, terms_from
+from benthic.rules.presentation import (
+    N_,
+    CatalogueError,
+    Message,
+    counted,
+    envelope,
+    join_messages,
+    joined,
+    msg,
+    terms_from,
+)
 
 from . import content as content_module
 from .content import ChipDef, Content, TileDef
@@ -103,39 +113,51 @@ def chip_name(chip: ChipDef) -> str:
     return KIND_NAMES.get(chip.kind, chip.kind)
 
 
-def _benefit_text(c: Content, research_type: str) -> str:
+_MEANINGS = {"training": N_("Steps for your researchers in Phase 2"), "technology": N_("Spaces per submarine move"),
+             "echo": N_("Echo range"), "trial": N_("Finds you look at after recovering a Shell or Snail"),
+             "analysis": N_("Nemo per treasure chest")}
+
+
+def _nemo(n: int) -> Message:
+    return msg("{n} Nemo", n=n)
+
+
+def _benefit_text(c: Content, research_type: str) -> Message:
     values = c.benefits[research_type]
-    meaning = {"training": "steps for your researchers in Phase 2", "technology": "spaces per submarine move",
-               "echo": "Echo range", "trial": "finds you look at after recovering a Shell or Snail",
-               "analysis": "Nemo per treasure chest"}.get(research_type, "benefit")
-    name = RESEARCH_NAMES.get(research_type, research_type)
+    name = Message(RESEARCH_NAMES.get(research_type, research_type))
     changes = [n for n, v in enumerate(values) if n == 0 or v != values[n - 1]]
-    steps = []
+    steps: list[Message | str] = []
     for i, n in enumerate(changes):
-        more = " or more" if i == len(changes) - 1 and n < len(values) - 1 else ""
-        steps.append(f"{values[n]} with {n}{more}" if i else f"{values[n]} with {n} {name} stations in operation")
-    return f"{meaning[0].upper()}{meaning[1:]}: {', '.join(steps)}"
+        if not i:
+            steps.append(msg("{value} with {n} {name} stations in operation", value=values[n], n=n, name=name))
+        elif n < len(values) - 1 and i == len(changes) - 1:
+            steps.append(msg("{value} with {n} or more", value=values[n], n=n))
+        else:
+            steps.append(msg("{value} with {n}", value=values[n], n=n))
+    return msg("{meaning}: {steps}", meaning=Message(_MEANINGS.get(research_type, N_("Benefit"))),
+               steps=joined(steps, N_("{a}, {b}")))
 
 
 def _tile_entry(c: Content, tile: TileDef) -> dict[str, Any]:
     tables = c.tables
     if tile.kind == "base":
-        text = "The first station, placed at setup: 8 locks, no owner, not a research station."
+        text: Message = msg("The first station, placed at setup: 8 locks, no owner, not a research station.")
         effect = None
     elif tile.kind == "research":
         rtype = tile.research_type or ""
-        text = (f"Research station ({RESEARCH_NAMES.get(rtype, rtype)}). "
-                f"Costs {count(tables.research_station_price, 'Nemo', 'Nemo')}; "
-                f"its builder owns it, and another player's first researcher entering it pays the owner "
-                f"{count(tables.activation_fee, 'Nemo', 'Nemo')}. {_benefit_text(c, rtype)}.")
+        text = msg("Research station ({type}). Costs {price}; its builder owns it, and another player's first "
+                   "researcher entering it pays the owner {fee}. {benefit}.",
+                   type=Message(RESEARCH_NAMES.get(rtype, rtype)), price=_nemo(tables.research_station_price),
+                   fee=_nemo(tables.activation_fee), benefit=_benefit_text(c, rtype))
         effect = {"research_type": rtype, "benefits": list(c.benefits[rtype])}
     else:
         by_cap: dict[int, list[str]] = {}
         for n, pc in sorted(c.player_counts.items()):
             by_cap.setdefault(pc.residential_cap, []).append(str(n))
-        caps = ", ".join(f"1 to {cap} with {join_or(ns)} players" for cap, ns in by_cap.items())
-        text = (f"Residential station: free, but bought staffed with researchers at "
-                f"{count(tables.researcher_staff_price, 'Nemo', 'Nemo')} each ({caps}); no owner.")
+        caps = joined([msg("1 to {cap} with {players} players", cap=cap, players=join_messages(ns, "or"))
+                       for cap, ns in by_cap.items()], N_("{a}, {b}"))
+        text = msg("Residential station: free, but bought staffed with researchers at {price} each ({caps}); "
+                   "no owner.", price=_nemo(tables.researcher_staff_price), caps=caps)
         effect = None
     entry: dict[str, Any] = {"id": tile.id, "category": "tile", "name": tile_name(tile), "kind": tile.kind,
                              "research_type": tile.research_type, "stack": tile.stack,
@@ -150,24 +172,26 @@ def _tile_entry(c: Content, tile: TileDef) -> dict[str, Any]:
 def _chip_entry(c: Content, chip: ChipDef) -> dict[str, Any]:
     front = c.kind_front[chip.kind]
     points = c.kind_points[chip.kind]
-    costs = join_and(f"{count(v, 'Nemo', 'Nemo')} in the {DEPTH_NAMES[d]}" for d, v in c.recovery_cost.items())
+    costs = join_messages([msg("{price} in the {depth}", price=_nemo(v), depth=Message(DEPTH_NAMES[d]))
+                           for d, v in c.recovery_cost.items()])
     if chip.kind == "atlantis":
-        text = (f"Blue front (recovering it costs {costs}). Goes to space {chip.atlantis_number} of the Atlantis "
-                "tracker with the finder's marker; the finder may move one researcher up to "
-                f"{c.tables.atlantis_bonus_steps} stations. Atlantis point chips go to the players with the "
-                "most Atlantis finds.")
+        text = msg("Blue front (recovering it costs {costs}). Goes to space {number} of the Atlantis tracker with "
+                   "the finder's marker; the finder may move one researcher up to {steps} stations. Atlantis point "
+                   "chips go to the players with the most Atlantis finds.", costs=costs,
+                   number=chip.atlantis_number, steps=c.tables.atlantis_bonus_steps)
     elif front == "blue":
-        extra = " After recovering it, Trial stations let you look at face-down finds." if chip.kind in (
+        extra = msg(" After recovering it, Trial stations let you look at face-down finds.") if chip.kind in (
             "shell", "snail") else ""
-        text = (f"Blue front (recovering it costs {costs}). Kept on your tableau: worth "
-                f"{count(points or 0, 'point')} (special assignments can raise it).{extra}")
+        text = msg("Blue front (recovering it costs {costs}). Kept on your tableau: worth {points} (special "
+                   "assignments can raise it).{extra}", costs=costs,
+                   points=counted(points or 0, "{n} point", "{n} points"), extra=extra)
     elif chip.kind == "treasure_chest":
         values = c.benefits["analysis"]
-        text = (f"Beige front (free). The bank pays you {values[0]} Nemo, more with Analysis stations "
-                f"(up to {max(values)}); then it leaves the game.")
+        text = msg("Beige front (free). The bank pays you {n} Nemo, more with Analysis stations (up to {most}); "
+                   "then it leaves the game.", n=values[0], most=max(values))
     else:
-        text = (f"Beige front (free). One of your submarines may move up to {c.tables.tempo_steps} more spaces "
-                "at once; then the chip leaves the game.")
+        text = msg("Beige front (free). One of your submarines may move up to {n} more spaces at once; then the "
+                   "chip leaves the game.", n=c.tables.tempo_steps)
     return {"id": chip.id, "category": "chip", "name": chip_name(chip), "kind": chip.kind, "depth": chip.depth,
             "front": front, "points": points, "atlantis_number": chip.atlantis_number, "text": text,
             "effect": {"kind": chip.kind, "front": front, "points": points}}
@@ -176,11 +200,11 @@ def _chip_entry(c: Content, chip: ChipDef) -> dict[str, Any]:
 def _assignment_entry(c: Content, card_id: str) -> dict[str, Any]:
     kinds = c.cards[card_id]
     names = [KIND_NAMES.get(k, k) for k in kinds]
-    price = count(c.tables.assignment_upgrade_price, "Nemo", "Nemo")
+    price = _nemo(c.tables.assignment_upgrade_price)
     return {"id": card_id, "category": "assignment", "name": f"Special assignment: {' and '.join(names)}",
             "kinds": list(kinds), "effect": {"kinds": list(kinds), "price": c.tables.assignment_upgrade_price},
-            "text": sentence(f"secret until the end. At the end, each {join_and(names)} on your tableau may be "
-                             f"raised by 1 point for {price} each")}
+            "text": msg("Secret until the end. At the end, each {kinds} on your tableau may be raised by 1 point "
+                        "for {price} each.", kinds=join_messages([Message(n) for n in names]), price=price)}
 
 
 # --- boards and tracks --------------------------------------------------------------------------------------
@@ -193,7 +217,8 @@ def _map_board(c: Content, layout: Layout) -> dict[str, Any]:
         x, y = c.xy(cell)
         zone = c.zone[cell]
         sid = f"{x},{y}"
-        entry: dict[str, Any] = {"id": sid, "kind": "cell", "name": f"{DEPTH_NAMES[zone]} {x},{y}",
+        name = msg("{depth} {cell}", depth=Message(DEPTH_NAMES[zone]), cell=sid)
+        entry: dict[str, Any] = {"id": sid, "kind": "cell", "name": name,
                                  "x": (x + 0.5) * size, "y": (y + 0.5) * size, "w": size, "h": size,
                                  "cell": [x, y], "zone": zone, "build_cost": c.build_cost[cell]}
         if cell in find_depth:
@@ -212,9 +237,9 @@ def _map_board(c: Content, layout: Layout) -> dict[str, Any]:
             "lock_offsets": {slot: [dx * size, dy * size] for slot, (dx, dy) in station.lock_offsets.items()},
             "neighbour_offsets": {slot: list(c.neighbour_offset[i]) for i, slot in enumerate(c.slots)},
             "exit_cells": {slot: [list(o) for o in c.exit_offsets[i]] for i, slot in enumerate(c.slots)},
-            "text": "A station covers the 3×3 cells from its anchor [x0, y0] (north-west). Views give its locks "
-                    "already rotated, in slot order N..NW; rotation r turns the printed locks clockwise "
-                    "(slot i -> i + r/45).",
+            "text": msg("A station covers the 3×3 cells from its anchor [x0, y0] (north-west). Views give its "
+                        "locks already rotated, in slot order N..NW; rotation r turns the printed locks clockwise "
+                        "(slot i -> i + r/45)."),
         },
         "first_game_base_anchor": list(c.first_game_base_anchor),
     }
@@ -223,11 +248,13 @@ def _map_board(c: Content, layout: Layout) -> dict[str, Any]:
 def _supply_board(c: Content, layout: SupplyLayout) -> dict[str, Any]:
     spaces: dict[str, Any] = {}
     for kind, (x, y) in layout.stacks.items():
-        name = RESEARCH_NAMES.get(kind) or ("Green" if kind == "residential_green" else "Blue") + " residential"
-        spaces[f"stack:{kind}"] = {"id": f"stack:{kind}", "kind": "stack", "name": f"{name} stack", "stack": kind,
+        name = (Message(RESEARCH_NAMES[kind]) if kind in RESEARCH_NAMES else
+                msg("Green residential") if kind == "residential_green" else msg("Blue residential"))
+        spaces[f"stack:{kind}"] = {"id": f"stack:{kind}", "kind": "stack", "name": msg("{name} stack", name=name),
+                                   "stack": kind,
                                    "x": x, "y": y, "w": layout.tile_size[0], "h": layout.tile_size[1]}
     bx, by = layout.box
-    spaces["box"] = {"id": "box", "kind": "box", "name": "The box (finds out of play)", "x": bx, "y": by,
+    spaces["box"] = {"id": "box", "kind": "box", "name": msg("The box (finds out of play)"), "x": bx, "y": by,
                      "w": layout.tile_size[0], "h": layout.tile_size[1]}
     return {"id": "supply", "kind": "supply", "name": "Station stacks and the box", "view_box": list(layout.view_box),
             "spaces": spaces, "connections": []}
@@ -242,13 +269,14 @@ def _row(layout: RowLayout, index: int, row: int = 0) -> dict[str, float]:
 def _tracks(c: Content, layout: Layout) -> dict[str, Any]:
     extra = set(c.extra_round_numbers)
     atlantis = [{"id": str(n), "name": f"Atlantis {n}", **_row(layout.atlantis_tracker, n - 1),
-                 "text": "One of the three that end the game a round later when all are out." if n in extra else ""}
+                 "text": msg("One of the three that end the game a round later when all are out.")
+                 if n in extra else ""}
                 for n in range(1, c.atlantis_count + 1)]
     tracks: dict[str, Any] = {
         "atlantis": {"id": "atlantis", "name": "Ruins of Atlantis tracker",
                      "view_box": list(layout.atlantis_tracker.view_box),
-                     "text": "A recovered Atlantis find lies on its number with the finder's marker; a covered or "
-                             "unaffordable one without a marker (still out).",
+                     "text": msg("A recovered Atlantis find lies on its number with the finder's marker; a covered "
+                                 "or unaffordable one without a marker (still out)."),
                      "spaces": atlantis},
     }
     values = c.tables.research_values
@@ -256,14 +284,15 @@ def _tracks(c: Content, layout: Layout) -> dict[str, Any]:
         spaces = []
         for n, value in enumerate(c.benefits[rtype]):
             points = values.two_or_more if n >= 2 else values.fewer_than_two
-            spaces.append({"id": str(n), "name": f"{n} {RESEARCH_NAMES.get(rtype, rtype)} stations in operation",
+            spaces.append({"id": str(n), "name": msg("{n} {type} stations in operation", n=n,
+                                                     type=Message(RESEARCH_NAMES.get(rtype, rtype))),
                            "benefit": value, "points": points, **_row(layout.research_track, n, row)})
         tracks[f"research:{rtype}"] = {
             "id": f"research:{rtype}", "name": f"{RESEARCH_NAMES.get(rtype, rtype)} research track",
             "view_box": list(layout.research_track.view_box), "research_type": rtype,
-            "text": f"{_benefit_text(c, rtype)}. Research value: {values.fewer_than_two} below 2 stations, "
-                    f"{values.two_or_more} from 2, {values.three_chip} with the 3-chip (a strict majority of at "
-                    "least 2).",
+            "text": msg("{benefit}. Research value: {low} below 2 stations, {high} from 2, {chip} with the 3-chip "
+                        "(a strict majority of at least 2).", benefit=_benefit_text(c, rtype),
+                        low=values.fewer_than_two, high=values.two_or_more, chip=values.three_chip),
             "spaces": spaces}
     return tracks
 

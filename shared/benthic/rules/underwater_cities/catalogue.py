@@ -13,7 +13,18 @@ from typing import Any
 
 import msgspec
 
-from benthic.rules.presentation import CatalogueError, envelope, join_and, sentence, terms_from
+from benthic.rules.presentation import (
+    N_,
+    CatalogueError,
+    Message,
+    as_sentence,
+    counted,
+    envelope,
+    join_messages,
+    joined,
+    msg,
+    terms_from,
+)
 
 from . import content as content_module
 from .content import Card, Content, Contract, MetropolisTile, PlayerBoardRecord, content
@@ -28,7 +39,8 @@ from .texts import (
     effect_text,
     end_scoring_text,
     gain_text,
-    kind_name,
+    kind_word,
+    needs_text,
     permanent_text,
     production_text,
     res_text,
@@ -125,9 +137,10 @@ def _builtins(value: Any) -> Any:
     return msgspec.to_builtins(value)
 
 
-def _card_text(card: Card, slot_texts: dict[str, str]) -> str:
+def _card_text(card: Card, slot_texts: dict[str, Message]) -> Message:
     if card.type in ("instant", "action") and card.effect is not None:
-        text = sentence(("action: " if card.type == "action" else "") + effect_text(card.effect))
+        effect = effect_text(card.effect)
+        text = as_sentence(msg("action: {effect}", effect=effect) if card.type == "action" else effect)
     elif card.permanent is not None:
         text = permanent_text(card.permanent, slot_texts)
     elif card.production is not None:
@@ -136,12 +149,14 @@ def _card_text(card: Card, slot_texts: dict[str, str]) -> str:
         assert card.end_scoring is not None
         text = end_scoring_text(card.end_scoring)
     if card.is_special and card.cost:
-        text += f" Special card: pay {card.cost} credit{'s' if card.cost > 1 else ''} to use it when you play it " \
-                "on a slot of its colour."
+        text = msg("{a} {b}", a=text, b=counted(card.cost, "Special card: pay {n} credit to use it when you play it "
+                                                           "on a slot of its colour.",
+                                                "Special card: pay {n} credits to use it when you play it on a slot "
+                                                "of its colour."))
     return text
 
 
-def _card_entry(card: Card, slot_texts: dict[str, str]) -> dict[str, Any]:
+def _card_entry(card: Card, slot_texts: dict[str, Message]) -> dict[str, Any]:
     data = {"instant": card.effect, "action": card.effect, "permanent": card.permanent,
             "production": card.production, "end_scoring": card.end_scoring}[card.type]
     return {
@@ -152,18 +167,20 @@ def _card_entry(card: Card, slot_texts: dict[str, str]) -> dict[str, Any]:
 
 
 def _metropolis_entry(tile: MetropolisTile) -> dict[str, Any]:
-    parts = []
+    parts: list[Message | str] = []
     if tile.instant is not None:
-        parts.append(sentence("when it becomes connected (or is gained): " + effect_text(tile.instant)))
+        parts.append(as_sentence(msg("when it becomes connected (or is gained): {effect}",
+                                     effect=effect_text(tile.instant))))
     if tile.production is not None:
-        parts.append(sentence("in each Production, while connected: " + effect_text(tile.production)))
+        parts.append(as_sentence(msg("in each Production, while connected: {effect}",
+                                     effect=effect_text(tile.production))))
     if tile.end_scoring is not None:
-        parts.append(end_scoring_text(tile.end_scoring, "if connected at the end of the game"))
+        parts.append(end_scoring_text(tile.end_scoring, msg("if connected at the end of the game")))
     if tile.solo_excluded:
-        parts.append("Not used in the solo game.")
+        parts.append(msg("Not used in the solo game."))
     return {
         "id": tile.id, "category": "metropolis", "name": f"{tile.colour.capitalize()} metropolis {tile.id}",
-        "colour": tile.colour, "text": " ".join(parts),
+        "colour": tile.colour, "text": joined(parts, N_("{a} {b}")),
         "effect": {"instant": _builtins(tile.instant), "production": _builtins(tile.production),
                    "end_scoring": _builtins(tile.end_scoring)},
         "provenance": tile.provenance,
@@ -171,10 +188,13 @@ def _metropolis_entry(tile: MetropolisTile) -> dict[str, Any]:
 
 
 def _contract_entry(contract: Contract) -> dict[str, Any]:
-    needs = join_and(condition_text(c).removeprefix("you have ") for c in contract.requires)
+    needs = join_messages([condition_text(c) if c.federation_space is not None else msg("at least {needs}",
+                                                                                          needs=needs_text(c))
+                           for c in contract.requires])
     return {
         "id": contract.id, "category": "contract", "name": contract.name,
-        "text": sentence(f"claimed at once, on your turn, when you have {needs}: {gain_text(contract.reward)}"),
+        "text": as_sentence(msg("claimed at once, on your turn, when you have {needs}: {reward}", needs=needs,
+                                reward=gain_text(contract.reward))),
         "effect": {"requires": _builtins(contract.requires), "reward": _builtins(contract.reward)},
         "provenance": contract.provenance,
     }
@@ -182,7 +202,7 @@ def _contract_entry(contract: Contract) -> dict[str, Any]:
 
 # --- boards -------------------------------------------------------------------------------------------------
 
-def _space(sid: str, kind: str, name: str, at: Point, size: Point, **extra: Any) -> dict[str, Any]:
+def _space(sid: str, kind: str, name: str | Message, at: Point, size: Point, **extra: Any) -> dict[str, Any]:
     return {"id": sid, "kind": kind, "name": name, "x": at[0], "y": at[1], "w": size[0], "h": size[1], **extra}
 
 
@@ -190,67 +210,80 @@ def _main_board(side: str, data: Content, layout: MainBoardLayout, card: Point) 
     side_data = data.main_board.sides[side]  # type: ignore[index]
     spaces: dict[str, dict[str, Any]] = {}
     for slot in data.sides[side].values():
-        name = "Always-available slot AA" if slot.colour is None else f"{slot.colour.capitalize()} slot {slot.id}"
+        name = (msg("Always-available slot AA") if slot.colour is None
+                else msg("{colour} slot {id}", colour=Message(slot.colour.capitalize()), id=slot.id))
         spaces[slot.id] = _space(
             slot.id, "slot", name, layout.slots[slot.id], layout.slot_size, colour=slot.colour,
             ordinal=slot.ordinal, clockwise=slot.clockwise, action=slot.code,
             text=effect_sentence(slot.effect), effect=_builtins(slot.effect))
     for i in range(side_data.special_row_size):
         sid = f"special_row:{i + 1}"
-        spaces[sid] = _space(sid, "special_row", f"Special card row, position {i + 1}", layout.special_row[i],
+        spaces[sid] = _space(sid, "special_row", msg("Special card row, position {n}", n=i + 1), layout.special_row[i],
                              card, index=i + 1)
-    spaces["special_deck"] = _space("special_deck", "deck", "One-/two-credit Special deck (top card face up)",
+    spaces["special_deck"] = _space("special_deck", "deck", msg("One-/two-credit Special deck (top card face up)"),
                                     layout.special_deck, card)
-    spaces["era_deck"] = _space("era_deck", "deck", "Era deck", layout.era_deck, card)
-    spaces["era_discard"] = _space("era_discard", "discard", "Era discard pile", layout.era_discard, card)
+    spaces["era_deck"] = _space("era_deck", "deck", msg("Era deck"), layout.era_deck, card)
+    spaces["era_discard"] = _space("era_discard", "discard", msg("Era discard pile"), layout.era_discard, card)
     for i in range(side_data.contract_spaces):
         sid = f"contract:{i + 1}"
-        spaces[sid] = _space(sid, "contract_space", f"Government contract space {i + 1}", layout.contracts[i],
+        spaces[sid] = _space(sid, "contract_space", msg("Government contract space {n}", n=i + 1),
+                             layout.contracts[i],
                              layout.contract_size, index=i + 1)
     if side_data.cloning_tile:
         spaces["cloning_tile"] = _space(
-            "cloning_tile", "cloning_tile", "Action-cloning tile", layout.cloning_tile.at, layout.cloning_tile.size,
-            text=sentence(f"4 players only: once per round, pay {res_text(data.info.usual_costs.clone)} to place "
-                          "your action tile on a slot another player occupies (the tile then leaves the board "
-                          "for the round)"))
+            "cloning_tile", "cloning_tile", msg("Action-cloning tile"), layout.cloning_tile.at,
+            layout.cloning_tile.size,
+            text=msg("4 players only: once per round, pay {cost} to place your action tile on a slot another "
+                     "player occupies (the tile then leaves the board for the round).",
+                     cost=res_text(data.info.usual_costs.clone)))
     players = "1-2 players" if side == "side_2" else "3-4 players"
     return {"id": f"main_{side}", "kind": "main_board", "name": f"Main board ({players} side)",
             "view_box": list(layout.view_box), "side": side, "spaces": spaces, "connections": []}
 
 
-def _surcharge_text(data: Content, special: str) -> str:
+def _surcharge_text(data: Content, special: str) -> Message:
     surcharge = res_text(getattr(data.info.surcharges, special))
     info = data.info
     texts = {
-        "city_prod6": f"a connected symbiotic city here produces {info.production.city_prod6_points} points "
-                      f"instead of {info.production.symbiotic_city_points}",
-        "city_points6": f"building a city here gives {info.city_points6_points} points at once",
-        "tunnel_triple": f"the tunnel here, if next to a city, produces {info.production.tunnel_triple_factor} "
-                         "times",
-        "metro_plus2": f"the metropolis it connects produces {info.production.metro_plus2_points} more points "
-                       "in each Production",
+        "city_prod6": msg("a connected symbiotic city here produces {n} points instead of {usual}",
+                          n=info.production.city_prod6_points, usual=info.production.symbiotic_city_points),
+        "city_points6": msg("building a city here gives {n} points at once", n=info.city_points6_points),
+        "tunnel_triple": msg("the tunnel here, if next to a city, produces {n} times",
+                             n=info.production.tunnel_triple_factor),
+        "metro_plus2": msg("the metropolis it connects produces {n} more points in each Production",
+                           n=info.production.metro_plus2_points),
     }
-    return sentence(f"surcharge {surcharge} to build here; {texts[special]}")
+    return as_sentence(msg("surcharge {cost} to build here; {rule}", cost=surcharge, rule=texts[special]))
+
+
+def _bonus(bonus: str) -> Message:
+    return as_sentence(msg("build bonus: {bonus}", bonus=Message(BONUS_TEXTS[bonus])))
+
+
+def _texts(texts: list[Message | str]) -> Message | str:
+    """A site's texts, one after the other ("" for none)."""
+    return joined(texts, N_("{a} {b}"))
 
 
 def _player_board(record: PlayerBoardRecord, data: Content, layout: PlayerBoardLayout) -> dict[str, Any]:
     spaces: dict[str, dict[str, Any]] = {}
     for city in record.city_sites:
-        texts = []
+        texts: list[Message | str] = []
         if city.start:
-            texts.append("Starting city site (a nonsymbiotic city is placed here at setup).")
+            texts.append(msg("Starting city site (a nonsymbiotic city is placed here at setup)."))
         if city.bonus:
-            texts.append(sentence(f"build bonus: {BONUS_TEXTS[city.bonus]}"))
+            texts.append(_bonus(city.bonus))
         if city.special:
             texts.append(_surcharge_text(data, city.special))
         spaces[city.id] = _space(city.id, "city_site", city.id, layout.sites[city.id], layout.city_size,
-                                 start=city.start, bonus=city.bonus, special=city.special, text=" ".join(texts))
+                                 start=city.start, bonus=city.bonus, special=city.special, text=_texts(texts))
     for metro in record.metropolis_spaces:
-        rule = ("connected when both of its tunnel sites are built" if metro.kind == "brown"
-                else "connected when its tunnel site is built")
+        rule = (msg("Connected when both of its tunnel sites are built.") if metro.kind == "brown"
+                else msg("Connected when its tunnel site is built."))
         spaces[metro.id] = _space(
-            metro.id, "metropolis_space", f"{metro.kind.capitalize()} metropolis space {metro.id}",
-            layout.sites[metro.id], layout.metropolis_size, colour=metro.kind, text=sentence(rule))
+            metro.id, "metropolis_space",
+            msg("{colour} metropolis space {id}", colour=Message(metro.kind.capitalize()), id=metro.id),
+            layout.sites[metro.id], layout.metropolis_size, colour=metro.kind, text=rule)
     connections = []
     pairs: dict[str, list[str]] = {}
     for t in record.tunnel_sites:
@@ -261,16 +294,17 @@ def _player_board(record: PlayerBoardRecord, data: Content, layout: PlayerBoardL
         size = (w, h) if abs(bx - ax) >= abs(by - ay) else (h, w)
         texts = []
         if t.bonus:
-            texts.append(sentence(f"build bonus: {BONUS_TEXTS[t.bonus]}"))
+            texts.append(_bonus(t.bonus))
         if t.special:
             texts.append(_surcharge_text(data, t.special))
         if t.pair_group:
             other = [p for p in pairs[t.pair_group] if p != t.id]
-            texts.append(sentence(f"paired with {' and '.join(other)}: in each Production, if both are built "
-                                  f"(and next to a city), gain {data.info.production.tunnel_pair_credits} credits"))
-        name = f"Tunnel site {t.a}–{t.b}"
+            texts.append(msg("Paired with {others}: in each Production, if both are built (and next to a city), "
+                             "gain {n} credits.", others=joined(other, N_("{a} and {b}")),
+                             n=data.info.production.tunnel_pair_credits))
+        name = msg("Tunnel site {a}–{b}", a=t.a, b=t.b)
         spaces[t.id] = _space(t.id, "tunnel_site", name, ((ax + bx) / 2, (ay + by) / 2), size, a=t.a, b=t.b,
-                              bonus=t.bonus, special=t.special, pair_group=t.pair_group, text=" ".join(texts))
+                              bonus=t.bonus, special=t.special, pair_group=t.pair_group, text=_texts(texts))
         connections.append({"a": t.a, "b": t.b, "via": t.id})
     for b in record.building_sites:
         number = b.id.rsplit(":", 1)[1]
@@ -278,14 +312,16 @@ def _player_board(record: PlayerBoardRecord, data: Content, layout: PlayerBoardL
         dx, dy = layout.building_offsets[number]
         texts = []
         if b.expansion:
-            texts.append("Expansion site: only cards that build on an expansion site use it.")
+            texts.append(msg("Expansion site: only cards that build on an expansion site use it."))
         if b.bonus:
-            texts.append(sentence(f"build bonus: {BONUS_TEXTS[b.bonus]}"))
+            texts.append(_bonus(b.bonus))
         if b.multiplier != 1:
-            texts.append(f"×{b.multiplier}: the building here produces {b.multiplier} times in each Production.")
-        name = f"Expansion site of {b.city}" if b.expansion else f"Building site {number} of {b.city}"
+            texts.append(msg("×{n}: the building here produces {n} times in each Production.", n=b.multiplier))
+        name = (msg("Expansion site of {city}", city=b.city) if b.expansion
+                else msg("Building site {n} of {city}", n=number, city=b.city))
         spaces[b.id] = _space(b.id, "building_site", name, (cx + dx, cy + dy), layout.building_size, city=b.city,
-                              expansion=b.expansion, bonus=b.bonus, multiplier=b.multiplier, text=" ".join(texts))
+                              expansion=b.expansion, bonus=b.bonus, multiplier=b.multiplier,
+                              text=_texts(texts))
     side = "basic" if record.side == "basic" else "advanced"
     return {"id": f"player_board_{record.id}", "kind": "player_board",
             "name": f"Player board #{record.physical}, {side} side (board {record.id})", "board": record.id,
@@ -296,11 +332,12 @@ def _player_board(record: PlayerBoardRecord, data: Content, layout: PlayerBoardL
 # --- tracks, terms, options ---------------------------------------------------------------------------------
 
 def _tracks(data: Content, layout: MainBoardLayout) -> dict[str, Any]:
-    era_names = {"R": "Round", "P": "Production"}
+    era_names = {"R": N_("Round"), "P": N_("Production")}
     era_spaces = []
     w, h = layout.era_track.size
     for label, (x, y) in zip(data.info.era_track, layout.era_track.positions, strict=True):
-        era_spaces.append({"id": label, "name": f"{era_names[label[0]]} {label[1:]}", "x": x, "y": y, "w": w, "h": h})
+        name = msg("{what} {n}", what=Message(era_names[label[0]]), n=label[1:])
+        era_spaces.append({"id": label, "name": name, "x": x, "y": y, "w": w, "h": h})
     fed = data.info.federation
     fw, fh = layout.federation_track.size
     fed_spaces = [{"id": "0", "name": "Below space 4 (start area)", "x": layout.federation_track.positions["0"][0],
@@ -308,18 +345,20 @@ def _tracks(data: Content, layout: MainBoardLayout) -> dict[str, Any]:
     for space in fed.spaces:
         x, y = layout.federation_track.positions[str(space)]
         gain = _yield_gain(fed.enter_bonus[str(space)])
-        text = sentence(f"entering it: {gain_text(gain)}") if gain != Gain() else "Entering it gives nothing."
+        text = (as_sentence(msg("entering it: {gain}", gain=gain_text(gain))) if gain != Gain()
+                else msg("Entering it gives nothing."))
         if space == 1:
-            text += f" Each further step from here gives {fed.overflow_points} point."
-        fed_spaces.append({"id": str(space), "name": f"Federation space {space}", "x": x, "y": y, "w": fw, "h": fh,
-                           "text": text})
+            text = msg("{a} {b}", a=text, b=msg("Each further step from here gives {n} point.",
+                                                n=fed.overflow_points))
+        fed_spaces.append({"id": str(space), "name": msg("Federation space {n}", n=space), "x": x, "y": y, "w": fw,
+                           "h": fh, "text": text})
     return {
         "era": {"id": "era", "name": "Era track", "board_kind": "main_board",
-                "text": "R = round, P = Production; the view's era_track_space names the marker's space.",
+                "text": msg("R = round, P = Production; the view's era_track_space names the marker's space."),
                 "spaces": era_spaces},
         "federation": {"id": "federation", "name": "Federation track", "board_kind": "main_board",
-                       "text": "Space 1 is best; a player's federation_space is 0 while below space 4. "
-                               "The order of markers on a space (federation_stacks) breaks ties.",
+                       "text": msg("Space 1 is best; a player's federation_space is 0 while below space 4. The order "
+                                   "of markers on a space (federation_stacks) breaks ties."),
                        "spaces": fed_spaces},
     }
 
@@ -329,20 +368,21 @@ def _kind_texts(data: Content) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     for kind in ("tunnel", "farm", "desal", "lab"):
         row = info.production.row(kind)
-        produce = res_text(_yield_res(row.plain)) + _yield_points(row.plain)
-        upgraded = res_text(_yield_res(row.upgraded)) + _yield_points(row.upgraded)
-        text = f"Usual cost {res_text(info.usual_costs.of(kind))}. Produces {produce} (upgraded: {upgraded})"
+        produce = res_text(_yield_res(row.plain)).english() + _yield_points(row.plain)
+        upgraded = res_text(_yield_res(row.upgraded)).english() + _yield_points(row.upgraded)
+        text = (f"Usual cost {res_text(info.usual_costs.of(kind)).english()}. Produces {produce} "
+                f"(upgraded: {upgraded})")
         if kind == "tunnel":
             text += " if next to a city"
         if row.pair_bonus is not None:
-            text += (f"; a connected city with 2 upgraded {kind_name(kind, plural=True)} adds "
-                     f"{res_text(_yield_res(row.pair_bonus))}{_yield_points(row.pair_bonus)}")
-        out[kind] = {"name": kind_name(kind).capitalize(), "text": text + "."}
+            text += (f"; a connected city with 2 upgraded {kind_word(kind, plural=True)} adds "
+                     f"{res_text(_yield_res(row.pair_bonus)).english()}{_yield_points(row.pair_bonus)}")
+        out[kind] = {"name": kind_word(kind).capitalize(), "text": text + "."}
     out["city_nonsym"] = {"name": "Nonsymbiotic city",
-                          "text": f"Usual cost {res_text(info.usual_costs.city_nonsym)}. White dome; produces "
-                                  "nothing itself."}
+                          "text": f"Usual cost {res_text(info.usual_costs.city_nonsym).english()}. White dome; "
+                                  "produces nothing itself."}
     out["city_sym"] = {"name": "Symbiotic city",
-                       "text": f"Usual cost {res_text(info.usual_costs.city_sym)}. Purple dome; produces "
+                       "text": f"Usual cost {res_text(info.usual_costs.city_sym).english()}. Purple dome; produces "
                                f"{info.production.symbiotic_city_points} points while connected."}
     return out
 

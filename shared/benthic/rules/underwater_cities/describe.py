@@ -133,7 +133,7 @@ def _clipped(message: Message, highlights: list[str]) -> Description:
     return Description(_clip(message.english()), highlights, message)
 
 
-def _short(node: Effect) -> str:
+def _short(node: Effect) -> Message:
     return effect_text(node)
 
 
@@ -183,7 +183,7 @@ class _Describer:
         self.player = state.players[seat]
 
     # --- cards and slots -----------------------------------------------------------------------------------
-    def slot_text(self, slot_id: str) -> str:
+    def slot_text(self, slot_id: str) -> Message | str:
         slot = side_slots(self.state).get(slot_id)
         return _short(slot.effect) if slot is not None else ""
 

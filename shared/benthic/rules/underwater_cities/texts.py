@@ -1,12 +1,13 @@
-"""English for the effect vocabulary of spec §3.7.2: every card, slot, metropolis tile, contract and site text
-of the catalogue is written from the same data the engine executes, so a text never says more or less
-than the rules engine does.  Fragments are lower case; callers make sentences of them."""
+"""The effect vocabulary of spec §3.7.2 as Messages (English templates, translated by ``benthic.i18n``): every
+card, slot, metropolis tile, contract and site text of the catalogue is written from the same data the engine
+executes, so a text never says more or less than the rules engine does.  Fragments are lower case; callers
+make sentences of them (``as_sentence``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from benthic.rules.presentation import count, join_and, join_or, sentence
+from benthic.rules.presentation import N_, Message, as_sentence, counted, join_messages, joined, msg
 
 from .effects import (
     BUILDING_KINDS,
@@ -60,47 +61,57 @@ from .effects import (
 )
 
 RESOURCE_ORDER = ("credit", "kelp", "steelplast", "science", "biomatter")
-_PLURAL = {"credit": "credits", "point": "points", "card": "cards"}  # kelp, steelplast, science, biomatter: mass
+RESOURCE_WORDS = {"credit": N_("credit"), "kelp": N_("kelp"), "steelplast": N_("steelplast"),
+                  "science": N_("science"), "biomatter": N_("biomatter")}
 
 KIND_NAMES: dict[str, tuple[str, str]] = {
-    "tunnel": ("tunnel", "tunnels"),
-    "farm": ("farm", "farms"),
-    "desal": ("desalination plant", "desalination plants"),
-    "lab": ("laboratory", "laboratories"),
-    "city_nonsym": ("nonsymbiotic city", "nonsymbiotic cities"),
-    "city_sym": ("symbiotic city", "symbiotic cities"),
-    "city": ("city", "cities"),
-    "building": ("building", "buildings"),
-    "structure": ("structure", "structures"),
+    "tunnel": (N_("tunnel"), N_("tunnels")),
+    "farm": (N_("farm"), N_("farms")),
+    "desal": (N_("desalination plant"), N_("desalination plants")),
+    "lab": (N_("laboratory"), N_("laboratories")),
+    "city_nonsym": (N_("nonsymbiotic city"), N_("nonsymbiotic cities")),
+    "city_sym": (N_("symbiotic city"), N_("symbiotic cities")),
+    "city": (N_("city"), N_("cities")),
+    "building": (N_("building"), N_("buildings")),
+    "structure": (N_("structure"), N_("structures")),
 }
 
 BONUS_TEXTS = {
-    "fed_card": "advance 1 on the Federation track and draw 1 card",
-    "steelplast": "gain 1 steelplast",
-    "credit": "gain 1 credit",
-    "kelp": "gain 1 kelp",
-    "science": "gain 1 science",
-    "biomatter": "gain 1 biomatter",
+    "fed_card": N_("advance 1 on the Federation track and draw 1 card"),
+    "steelplast": N_("gain 1 steelplast"),
+    "credit": N_("gain 1 credit"),
+    "kelp": N_("gain 1 kelp"),
+    "science": N_("gain 1 science"),
+    "biomatter": N_("gain 1 biomatter"),
 }
 
-ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
+ORDINALS = {1: N_("1st"), 2: N_("2nd"), 3: N_("3rd")}
 
 
-def ordinal(n: int) -> str:
-    return ORDINALS.get(n, f"{n}th")
+def ordinal(n: int) -> Message:
+    return Message(ORDINALS[n]) if n in ORDINALS else msg("{n}th", n=n)
 
 
-def amount(n: int, what: str) -> str:
-    return count(n, what, _PLURAL.get(what, what))
+def amount(n: int, what: str) -> Message:
+    if what == "credit":
+        return counted(n, "{n} credit", "{n} credits")
+    if what == "point":
+        return counted(n, "{n} point", "{n} points")
+    if what == "card":
+        return counted(n, "{n} card", "{n} cards")
+    return {"kelp": msg("{n} kelp", n=n), "steelplast": msg("{n} steelplast", n=n),
+            "science": msg("{n} science", n=n), "biomatter": msg("{n} biomatter", n=n)}[what]
 
 
-def res_items(res: Res | Gain | UpgradeCost) -> list[str]:
+def res_items(res: Res | Gain | UpgradeCost) -> list[Message]:
     return [amount(getattr(res, r), r) for r in RESOURCE_ORDER if getattr(res, r)]
 
 
-def res_text(res: Res | UpgradeCost, nothing: str = "nothing") -> str:
+def res_text(res: Res | UpgradeCost, nothing: Message | None = None) -> Message:
     """A bag of resources: "2 steelplast + 1 kelp + 1 credit" (a cost or a payment)."""
-    return " + ".join(res_items(res)) or nothing
+    out = joined(res_items(res), N_("{a} + {b}"), nothing or msg("nothing"))
+    assert isinstance(out, Message)
+    return out
 
 
 def kind_group(kinds: Sequence[str]) -> str:
@@ -112,232 +123,288 @@ def kind_group(kinds: Sequence[str]) -> str:
     return ""
 
 
-def kinds_text(kinds: Sequence[str], n: int) -> str:
+def kinds_text(kinds: Sequence[str], n: int) -> Message:
     """"1 farm", "2 farms", "1 farm or desalination plant", "up to 3 structures" is the caller's."""
     alias = kind_group(kinds)
-    if alias:
-        singular, plural = KIND_NAMES[alias]
-        return f"{n} {singular if n == 1 else plural}"
-    names = [KIND_NAMES[k][0 if n == 1 else 1] for k in kinds]
-    return f"{n} {join_or(names)}"
+    names = [kind_name(alias, n != 1)] if alias else [kind_name(k, n != 1) for k in kinds]
+    return msg("{n} {kinds}", n=n, kinds=join_messages(names, "or"))
 
 
-def kind_name(kind: str, plural: bool = False) -> str:
+def kind_word(kind: str, plural: bool = False) -> str:
+    """The English name of a kind (a msgid)."""
     return KIND_NAMES[kind][1 if plural else 0]
 
 
-def _up_to(n: int) -> str:
-    return "up to " if n > 1 else ""
+def kind_name(kind: str, plural: bool = False) -> Message:
+    return Message(kind_word(kind, plural))
+
+
+def _kinds_or(kinds: Sequence[str], plural: bool = False) -> Message | str:
+    return join_messages([kind_name(k, plural) for k in kinds], "or")
 
 
 # --- quantities and conditions ------------------------------------------------------------------------------
 
-def quantity_text(q: Quantity, plural: bool = True) -> str:
+def quantity_text(q: Quantity, plural: bool = True) -> Message:
     """What a quantity counts, as a noun phrase: "connected cities", "upgraded farms at connected cities"."""
-    upgraded = "upgraded " if q.upgraded else ""
     if q.q == "connected_cities":
-        return "connected cities" if plural else "connected city"
+        return msg("connected cities") if plural else msg("connected city")
     if q.q == "connected_symbiotic_cities":
-        return "connected symbiotic cities" if plural else "connected symbiotic city"
+        return msg("connected symbiotic cities") if plural else msg("connected symbiotic city")
     if q.q == "connected_buildings":
         assert q.kind is not None
-        return f"{upgraded}{kind_name(q.kind, plural)} at connected cities"
+        if q.upgraded:
+            return msg("upgraded {kind} at connected cities", kind=kind_name(q.kind, plural))
+        return msg("{kind} at connected cities", kind=kind_name(q.kind, plural))
     if q.q == "tunnels":
-        where = " next to a city" if q.adjacent_to_city else ""
-        return f"{upgraded}{kind_name('tunnel', plural)}{where}"
+        tunnel = kind_name("tunnel", plural)
+        if q.adjacent_to_city:
+            return (msg("upgraded {tunnel} next to a city", tunnel=tunnel) if q.upgraded
+                    else msg("{tunnel} next to a city", tunnel=tunnel))
+        return msg("upgraded {tunnel}", tunnel=tunnel) if q.upgraded else tunnel
     if q.q == "connected_metropolises":
-        return "connected metropolises" if plural else "connected metropolis"
+        return msg("connected metropolises") if plural else msg("connected metropolis")
     if q.q == "complete_cities":
-        return ("complete cities" if plural else "complete city") + \
-            " (connected, with a farm, a desalination plant and a laboratory)"
+        return (msg("complete cities (connected, with a farm, a desalination plant and a laboratory)") if plural
+                else msg("complete city (connected, with a farm, a desalination plant and a laboratory)"))
     if q.q == "upgraded_sets":
-        return ("upgraded sets" if plural else "upgraded set") + \
-            " (an upgraded tunnel next to a city, farm, desalination plant and laboratory at connected cities)"
+        return (msg("upgraded sets (an upgraded tunnel next to a city, farm, desalination plant and laboratory at "
+                    "connected cities)") if plural else
+                msg("upgraded set (an upgraded tunnel next to a city, farm, desalination plant and laboratory at "
+                    "connected cities)"))
     if q.q == "specials_paid":
-        return "Special cards you paid for and still hold" if plural else "Special card you paid for"
+        return msg("Special cards you paid for and still hold") if plural else msg("Special card you paid for")
     raise ValueError(f"unknown quantity {q.q}")
 
 
-def per_text(q: Quantity, div: int) -> str:
-    return f"per {quantity_text(q, plural=False)}" if div == 1 else f"per {div} {quantity_text(q)}"
+def per_text(q: Quantity, div: int) -> Message:
+    if div == 1:
+        return msg("per {what}", what=quantity_text(q, plural=False))
+    return msg("per {n} {what}", n=div, what=quantity_text(q))
 
 
-def condition_text(cond: Condition) -> str:
+def condition_text(cond: Condition) -> Message:
     if cond.federation_space is not None:
-        return f"your Federation marker is on space {cond.federation_space}"
+        return msg("your Federation marker is on space {n}", n=cond.federation_space)
+    return msg("you have at least {needs}", needs=needs_text(cond))
+
+
+def needs_text(cond: Condition) -> Message:
+    """What a condition on a quantity asks for: "2 connected cities"."""
     assert cond.q is not None and cond.min is not None
-    return f"you have at least {cond.min} {quantity_text(cond.q, plural=cond.min != 1)}"
+    return msg("{n} {what}", n=cond.min, what=quantity_text(cond.q, plural=cond.min != 1))
 
 
 # --- effect nodes -------------------------------------------------------------------------------------------
 
-def gain_text(node: Gain) -> str:
+def gain_text(node: Gain) -> Message:
     items = res_items(node)
     if node.points:
         items.append(amount(node.points, "point"))
-    parts = []
+    parts: list[Message | str] = []
     if items:
-        parts.append("gain " + join_and(items))
+        parts.append(msg("gain {items}", items=join_messages(items)))
     if node.cards:
-        parts.append("draw " + amount(node.cards, "card"))
-    return "; ".join(parts) or "gain nothing"
+        parts.append(msg("draw {cards}", cards=amount(node.cards, "card")))
+    out = joined(parts, N_("{a}; {b}"), msg("gain nothing"))
+    assert isinstance(out, Message)
+    return out
 
 
-def _build_cost(node: Build) -> str:
+def _build_cost(node: Build) -> Message:
     if node.cost == "free":
-        text = " for free"
+        text = msg(" for free")
     elif isinstance(node.cost, Res):
-        text = f" for {res_text(node.cost)} (instead of the usual cost)"
+        text = msg(" for {cost} (instead of the usual cost)", cost=res_text(node.cost))
     else:
-        text = " at usual cost"
+        text = msg(" at usual cost")
     if node.discount is not None:
-        text += f" minus {res_text(node.discount)}"
+        text = msg("{cost} minus {discount}", cost=text, discount=res_text(node.discount))
     return text
 
 
-def _upgrade_cost(cost: object, n: int) -> str:
-    each = " each" if n > 1 else ""
+def _upgrade_cost(cost: object, n: int) -> Message:
     if cost == "free":
-        return " for free"
+        return msg(" for free")
     if isinstance(cost, UpgradeCost):
-        if cost.one_of is not None:
-            return ", paying " + join_or(res_text(b) for b in cost.one_of) + each
-        return f", paying {res_text(cost)}{each}"
-    return f", paying 1 science{each}"
+        paid: Message | str = (join_messages([res_text(b) for b in cost.one_of], "or") if cost.one_of is not None
+                               else res_text(cost))
+    else:
+        paid = amount(1, "science")
+    return msg(", paying {cost} each", cost=paid) if n > 1 else msg(", paying {cost}", cost=paid)
 
 
-def effect_text(node: Effect) -> str:
-    """One effect node in English (lower case, no final full stop)."""
+def effect_text(node: Effect) -> Message:
+    """One effect node (lower case, no final full stop)."""
     if isinstance(node, Gain):
         return gain_text(node)
     if isinstance(node, GainDistinct):
-        return f"gain 1 each of {node.n} different resources ({join_or(node.from_)})"
+        return msg("gain 1 each of {n} different resources ({resources})", n=node.n,
+                   resources=join_messages([Message(RESOURCE_WORDS[r]) for r in node.from_], "or"))
     if isinstance(node, Fed):
-        return f"advance {node.steps} on the Federation track"
+        return msg("advance {n} on the Federation track", n=node.steps)
     if isinstance(node, All):
-        return "; ".join(effect_text(p) for p in node.parts)
+        out = joined([effect_text(p) for p in node.parts], N_("{a}; {b}"), "")
+        return out if isinstance(out, Message) else msg("nothing")
     if isinstance(node, Choice):
-        return "either " + ", or ".join(effect_text(o) for o in node.options)
+        return msg("either {options}", options=joined([effect_text(o) for o in node.options], N_("{a}, or {b}")))
     if isinstance(node, Build):
-        site = " on an expansion site" if node.site == "expansion" else ""
-        return f"build {_up_to(node.n)}{kinds_text(node.kinds, node.n)}{site}{_build_cost(node)}"
+        site = msg(" on an expansion site") if node.site == "expansion" else ""
+        what = kinds_text(node.kinds, node.n)
+        if node.n > 1:
+            return msg("build up to {what}{site}{cost}", what=what, site=site, cost=_build_cost(node))
+        return msg("build {what}{site}{cost}", what=what, site=site, cost=_build_cost(node))
     if isinstance(node, BuildUpgrade):
-        return f"build {kinds_text(node.kinds, 1)} at usual cost and upgrade it for 1 science (both or neither)"
+        return msg("build {what} at usual cost and upgrade it for 1 science (both or neither)",
+                   what=kinds_text(node.kinds, 1))
     if isinstance(node, Upgrade):
-        return f"upgrade {_up_to(node.n)}{kinds_text(node.kinds, node.n)}{_upgrade_cost(node.cost, node.n)}"
+        what = kinds_text(node.kinds, node.n)
+        if node.n > 1:
+            return msg("upgrade up to {what}{cost}", what=what, cost=_upgrade_cost(node.cost, node.n))
+        return msg("upgrade {what}{cost}", what=what, cost=_upgrade_cost(node.cost, node.n))
     if isinstance(node, UseAction):
-        return f"use {_up_to(node.n)}{count(node.n, 'of your unused action cards', 'of your unused action cards')}"
+        if node.n > 1:
+            return msg("use up to {n} of your unused action cards", n=node.n)
+        return msg("use {n} of your unused action cards", n=node.n)
     if isinstance(node, RestoreAction):
-        return f"turn {_up_to(node.n)}{count(node.n, 'used action card')} upright"
+        if node.n > 1:
+            return msg("turn up to {n} used action cards upright", n=node.n)
+        return counted(node.n, "turn {n} used action card upright", "turn {n} used action cards upright")
     if isinstance(node, TakeSpecial):
-        return "take 1 Special card"
+        return msg("take 1 Special card")
     if isinstance(node, PerformSlot):
-        kind = "coloured slot" if node.colored_only else "slot"
-        where = {"available": f"an available {kind}",
-                 "occupied_other": f"a {kind} occupied by another player's tile",
-                 "available_or_occupied_other": f"an available {kind} or one occupied by another player's tile"}
-        return f"perform the action of {where[node.scope]}, without placing a tile"
+        return _perform_slot(node)
     if isinstance(node, Pay):
-        times = f" up to {node.max_times} times" if node.max_times > 1 else ""
-        each = " each time" if node.max_times > 1 else ""
-        return f"you may pay {res_text(node.cost)}{times} to {effect_text(node.then)}{each}"
+        if node.max_times > 1:
+            return msg("you may pay {cost} up to {n} times to {then} each time", cost=res_text(node.cost),
+                       n=node.max_times, then=effect_text(node.then))
+        return msg("you may pay {cost} to {then}", cost=res_text(node.cost), then=effect_text(node.then))
     if isinstance(node, Exchange):
-        return f"exchange {res_text(node.a)} for {res_text(node.b)}, or {res_text(node.b)} for {res_text(node.a)}"
+        return msg("exchange {a} for {b}, or {b} for {a}", a=res_text(node.a), b=res_text(node.b))
     if isinstance(node, If):
-        return f"if {condition_text(node.cond)}: {effect_text(node.then)}"
+        return msg("if {condition}: {then}", condition=condition_text(node.cond), then=effect_text(node.then))
     if isinstance(node, Per):
-        cap = f" (at most {node.max} times)" if node.max is not None else ""
-        return f"{effect_text(node.then)} {per_text(node.q, node.div)}{cap}"
+        if node.max is not None:
+            return msg("{then} {per} (at most {n} times)", then=effect_text(node.then), per=per_text(node.q, node.div),
+                       n=node.max)
+        return msg("{then} {per}", then=effect_text(node.then), per=per_text(node.q, node.div))
     if isinstance(node, StructureProduction):
-        return "choose 1 of your upgraded structures next to a connected city and gain what it produces"
+        return msg("choose 1 of your upgraded structures next to a connected city and gain what it produces")
     if isinstance(node, ConvertCity):
-        return f"replace 1 of your nonsymbiotic cities by a symbiotic city, paying {res_text(node.cost)}"
+        return msg("replace 1 of your nonsymbiotic cities by a symbiotic city, paying {cost}", cost=res_text(node.cost))
     if isinstance(node, GainMetropolis):
-        return "take a random unused blue metropolis tile (it counts as connected) and resolve its instant effect"
+        return msg("take a random unused blue metropolis tile (it counts as connected) and resolve its instant "
+                   "effect")
     raise TypeError(f"unknown effect node {node!r}")
+
+
+def _perform_slot(node: PerformSlot) -> Message:
+    if node.colored_only:
+        where = {"available": msg("an available coloured slot"),
+                 "occupied_other": msg("a coloured slot occupied by another player's tile"),
+                 "available_or_occupied_other": msg("an available coloured slot or one occupied by another "
+                                                    "player's tile")}
+    else:
+        where = {"available": msg("an available slot"),
+                 "occupied_other": msg("a slot occupied by another player's tile"),
+                 "available_or_occupied_other": msg("an available slot or one occupied by another player's tile")}
+    return msg("perform the action of {where}, without placing a tile", where=where[node.scope])
 
 
 # --- permanents, production, end scoring --------------------------------------------------------------------
 
-def trigger_text(on: TriggerEvent) -> str:
+def _kind_or_alias(kinds: Sequence[str]) -> Message | str:
+    alias = kind_group(kinds)
+    return kind_name(alias) if alias else _kinds_or(kinds)
+
+
+def trigger_text(on: TriggerEvent) -> Message:
     if isinstance(on, OnSlotMismatch):
-        return "whenever you place your action tile on a coloured slot that does not match your card's colour"
+        return msg("whenever you place your action tile on a coloured slot that does not match your card's colour")
     if isinstance(on, OnFedEnter):
-        return f"whenever your Federation marker moves onto space {on.space}"
+        return msg("whenever your Federation marker moves onto space {n}", n=on.space)
     if isinstance(on, OnFedAdvance):
-        return "whenever you advance on the Federation track"
+        return msg("whenever you advance on the Federation track")
     if isinstance(on, OnBuilt):
         if on.nth_at_connected_city is not None:
-            return (f"whenever you build the {ordinal(on.nth_at_connected_city)} "
-                    f"{join_or(kind_name(k) for k in on.kinds)} at a connected city")
-        alias = kind_group(on.kinds)
-        what = KIND_NAMES[alias][0] if alias else join_or(kind_name(k) for k in on.kinds)
-        return f"whenever you build a {what}"
+            return msg("whenever you build the {nth} {kinds} at a connected city",
+                       nth=ordinal(on.nth_at_connected_city), kinds=_kinds_or(on.kinds))
+        return msg("whenever you build a {what}", what=_kind_or_alias(on.kinds))
     if isinstance(on, OnTunnelsThisTurn):
-        return f"when you build your {ordinal(on.n)} tunnel of a turn"
+        return msg("when you build your {nth} tunnel of a turn", nth=ordinal(on.n))
     if isinstance(on, OnUpgraded):
-        alias = kind_group(on.kinds)
-        what = KIND_NAMES[alias][0] if alias else join_or(kind_name(k) for k in on.kinds)
+        what = _kind_or_alias(on.kinds)
         if on.nth_upgraded_at_connected_city is not None:
-            return (f"whenever an upgrade gives a connected city its {ordinal(on.nth_upgraded_at_connected_city)} "
-                    f"upgraded {what}")
-        return f"whenever you upgrade a {what}"
+            return msg("whenever an upgrade gives a connected city its {nth} upgraded {what}",
+                       nth=ordinal(on.nth_upgraded_at_connected_city), what=what)
+        return msg("whenever you upgrade a {what}", what=what)
     if isinstance(on, OnSlotGave):
-        return f"whenever the action of a slot gives you {on.res}"
+        return msg("whenever the action of a slot gives you {resource}", resource=Message(RESOURCE_WORDS[on.res]))
     if isinstance(on, OnMetropolisConnected):
-        return "whenever one of your metropolises becomes connected, or you gain one"
+        return msg("whenever one of your metropolises becomes connected, or you gain one")
     if isinstance(on, OnSlotUsed):
-        return f"whenever you use a slot with action {on.slot_effect}"
+        return msg("whenever you use a slot with action {action}", action=on.slot_effect)
     raise TypeError(f"unknown trigger {on!r}")
 
 
-def permanent_text(perm: Permanent, slot_texts: dict[str, str] | None = None) -> str:
+def permanent_text(perm: Permanent, slot_texts: dict[str, Message] | None = None) -> Message:
     if isinstance(perm, Ability):
-        once = "Once per turn, on your turn" if perm.once_per_turn else "On your turn"
-        return sentence(f"{once}, you may {effect_text(perm.effect)}")
+        if perm.once_per_turn:
+            return as_sentence(msg("Once per turn, on your turn, you may {effect}", effect=effect_text(perm.effect)))
+        return as_sentence(msg("On your turn, you may {effect}", effect=effect_text(perm.effect)))
     if isinstance(perm, Discount):
-        target = "build" if perm.target == "build" else "upgrade"
         alias = kind_group(perm.kinds)
-        what = KIND_NAMES[alias][1] if alias else join_or(kind_name(k, plural=True) for k in perm.kinds)
-        return sentence(f"your {what} cost {res_text(perm.amount)} less to {target} (never below 0)")
+        what = kind_name(alias, plural=True) if alias else _kinds_or(perm.kinds, plural=True)
+        if perm.target == "build":
+            return as_sentence(msg("your {what} cost {amount} less to build (never below 0)", what=what,
+                                   amount=res_text(perm.amount)))
+        return as_sentence(msg("your {what} cost {amount} less to upgrade (never below 0)", what=what,
+                               amount=res_text(perm.amount)))
     if isinstance(perm, HandLimit):
-        return sentence(f"your hand limit is {perm.plus} higher")
+        return as_sentence(msg("your hand limit is {n} higher", n=perm.plus))
     on = perm.on
+    once: Message | str = msg(" (once per turn)") if perm.once_per_turn else ""
     if isinstance(on, OnSlotUsed):
-        slot = (slot_texts or {}).get(on.slot_effect, on.slot_effect)
-        once = " (once per turn)" if perm.once_per_turn else ""
-        return sentence(f"whenever you use the slot \"{slot.rstrip('.')}\", it also offers: "
-                        f"{effect_text(perm.effect)}{once}")
-    once = " (once per turn)" if perm.once_per_turn else ""
-    return sentence(f"on your turn, {trigger_text(on)}: {effect_text(perm.effect)}{once}")
+        slot: Message | str = (slot_texts or {}).get(on.slot_effect, on.slot_effect)
+        return as_sentence(msg("whenever you use the slot \"{slot}\", it also offers: {effect}{once}", slot=slot,
+                               effect=effect_text(perm.effect), once=once))
+    return as_sentence(msg("on your turn, {trigger}: {effect}{once}", trigger=trigger_text(on),
+                           effect=effect_text(perm.effect), once=once))
 
 
-def production_text(prod: Production) -> str:
+def production_text(prod: Production) -> Message:
     if isinstance(prod, Produce):
-        return sentence(f"in each Production: {effect_text(prod.effect)}")
+        return as_sentence(msg("in each Production: {effect}", effect=effect_text(prod.effect)))
     if isinstance(prod, Modifier) and prod.modifier == "lab_alt_output":
-        return sentence("in each Production you may choose: if you have a producing laboratory, produce "
-                        "1 steelplast and 1 kelp instead of 1 of its science (once)")
+        return msg("In each Production you may choose: if you have a producing laboratory, produce 1 steelplast and "
+                   "1 kelp instead of 1 of its science (once).")
     if isinstance(prod, Modifier):
-        return sentence(f"in each Production: if your network produces biomatter, gain {prod.amount} "
-                        "more biomatter")
+        return msg("In each Production: if your network produces biomatter, gain {n} more biomatter.", n=prod.amount)
     raise TypeError(f"unknown production {prod!r}")
 
 
-def end_scoring_text(scoring: EndScoring, lead: str = "end of game") -> str:
+def end_scoring_text(scoring: EndScoring, lead: Message | None = None) -> Message:
     """An end-scoring record; ``lead`` says when it scores ("end of game", "if connected at the end")."""
+    lead = lead or msg("end of game")
     if isinstance(scoring, PerScore):
-        cap = f" (at most {scoring.max} times)" if scoring.max is not None else ""
-        return sentence(f"{lead}: {amount(scoring.points, 'point')} {per_text(scoring.q, scoring.div)}{cap}")
+        points = amount(scoring.points, "point")
+        per = per_text(scoring.q, scoring.div)
+        if scoring.max is not None:
+            return as_sentence(msg("{lead}: {points} {per} (at most {n} times)", lead=lead, points=points, per=per,
+                                   n=scoring.max))
+        return as_sentence(msg("{lead}: {points} {per}", lead=lead, points=points, per=per))
     if isinstance(scoring, TableScore):
-        steps = ", ".join(f"{n}+ → {amount(p, 'point')}" for n, p in scoring.steps)
-        return sentence(f"{lead}, by {quantity_text(scoring.q)}: {steps}")
+        steps = joined([msg("{n}+ → {points}", n=n, points=amount(p, "point")) for n, p in scoring.steps],
+                       N_("{a}, {b}"))
+        return as_sentence(msg("{lead}, by {what}: {steps}", lead=lead, what=quantity_text(scoring.q), steps=steps))
     if isinstance(scoring, BuyScore):
-        times = f", up to {scoring.max_times} times" if scoring.max_times > 1 else ""
-        return sentence(f"{lead}: you may pay {res_text(scoring.cost)} for {amount(scoring.points, 'point')}"
-                        f"{times}")
+        cost, points = res_text(scoring.cost), amount(scoring.points, "point")
+        if scoring.max_times > 1:
+            return as_sentence(msg("{lead}: you may pay {cost} for {points}, up to {n} times", lead=lead, cost=cost,
+                                   points=points, n=scoring.max_times))
+        return as_sentence(msg("{lead}: you may pay {cost} for {points}", lead=lead, cost=cost, points=points))
     raise TypeError(f"unknown end scoring {scoring!r}")
 
 
-def effect_sentence(node: Effect) -> str:
-    return sentence(effect_text(node))
+def effect_sentence(node: Effect) -> Message:
+    return as_sentence(effect_text(node))
