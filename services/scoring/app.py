@@ -1,19 +1,24 @@
 """The scoring service: the consumer group ``scoring`` over the lifecycle feeds, through FastStream
-(``benthic.feed.faststream_groups``), with health, readiness and metrics over HTTP."""
+(``benthic.feed.faststream_groups``), with health, readiness, metrics and the AsyncAPI document of its
+subscription (``GET /asyncapi.json``) over HTTP."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
+from typing import Any
 
-from litestar import Litestar
+import msgspec
+from litestar import Litestar, Request, Response, get
 
 from benthic.feed.consumer import parse_notification
 from benthic.feed.faststream_groups import GroupSubscription, Unreadable
 from benthic.feed.keys import dead_letter_key, lifecycle_key
+from benthic.feed.notification import Notification
 from benthic.game.content import install as install_content
 from benthic.game.gamestate import StateLoader
 from benthic.rules import game_types
+from benthic.service.asyncapi import subscription_document
 from benthic.service.bootstrap import redis_lifespan, service_app, subscription_lifespan
 from benthic.service.config import Settings
 from benthic.service.telemetry import zero_series
@@ -41,6 +46,19 @@ def subscription(settings: Settings, scorer: Scorer) -> GroupSubscription:
                              dead_letter=dead_letter_key, trim=True)
 
 
+@get("/asyncapi.json", summary="AsyncAPI document of scoring's subscription", include_in_schema=False)
+async def asyncapi(request: Request[Any, Any, Any]) -> Response[bytes]:
+    """Internal, for operators: the lifecycle feeds scoring reads (group, consumer, one reader and one claimer per
+    feed) and the notification each entry carries.  The public events are documented by the read API."""
+    state = request.app.state
+    if state.get("asyncapi") is None:  # built once, on first demand
+        state.asyncapi = msgspec.json.encode(subscription_document(
+            state.consumer.broker, "Benthic scoring: the lifecycle feeds it consumes",
+            "Consumer group `scoring` over the partition lifecycle feeds, in FastStream's message format; each "
+            "entry one commit's notification (docs/OPERATIONS.md#the-scoring-service).", Notification))
+    return Response(state.asyncapi, media_type="application/json")
+
+
 def create_app(settings: Settings) -> Litestar:
     packs = install_content(settings)
 
@@ -55,4 +73,5 @@ def create_app(settings: Settings) -> Litestar:
         SERVICE, settings,
         [redis_lifespan(settings), scorer,
          subscription_lifespan("consumer", lambda app: subscription(settings, app.state.scorer))],
+        [asyncapi],
         started={"port": settings.scoring_port, "content_packs": packs["packs"], "rejected_packs": packs["rejected"]})

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import httpx
 import pytest
 from redis.asyncio import Redis
 
@@ -158,6 +159,13 @@ async def test_kill_9_of_scoring_mid_stream_scores_and_rates_every_finished_game
         assert after == {bot: count + len(games) for bot, count in before.items()}
     finally:
         await redis.aclose()
+
+
+def test_scoring_serves_the_asyncapi_document_of_its_subscription(platform: LocalPlatform) -> None:
+    document = httpx.get(f"{platform.url('scoring')}/asyncapi.json", timeout=10).json()
+    feeds = {channel["bindings"]["redis"]["channel"] for channel in document["channels"].values()}
+    assert feeds == {f"{{p{p}}}:lifecycle" for p in range(16)}
+    assert "Notification" in document["components"]["schemas"]
 
 
 async def _rated_games(redis: Redis, keys: RatingKeys, player_id: str) -> int:
