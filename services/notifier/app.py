@@ -24,7 +24,7 @@ from litestar.openapi.spec import Components
 from litestar.params import JSONBody, Parameter
 
 from benthic.service.apidoc import FinishedJson, doc
-from benthic.service.bootstrap import readiness, redis_lifespan, service_app, tasks_lifespan
+from benthic.service.bootstrap import redis_lifespan, service_app, subscription_lifespan, tasks_lifespan
 from benthic.service.config import Settings, check_identity
 from benthic.service.errorcodes import JWT_AUTH, OPERATOR_AUTH
 from benthic.service.http import OPERATOR, PLAYER_JWT, ApiError, refuse_deep_bodies, security_schemes
@@ -33,7 +33,7 @@ from benthic.trust.callers import caller_credential
 from benthic.trust.identity import MATCHMAKER, Credential
 from benthic.trust.identity import OPERATOR as OPERATOR_KIND
 from services.command.app import build_identity
-from services.notifier.consumer import EventRouter, build_broker, is_running
+from services.notifier.consumer import EventRouter, subscription
 from services.notifier.delivery import Deliverer
 from services.notifier.keys import WebhookKeys
 from services.notifier.queue import DeadLetter, DeliveryQueue
@@ -175,17 +175,10 @@ def create_app(settings: Settings) -> Litestar:
         queue = DeliveryQueue(app.state.redis, keys, settings.webhook_queue_max, settings.webhook_dead_letter_max)
         registrations = Registrations(app.state.redis, keys)
         deliverer = Deliverer(queue, registrations, settings)
-        broker = build_broker(settings, EventRouter(app.state.store, queue))
         app.state.update(identity=identity, queue=queue, registrations=registrations, deliverer=deliverer,
-                         broker=broker)
+                         router=EventRouter(app.state.store, queue))
         zero_series(SERVICE, ())
-        await broker.start()
-        readiness(app).require("integration_consumer", lambda: (is_running(broker),
-                                                                "the integration stream's consumer is not running"))
-        try:
-            yield
-        finally:
-            await broker.stop()
+        yield
 
     def loops(app: Litestar) -> list[Any]:
         return [app.state.deliverer.run(), app.state.deliverer.metrics_loop()]
@@ -193,6 +186,7 @@ def create_app(settings: Settings) -> Litestar:
     return service_app(
         SERVICE, settings,
         [redis_lifespan(settings), notifier,
+         subscription_lifespan("integration_consumer", lambda app: subscription(settings, app.state.router)),
          tasks_lifespan("deliveries", loops, settings, stop=lambda app: app.state.deliverer.stop())],
         [WebhookRoutes, dead_letters, redrive],
         started={"port": settings.notifier_port, "stream": settings.integration_stream,

@@ -1,24 +1,62 @@
-"""The scoring service: a feed consumer, with health and metrics over HTTP."""
+"""The scoring service: the consumer group ``scoring`` over the lifecycle feeds, through FastStream
+(``benthic.feed.faststream_groups``), with health, readiness, metrics and the AsyncAPI document of its
+subscription (``GET /asyncapi.json``) over HTTP."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
+from typing import Any
 
-from litestar import Litestar
+import msgspec
+from litestar import Litestar, Request, Response, get
 
-from benthic.feed.consumer import FeedConsumer
-from benthic.feed.keys import lifecycle_key
+from benthic.feed.consumer import parse_notification
+from benthic.feed.faststream_groups import GroupSubscription, Unreadable
+from benthic.feed.keys import dead_letter_key, lifecycle_key
+from benthic.feed.notification import Notification
 from benthic.game.content import install as install_content
 from benthic.game.gamestate import StateLoader
 from benthic.rules import game_types
-from benthic.service.bootstrap import consumer_lifespan, redis_lifespan, service_app
+from benthic.service.asyncapi import subscription_document
+from benthic.service.bootstrap import redis_lifespan, service_app, subscription_lifespan
 from benthic.service.config import Settings
 from benthic.service.telemetry import zero_series
 from services.scoring.scorer import Scorer
 
 SERVICE = "scoring"
 GROUP = "scoring"
+
+
+def subscription(settings: Settings, scorer: Scorer) -> GroupSubscription:
+    """Group ``scoring`` over every partition's lifecycle feed (``{pK}:lifecycle``): each entry is one commit's
+    notification, handed to :meth:`Scorer.handle` (idempotent: ``game_scored`` by command id, ratings by their
+    marker).  An entry that cannot be read, or that fails 25 times, goes to ``{pK}:lifecycle:dead``; the feeds are
+    trimmed to what some group (scoring, the archiver) has not consumed."""
+
+    async def score(body: bytes) -> None:
+        try:
+            note = parse_notification(body)
+        except Exception as error:  # noqa: BLE001 - truncated envelope, bad JSON, wrong shape
+            raise Unreadable(repr(error)) from error
+        await scorer.handle([note])
+
+    feeds = [lifecycle_key(partition) for partition in range(settings.partitions)]
+    return GroupSubscription(settings, SERVICE, GROUP, feeds, f"{GROUP}-{settings.consumer_name}", score,
+                             dead_letter=dead_letter_key, trim=True)
+
+
+@get("/asyncapi.json", summary="AsyncAPI document of scoring's subscription", include_in_schema=False)
+async def asyncapi(request: Request[Any, Any, Any]) -> Response[bytes]:
+    """Internal, for operators: the lifecycle feeds scoring reads (group, consumer, one reader and one claimer per
+    feed) and the notification each entry carries.  The public events are documented by the read API."""
+    state = request.app.state
+    if state.get("asyncapi") is None:  # built once, on first demand
+        state.asyncapi = msgspec.json.encode(subscription_document(
+            state.consumer.broker, "Benthic scoring: the lifecycle feeds it consumes",
+            "Consumer group `scoring` over the partition lifecycle feeds, in FastStream's message format; each "
+            "entry one commit's notification (docs/OPERATIONS.md#the-scoring-service).", Notification))
+    return Response(state.asyncapi, media_type="application/json")
 
 
 def create_app(settings: Settings) -> Litestar:
@@ -31,10 +69,9 @@ def create_app(settings: Settings) -> Litestar:
         zero_series(SERVICE, game_types())
         yield
 
-    def consumer(app: Litestar) -> FeedConsumer:
-        return FeedConsumer(settings, GROUP, app.state.scorer.handle, pause_s=settings.scoring_pause_ms / 1000,
-                            feed=lifecycle_key)
-
-    return service_app(SERVICE, settings, [redis_lifespan(settings), scorer, consumer_lifespan("consumer", consumer)],
-                       started={"port": settings.scoring_port, "content_packs": packs["packs"],
-                                "rejected_packs": packs["rejected"]})
+    return service_app(
+        SERVICE, settings,
+        [redis_lifespan(settings), scorer,
+         subscription_lifespan("consumer", lambda app: subscription(settings, app.state.scorer))],
+        [asyncapi],
+        started={"port": settings.scoring_port, "content_packs": packs["packs"], "rejected_packs": packs["rejected"]})

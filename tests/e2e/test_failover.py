@@ -40,7 +40,6 @@ def _env(servers: PrivateSentinelSet) -> dict[str, str]:
         "BENTHIC_BOT_MOVE_DELAY_MS": "0",
         "BENTHIC_CLAIM_IDLE_MS": "1500",
         "BENTHIC_CLAIM_INTERVAL_S": "0.5",
-        "BENTHIC_SCORING_PAUSE_MS": "0",
         "BENTHIC_ARCHIVE_AFTER_S": "600",  # archiving has its own test across a failover (test_archive_...)
         "BENTHIC_DRAIN_TIMEOUT_S": "2",
         **GENEROUS_LIMITS,

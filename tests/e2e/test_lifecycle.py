@@ -1,15 +1,18 @@
 """End to end, the services as real processes: bot seats played by the bots service (also across kill -9 and
-with two replicas), turn clocks and their expiry (also across a restart of the timekeeper), takeover and
-reclaim, resign and abort with the ratings they leave."""
+with two replicas), finished games scored and rated once across kill -9 of scoring, turn clocks and their expiry
+(also across a restart of the timekeeper), takeover and reclaim, resign and abort with the ratings they leave."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
+import httpx
 import pytest
+from redis.asyncio import Redis
 
 from benthic.clients.client import ApiFailure, BenthicClient
+from benthic.game.keys import RatingKeys
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import get_engine
 from tests.e2e.waiting import until
@@ -26,7 +29,6 @@ def platform(make_platform: PlatformFactory) -> LocalPlatform:
         "BENTHIC_CLAIM_IDLE_MS": "1500",
         "BENTHIC_CLAIM_INTERVAL_S": "0.5",
         "BENTHIC_METRICS_INTERVAL_S": "1",
-        "BENTHIC_SCORING_PAUSE_MS": "0",
         "BENTHIC_DRAIN_TIMEOUT_S": "2",
         **GENEROUS_LIMITS,
     })
@@ -124,6 +126,63 @@ async def test_kill_9_of_the_bots_service_mid_game_loses_and_repeats_no_move(
         platform.wait_ready(60, ("bots",))
     await scored(client, game_id)
     assert_one_move_per_prompt(await client.audit(game_id), game_id, {0, 1})
+
+
+async def test_kill_9_of_scoring_mid_stream_scores_and_rates_every_finished_game_once(
+    platform: LocalPlatform, client: BenthicClient
+) -> None:
+    """Scoring killed -9 while bot games end: once as soon as it has scored the first (the others ending while it
+    is down), once more as soon as the restarted process has scored one of that backlog (its entries in hand left
+    pending in a dead consumer's name).  After the second restart every game is scored once and rated once (the
+    bots are one player each, "bot:greedy" and "bot:random": each counts one rated game more per game)."""
+    keys = RatingKeys("nautilus")
+    redis = Redis.from_url(platform.redis_url or "")
+    try:
+        before = {bot: await _rated_games(redis, keys, bot) for bot in ("bot:greedy", "bot:random")}
+        games = [(await client.create_game("nautilus", [{"bot": "greedy"}, {"bot": "random"}], rated=True))["game_id"]
+                 for _ in range(5)]
+        await scored(client, games[0])
+        platform.kill("scoring")
+        for game_id in games:
+            await until(lambda g=game_id: _finished(client, g), f"{game_id} finished", TIMEOUT_S)
+        platform.start_service("scoring")
+        await until(lambda: _scored_count(client, games, at_least=2), "a game of the backlog scored", TIMEOUT_S)
+        platform.kill("scoring")
+        platform.start_service("scoring")
+        platform.wait_ready(60, ("scoring",))
+        for game_id in games:
+            summary = await scored(client, game_id)
+            assert summary["rated"] is True
+            assert len(await events_of(client, game_id, "game_scored")) == 1, f"{game_id} scored more than once"
+            assert await redis.exists(keys.rated(game_id))
+        after = {bot: await _rated_games(redis, keys, bot) for bot in before}
+        assert after == {bot: count + len(games) for bot, count in before.items()}
+    finally:
+        await redis.aclose()
+
+
+def test_scoring_serves_the_asyncapi_document_of_its_subscription(platform: LocalPlatform) -> None:
+    document = httpx.get(f"{platform.url('scoring')}/asyncapi.json", timeout=10).json()
+    feeds = {channel["bindings"]["redis"]["channel"] for channel in document["channels"].values()}
+    assert feeds == {f"{{p{p}}}:lifecycle" for p in range(16)}
+    assert "Notification" in document["components"]["schemas"]
+
+
+async def _rated_games(redis: Redis, keys: RatingKeys, player_id: str) -> int:
+    return int(await redis.hget(keys.player(player_id), "games") or 0)
+
+
+async def _finished(client: BenthicClient, game_id: str) -> bool:
+    try:
+        return (await client.summary(game_id))["status"] == "finished"
+    except ApiFailure as failure:
+        if failure.status != 404:
+            raise
+        return False
+
+
+async def _scored_count(client: BenthicClient, games: list[str], at_least: int) -> bool:
+    return sum([bool((await client.summary(g)).get("scored")) for g in games]) >= at_least
 
 
 async def test_two_bots_replicas_answer_every_prompt_once(platform: LocalPlatform, client: BenthicClient) -> None:

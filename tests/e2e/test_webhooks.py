@@ -359,3 +359,26 @@ def test_private_addresses_are_refused_unless_allowed(platform: LocalPlatform) -
             assert public.status_code == 200, public.text
     finally:
         platform.kill("strict")
+
+
+async def test_the_notifier_goes_on_when_its_consumer_group_is_deleted_under_it(
+    platform: LocalPlatform, client: BenthicClient, receiver: Receiver
+) -> None:
+    """The group ``notifier`` destroyed under the running notifier (a failover to a replica that lost it, a FLUSH:
+    FastStream stops a subscriber for good on NOGROUP): the same process makes the group again, is ready again and
+    delivers the turns of a game started afterwards.  (Last in the module: the group made again from ID 0 reads
+    the whole stream again, so earlier games' players get their turns a second time.)"""
+    process = platform.processes["notifier"]
+    redis = Redis.from_url(platform.redis_url)
+    try:
+        await redis.xgroup_destroy(STREAM, "notifier")
+        turn, player = await _first_turn_of(platform, client, f"ng{uuid.uuid4().hex[:4]}", "ok", receiver)
+        await until(_async(lambda: [r for r in receiver.of(player) if r["headers"]["benthic-event-id"] == turn["id"]]),
+                    "a turn delivered after the group was lost", timeout=60)
+        assert [g["name"] for g in await redis.xinfo_groups(STREAM)] == [b"notifier"]
+        assert platform.processes["notifier"] is process and process.poll() is None, "the same notifier process"
+        ready = await until(_async(lambda: httpx.get(f"{_url(platform)}/readyz", timeout=5).status_code == 200),
+                            "the notifier ready again", timeout=30)
+        assert ready
+    finally:
+        await redis.aclose()

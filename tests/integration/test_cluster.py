@@ -18,6 +18,7 @@ from benthic.rules import game_types
 from benthic.store import EventStore, NewEvent, SeatInfo, VersionConflict
 from services.projection.projector import Projector
 from services.projection.reads import ReadModels
+from services.scoring.app import subscription as scoring_subscription
 from services.scoring.scorer import Scorer
 from tests.integration.store_contract import EventStoreContract
 from tests.platform_helpers import StoreGame, settings_for_tests
@@ -63,8 +64,7 @@ async def test_cluster_consumers_project_and_score_once(redis_cluster, redis_clu
     store = EventStore(redis_cluster, settings.partitions)
     projector = Projector(redis_cluster, store, StateLoader(store, 100, 0))
     scorer = Scorer(redis_cluster, store, StateLoader(store, 100, 0))
-    consumers = [FeedConsumer(settings, "projection", projector.handle),
-                 FeedConsumer(settings, "scoring", scorer.handle, feed=lifecycle_key)]
+    consumers = [FeedConsumer(settings, "projection", projector.handle), scoring_subscription(settings, scorer)]
     for consumer in consumers:
         await consumer.start()
     try:
@@ -82,11 +82,13 @@ async def test_cluster_consumers_project_and_score_once(redis_cluster, redis_clu
                 await asyncio.sleep(0.1)
         for partition in range(settings.partitions):  # a lost group comes back in cluster mode too
             await redis_cluster.xgroup_destroy(feed_key(partition), "projection")
+            await redis_cluster.xgroup_destroy(lifecycle_key(partition), "scoring")
         extra = await StoreGame(store, GAMES[0], seed=99).create()
-        await extra.play(3)
-        while (await reads.version(extra.game_id)) != extra.version:
-            assert time.monotonic() < deadline + 30, "projection did not recover in cluster mode"
+        await extra.play()
+        while (await reads.version(extra.game_id)) != extra.version + 1:  # projected, game_scored included
+            assert time.monotonic() < deadline + 30, "projection or scoring did not recover in cluster mode"
             await asyncio.sleep(0.1)
+        games.append(extra)
     finally:
         for consumer in consumers:
             await consumer.stop()

@@ -1,4 +1,5 @@
-"""Projection and scoring consumers against a real Redis: crashes, redelivery, lost consumer groups."""
+"""Projection (FeedConsumer) and scoring (FastStream) consumers against a real Redis: crashes, redelivery, lost
+consumer groups."""
 
 from __future__ import annotations
 
@@ -8,14 +9,17 @@ import time
 import msgspec
 import pytest
 
-from benthic.feed.consumer import FeedConsumer, ensure_group, trim_consumed
+from benthic.feed.consumer import FeedConsumer, trim_consumed
+from benthic.feed.faststream_groups import GroupSubscription
 from benthic.feed.keys import feed_key, lifecycle_key
 from benthic.game.gamestate import StateLoader
 from benthic.game.keys import GameKeys, RatingKeys
 from benthic.rules import game_types
+from benthic.service.telemetry import CONSUMER_GROUP_RECREATED
 from benthic.store import EventStore
 from services.projection.projector import Projector
 from services.projection.reads import ReadModels
+from services.scoring.app import subscription as scoring_subscription
 from services.scoring.scorer import Scorer
 from tests.platform_helpers import StoreGame, settings_for_tests
 
@@ -203,40 +207,85 @@ async def test_scoring_twice_and_by_two_replicas_scores_and_rates_once(redis, re
     assert await redis.exists(keys.rated(game.game_id))
 
 
-@pytest.mark.parametrize("game_type", GAMES)
-async def test_scoring_consumer_killed_mid_batch_still_scores_once(redis, redis_url, game_type) -> None:
-    settings = settings_for_tests(redis_url)
-    store = EventStore(redis, settings.partitions)
-    crashed = asyncio.Event()
-    real = Scorer(redis, store, StateLoader(store, 10, 0))
+class _ScoresThenHangs:
+    """Appends game_scored and rates, then never returns: a scoring process that dies before acknowledging."""
 
-    async def scores_then_dies(notes) -> None:  # appends game_scored, then dies before acknowledging
+    def __init__(self, real: Scorer) -> None:
+        self.real = real
+        self.crashed = asyncio.Event()
+
+    async def handle(self, notes) -> None:  # type: ignore[no-untyped-def]
         for note in notes:
             if note.ended:
-                await real.score(note.game_id, note.game_type)
-                crashed.set()
+                await self.real.score(note.game_id, note.game_type)
+                self.crashed.set()
                 await asyncio.sleep(3600)
 
-    victim = FeedConsumer(settings_for_tests(redis_url, consumer_name="victim"), "scoring", scores_then_dies,
-                          feed=lifecycle_key)
-    await ensure_group(redis, lifecycle_key(0), "scoring")
+
+async def _subscribed(group: GroupSubscription) -> bool:
+    return group.ready
+
+
+async def _scored_once(store: EventStore, game_id: str) -> bool:
+    return [e.type for e in await store.load(game_id)].count("game_scored") == 1
+
+
+@pytest.mark.parametrize("game_type", GAMES)
+async def test_scoring_killed_mid_entry_still_scores_and_rates_once(redis, redis_url, game_type) -> None:
+    settings = settings_for_tests(redis_url)
+    store = EventStore(redis, settings.partitions)
+    dying = _ScoresThenHangs(Scorer(redis, store, StateLoader(store, 10, 0)))
+    victim = scoring_subscription(settings_for_tests(redis_url, consumer_name="victim"), dying)  # type: ignore[arg-type]
     await victim.start()
-    game = await StoreGame(store, game_type).create()
-    await game.play()
-    await asyncio.wait_for(crashed.wait(), 20)
-    await victim.stop()
-    survivor = FeedConsumer(settings_for_tests(redis_url, consumer_name="survivor"), "scoring",
-                            Scorer(redis, store, StateLoader(store, 10, 0)).handle, feed=lifecycle_key)
+    try:
+        await _until(lambda: _subscribed(victim), what="the victim subscribed")
+        game = await StoreGame(store, game_type).create()
+        await game.play()
+        await asyncio.wait_for(dying.crashed.wait(), 20)
+    finally:
+        await victim.stop()  # its entry in hand is cancelled: scored and rated, never acknowledged
+    assert not await _nothing_pending(redis, settings, "scoring", lifecycle_key)
+    survivor = scoring_subscription(settings_for_tests(redis_url, consumer_name="survivor"),
+                                    Scorer(redis, store, StateLoader(store, 10, 0)))
     await survivor.start()
     try:
         await _until(lambda: _nothing_pending(redis, settings, "scoring", lifecycle_key),
                      what="pending scoring claimed")
     finally:
         await survivor.stop()
-    scored = [e for e in await store.load(game.game_id) if e.type == "game_scored"]
-    assert len(scored) == 1
-    record = await redis.hgetall(RatingKeys(game_type).player(f"player-0-{game.game_id}"))
-    assert int(record[b"games"]) == 1
+    assert await _scored_once(store, game.game_id)
+    for seat in range(game.seats):
+        record = await redis.hgetall(RatingKeys(game_type).player(f"player-{seat}-{game.game_id}"))
+        assert int(record[b"games"]) == 1
+
+
+async def test_scoring_goes_on_when_its_consumer_group_is_deleted_under_it(redis, redis_url) -> None:
+    """FastStream stops a subscriber for good on NOGROUP; the subscription makes the group again (from ID 0) and
+    starts it again, in the same process."""
+    settings = settings_for_tests(redis_url)
+    store = EventStore(redis, settings.partitions)
+    group = scoring_subscription(settings, Scorer(redis, store, StateLoader(store, 10, 0)))
+    recreated = CONSUMER_GROUP_RECREATED.labels("scoring")
+    await group.start()
+    try:
+        await _until(lambda: _subscribed(group), what="subscribed")
+        first = await StoreGame(store, GAMES[0]).create()
+        await first.play()
+        await _until(lambda: _scored_once(store, first.game_id), what="the first game scored")
+        before = recreated._value.get()
+        for partition in range(settings.partitions):  # data loss in Redis: a failover to a replica without it
+            await redis.xgroup_destroy(lifecycle_key(partition), "scoring")
+        await redis.delete(lifecycle_key(0))  # and a feed gone altogether (FLUSH): NOGROUP too
+        second = await StoreGame(store, GAMES[-1], seed=7).create()
+        await second.play()
+        await _until(lambda: _scored_once(store, second.game_id), what="a game scored after the group was lost")
+        await _until(lambda: _subscribed(group), what="every subscriber started again")
+        assert recreated._value.get() >= before + 1
+        for partition in range(settings.partitions):
+            assert [g["name"] for g in await redis.xinfo_groups(lifecycle_key(partition))] == [b"scoring"]
+        assert await _scored_once(store, first.game_id), "read again from ID 0: still scored once"
+    finally:
+        await group.stop()
 
 
 async def test_feed_keeps_only_what_some_group_has_not_consumed(redis) -> None:

@@ -94,6 +94,43 @@ async def trim_consumed(redis: Redis, stream: str) -> int:
     return int(await redis.xtrim(stream, minid=f"{floor[0]}-{floor[1]}", approximate=True))
 
 
+async def forget_dead_consumers(redis: Redis, stream: str, group: str, keep: str) -> None:
+    """Remove the consumers of ``group`` (but ``keep``, the caller) idle longer than ``DEAD_CONSUMER_IDLE_MS`` with
+    nothing pending: each process has a consumer name of its own, so a group would otherwise collect the names of
+    every process that ever ran."""
+    for consumer in await redis.xinfo_consumers(stream, group):
+        name = consumer["name"].decode() if isinstance(consumer["name"], bytes) else consumer["name"]
+        if name != keep and consumer["pending"] == 0 and consumer["idle"] > DEAD_CONSUMER_IDLE_MS:
+            await redis.xgroup_delconsumer(stream, group, name)
+
+
+async def group_backlog(redis: Redis, streams: list[str], group: str) -> tuple[int, int, float]:
+    """(entries not yet delivered, entries pending, idle seconds of the oldest pending) of ``group`` over
+    ``streams``."""
+    lag = pending = 0
+    oldest_ms = 0
+    for stream in streams:
+        for info in await redis.xinfo_groups(stream):
+            name = info["name"].decode() if isinstance(info["name"], bytes) else info["name"]
+            if name != group:
+                continue
+            lag += int(info.get("lag") or 0)
+            pending += int(info.get("pending") or 0)
+            if info.get("pending"):
+                first = await redis.xpending_range(stream, group, "-", "+", 1)
+                if first:
+                    oldest_ms = max(oldest_ms, int(first[0]["time_since_delivered"]))
+    return lag, pending, oldest_ms / 1000.0
+
+
+def publish_backlog(group: str, backlog: tuple[int, int, float]) -> None:
+    """The group's backlog (:func:`group_backlog`) as its gauges."""
+    lag, pending, oldest = backlog
+    CONSUMER_LAG.labels(group).set(lag)
+    CONSUMER_PENDING.labels(group).set(pending)
+    CONSUMER_OLDEST_PENDING.labels(group).set(oldest)
+
+
 class FeedConsumer:
     """One consumer group over every partition feed.  It owns its Redis connections.
 
@@ -280,7 +317,7 @@ class FeedConsumer:
                 handled += len(entries)
             if start in (b"0-0", "0-0") or not entries:
                 break
-        await self._forget_dead_consumers(stream)
+        await forget_dead_consumers(self.redis, stream, self.group, self.consumer)
         await trim_consumed(self.redis, stream)
         return handled
 
@@ -308,36 +345,14 @@ class FeedConsumer:
                 DEAD_LETTERED.labels(self.group).inc()
                 log().error("entry_dead_lettered", group=self.group, partition=partition, entry=entry_id.decode())
 
-    async def _forget_dead_consumers(self, stream: str) -> None:
-        for consumer in await self.redis.xinfo_consumers(stream, self.group):
-            name = consumer["name"].decode() if isinstance(consumer["name"], bytes) else consumer["name"]
-            if name != self.consumer and consumer["pending"] == 0 and consumer["idle"] > DEAD_CONSUMER_IDLE_MS:
-                await self.redis.xgroup_delconsumer(stream, self.group, name)
 
     async def _metrics_loop(self) -> None:
         while not self._stopping:
             with contextlib.suppress(Exception):
-                lag, pending, oldest = await self.backlog()
-                CONSUMER_LAG.labels(self.group).set(lag)
-                CONSUMER_PENDING.labels(self.group).set(pending)
-                CONSUMER_OLDEST_PENDING.labels(self.group).set(oldest)
+                publish_backlog(self.group, await self.backlog())
             await asyncio.sleep(self.settings.metrics_interval_s)
 
     async def backlog(self) -> tuple[int, int, float]:
         """(entries not yet delivered, entries pending, idle seconds of the oldest pending) over all partitions."""
-        lag = pending = 0
-        oldest_ms = 0
-        for partition in range(self.settings.partitions):
-            stream = self.feed(partition)
-            for info in await self.redis.xinfo_groups(stream):
-                name = info["name"].decode() if isinstance(info["name"], bytes) else info["name"]
-                if name != self.group:
-                    continue
-                lag += int(info.get("lag") or 0)
-                pending += int(info.get("pending") or 0)
-                if info.get("pending"):
-                    first = await self.redis.xpending_range(stream, self.group, "-", "+", 1)
-                    if first:
-                        oldest_ms = max(oldest_ms, int(first[0]["time_since_delivered"]))
-        return lag, pending, oldest_ms / 1000.0
+        return await group_backlog(self.redis, [self.feed(p) for p in range(self.settings.partitions)], self.group)
 

@@ -7,6 +7,8 @@ Litestar's ``lifespan=[...]`` (each is entered in order and left in reverse).
   changes so that caches of what was read are dropped), the probe that watches Redis (``app.state.probe``) and
   the sampler of Redis' memory;
 - :func:`consumer_lifespan`: a feed consumer (``benthic.feed.consumer.FeedConsumer``) started and drained;
+- :func:`subscription_lifespan`: a consumer group read through FastStream
+  (``benthic.feed.faststream_groups.GroupSubscription``) started and drained;
 - :func:`tasks_lifespan`: background loops, given the drain timeout to finish on shutdown.
 
 Each registers what it owns with the app's :class:`Readiness`, so ``/readyz`` is derived from flags the
@@ -21,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from litestar import Litestar
 from litestar.datastructures import State
@@ -35,6 +37,9 @@ from benthic.service.redisconn import RedisProbe, check_redis_settings, connect,
 from benthic.service.telemetry import BOUNDS, log, red_middleware
 from benthic.store import EventStore
 from benthic.store.durability import Ack
+
+if TYPE_CHECKING:  # FastStream is imported by the services that subscribe through it only
+    from benthic.feed.faststream_groups import GroupSubscription
 
 Lifespan = Callable[[Litestar], contextlib.AbstractAsyncContextManager[None]]
 Check = Callable[[], "tuple[bool, str]"]
@@ -115,6 +120,25 @@ def consumer_lifespan(name: str, make: Callable[[Litestar], FeedConsumer]) -> Li
             yield
         finally:
             await consumer.stop()
+
+    return lifespan
+
+
+def subscription_lifespan(name: str, make: Callable[[Litestar], GroupSubscription]) -> Lifespan:
+    """A consumer group read through FastStream, made from the app's state (``app.state.<name>``), started (the
+    service is ready once every subscriber reads), and drained on shutdown."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        subscription = make(app)
+        app.state[name] = subscription
+        readiness(app).require(name, lambda: (subscription.ready,
+                                              f"the {subscription.group} consumer group is not subscribed"))
+        await subscription.start()
+        try:
+            yield
+        finally:
+            await subscription.stop()
 
     return lifespan
 

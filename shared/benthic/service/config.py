@@ -43,7 +43,6 @@ class Settings(msgspec.Struct, frozen=True):
     shutdown_timeout_s: int = 20  # HTTP: how long open requests may finish after SIGTERM
     drain_timeout_s: float = 10.0  # on shutdown, how long in-flight batches may finish (k8s grace must exceed it)
     projection_pause_ms: int = 20  # the projection rests this long after each batch (larger, fewer batches)
-    scoring_pause_ms: int = 250  # scoring rests this long after each batch: fewer reads, scores a bit later
     bots_pause_ms: int = 50  # the bots service rests this long after each batch of its managed feed
     consumer_batch: int = 64
     consumer_block_ms: int = 2000  # a blocked read returns as soon as an entry arrives: only idle polling
