@@ -28,6 +28,16 @@ def _answers(services: LocalPlatform, game_id: str, token: str, language: str) -
     return [label["label"] for label in legal["labels"]], [e["text"] for e in history["events"] if e["text"]]
 
 
+def _catalogue_names(services: LocalPlatform, language: str) -> dict[str, str]:
+    content = httpx.get(f"{services.command_url}/game-types/underwater_cities/content",
+                        headers={"Accept-Language": language}).json()
+    return {id_: component["name"] for id_, component in content["components"].items()}
+
+
+CARDS = """() => [...document.querySelectorAll(".card[data-id] .name")].map((n) => [n.parentElement.dataset.id,
+  n.textContent])"""
+
+
 def _shown(player: Page, labels: list[str], sentences: list[str]) -> dict[str, Any]:
     """What the page shows once its moves are ``labels`` and its history holds ``sentences``."""
     player.page.wait_for_function(
@@ -56,6 +66,13 @@ def test_switching_to_portuguese_shows_portuguese_moves_and_history(platform: Lo
     assert set(pt_sentences) <= set(portuguese["history"])
     assert any(" jogou " in line or "Começa" in line for line in portuguese["history"]), portuguese["history"]
     assert not set(en_sentences) & set(portuguese["history"]) - set(pt_sentences)
+    # The cards drawn (hand, offer, played) carry the catalogue's Portuguese names, though the English catalogue
+    # of the same address was fetched (and cached by the browser for a day) before the switch.
+    pt_names, en_names = _catalogue_names(platform, "pt"), _catalogue_names(platform, "en")
+    cards = player.page.evaluate(CARDS)
+    assert cards and all(shown == pt_names[id_] for id_, shown in cards), cards
+    assert any(pt_names[id_] != en_names[id_] for id_, _ in cards), cards
+    player.shot("portuguese")
 
     player.page.select_option("[data-testid=language]", "en")
     player.page.wait_for_selector(".game[data-version]")

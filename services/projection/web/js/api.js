@@ -48,11 +48,19 @@ async function call(base, method, path, { body, bearer, signal } = {}) {
 export const read = (path, options) => call("", "GET", path, options);
 export const command = async (method, path, options) => call((await loadConfig()).commandUrl, method, path, options);
 
+// A cacheable answer in the chosen language carries it in the URL (`?lang=`), not only in Accept-Language: a
+// catalogue is cached for a day, and Chromium's HTTP cache gave the English copy to a request in Portuguese in
+// spite of its `Vary: Accept-Language`.
+export function localized(path, params = new URLSearchParams()) {
+  if (language()) params.set("lang", language());
+  return params.size ? `${path}?${params}` : path;
+}
+
 // The catalogue of a game type's default content pack, or of `pack` (a game's lobby card names its `content_pack`).
 export async function catalogue(gameType, pack = null) {
   const key = `${gameType}|${pack || ""}|${language()}`;
-  const query = pack ? `?pack=${encodeURIComponent(pack)}` : "";
-  if (!catalogues.has(key)) catalogues.set(key, command("GET", `/game-types/${gameType}/content${query}`));
+  const path = localized(`/game-types/${gameType}/content`, new URLSearchParams(pack ? { pack } : {}));
+  if (!catalogues.has(key)) catalogues.set(key, command("GET", path));
   return catalogues.get(key);
 }
 
