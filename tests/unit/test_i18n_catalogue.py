@@ -26,12 +26,13 @@ from benthic.rules.aquatica.events import KingDraftOffered
 from benthic.rules.nautilus.events import AssignmentDealt
 from benthic.rules.presentation import SeatRef, counted, message_keys, named_ids_in
 from benthic.service.errormessages import RULE_MESSAGE, error_keys, localized_message
+from services.projection.webwords import client_keys
 from tests.engine_harness import random_game
 from tests.english_words import english_in
 
 
 def all_keys() -> dict[Any, str]:
-    return {**engine_keys(), **error_keys()}
+    return {**engine_keys(), **error_keys(), **client_keys()}
 
 
 def _placeholders(text: str | tuple[str, ...]) -> set[str]:
