@@ -1,6 +1,7 @@
 """Writes every msgid the services use (benthic.i18n.keys) into each translated language's .po file, keeping
 the translations it already has (new keys get an empty msgstr for a translator; keys no longer used are
-dropped).  Run after adding a ``msg("...")`` or a catalogue text: ``.venv/bin/python scripts/i18n_update.py``."""
+dropped), and the web client's (``t("...")`` in services/projection/web/js).  Run after adding a ``msg("...")``,
+a ``t("...")`` or a catalogue text: ``.venv/bin/python scripts/i18n_update.py``."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from babel.messages.pofile import write_po
 from benthic.i18n.catalogs import DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, po_path, read_catalog
 from benthic.i18n.keys import all_keys
 from benthic.service.errormessages import error_keys
+from services.projection.webwords import client_keys
 
 
 def _order(key: str | tuple[str, str]) -> str:
@@ -43,6 +45,8 @@ def update(language: str) -> tuple[int, int]:
     missing = 0
     keys: dict[str | tuple[str, str], str] = dict(all_keys())
     keys.update(error_keys())
+    for key, where in client_keys().items():  # the web client's own words: t("...") in services/projection/web/js
+        keys.setdefault(key, where)
     for key, where in sorted(keys.items(), key=lambda item: _order(item[0])):
         string = _known(old, key)
         missing += not all(string) if isinstance(string, tuple) else not string

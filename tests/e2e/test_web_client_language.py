@@ -1,9 +1,11 @@
 """The web client's language setting, in headless Chromium against the services as processes: choosing
 Português (kept in localStorage, sent as Accept-Language) shows the moves and the history in Portuguese, as the
-APIs answer them in that language."""
+APIs answer them in that language, and the client's own words (headings, buttons, prompts) in Portuguese too,
+from the catalogue's translations the projection service answers at /app/messages.json."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import httpx
@@ -32,6 +34,27 @@ def _catalogue_names(services: LocalPlatform, language: str) -> dict[str, str]:
     content = httpx.get(f"{services.command_url}/game-types/underwater_cities/content",
                         headers={"Accept-Language": language}).json()
     return {id_: component["name"] for id_, component in content["components"].items()}
+
+
+# Words the client writes itself (not the APIs), none of which the page may show once in Portuguese.
+CLIENT_WORDS = ("Your hand", "Played cards", "Special cards on offer", "Your move", "Your area", "Lobby", "New game",
+                "Your games", "Sign out", "Signed in as", "Undo my last move", "Moves", "History", "Main board",
+                "in hand", "cards in hand", "hand limit", "points", "left")
+PAGE_TEXT = "() => document.body.innerText"
+
+
+def test_the_client_words_are_served_per_language_and_revalidated(platform: LocalPlatform) -> None:  # noqa: F811
+    portuguese = httpx.get(f"{platform.read_url}/app/messages.json", params={"lang": "pt-BR,pt;q=0.9"})
+    assert portuguese.status_code == 200 and portuguese.json()["language"] == "pt"
+    assert portuguese.json()["messages"]["Your hand"] == "A sua mão"
+    assert portuguese.json()["messages"]["{n} move with {thing}:"] == ["{n} jogada com {thing}:",
+                                                                        "{n} jogadas com {thing}:"]
+    again = httpx.get(f"{platform.read_url}/app/messages.json", params={"lang": "pt"},
+                      headers={"If-None-Match": portuguese.headers["ETag"]})
+    assert again.status_code == 304
+    english = httpx.get(f"{platform.read_url}/app/messages.json", params={"lang": "en"})
+    assert english.json() == {"language": "en", "messages": {}}
+    assert english.headers["ETag"] != portuguese.headers["ETag"]
 
 
 CARDS = """() => [...document.querySelectorAll(".card[data-id] .name")].map((n) => [n.parentElement.dataset.id,
@@ -72,6 +95,15 @@ def test_switching_to_portuguese_shows_portuguese_moves_and_history(platform: Lo
     cards = player.page.evaluate(CARDS)
     assert cards and all(shown == pt_names[id_] for id_, shown in cards), cards
     assert any(pt_names[id_] != en_names[id_] for id_, _ in cards), cards
+    # The client's own words are Portuguese too (not the moves: their labels may quote a name, "Turnê de Lobby").
+    text = player.page.evaluate(PAGE_TEXT)
+    assert "A sua mão" in text and "Cartas jogadas" in text and "A sua vez" in text, text
+    chrome = player.page.evaluate("""() => [...document.querySelectorAll("header.top, .game-head, .moves-panel h2, "
+      + "details.panel summary, .player-area h2, .card-row h3, figcaption, dl.stats dt, button:not(.move)")]
+      .map((el) => el.innerText).join("\\n")""")
+    assert "A sua mão" in chrome and "Histórico" in chrome, chrome
+    shown = [word for word in CLIENT_WORDS if re.search(rf"\b{re.escape(word)}\b", chrome)]
+    assert shown == [], (shown, chrome)
     player.shot("portuguese")
 
     player.page.select_option("[data-testid=language]", "en")

@@ -24,14 +24,15 @@ from benthic.i18n.platform import platform_sentence, platform_sentences
 from benthic.rules import GameConfig, Message, game_types, get_engine
 from benthic.rules.aquatica.events import KingDraftOffered
 from benthic.rules.nautilus.events import AssignmentDealt
-from benthic.rules.presentation import SeatRef, counted, message_keys
+from benthic.rules.presentation import SeatRef, counted, message_keys, named_ids_in
 from benthic.service.errormessages import RULE_MESSAGE, error_keys, localized_message
+from services.projection.webwords import client_keys
 from tests.engine_harness import random_game
 from tests.english_words import english_in
 
 
 def all_keys() -> dict[Any, str]:
-    return {**engine_keys(), **error_keys()}
+    return {**engine_keys(), **error_keys(), **client_keys()}
 
 
 def _placeholders(text: str | tuple[str, ...]) -> set[str]:
@@ -234,6 +235,36 @@ def test_a_component_name_in_a_label_and_a_sentence_reads_in_portuguese() -> Non
                 assert gettext("pt", name) in render(sentence, "pt") and name in render(sentence, "en")
                 return
     raise AssertionError("no Character played")
+
+
+# Internal ids no sentence may write: ids with a colon ("B:C34:2", "T:C33-C34", "row:3", "stack:echo"), and
+# component ids whose name differs from the id ("c189", "SB07", "green_03"); cities ("C24"), action slots ("G2")
+# and Nautilus cells ("12,8") are how the labels name places.
+_STRUCTURED_ID = re.compile(r"\b\w+:\w[\w:-]*")
+
+
+@pytest.mark.parametrize("game", sorted(game_types()))
+def test_history_sentences_name_places_and_components_as_the_labels_do(game: str) -> None:
+    """The whole history of random games, in both languages and for every viewer, as the history API renders it:
+    no sentence writes an internal id."""
+    engine = get_engine(game)
+    catalogue = engine.catalogue()
+    named = {cid: c["name"] for cid, c in catalogue["components"].items() if c["name"] != cid}
+    checked = 0
+    for seed in (3, 17):
+        for _state, seat, _command, events, _after in random_game(engine, 3, seed):
+            for event in events:
+                for viewer in (None, seat):
+                    shown = engine.redact(event, viewer)
+                    sentence = engine.sentence(shown) if shown is not None else None
+                    if sentence is None:
+                        continue
+                    for language in ("en", "pt"):
+                        text = render(sentence, language, ["Ana", "Bruno", "Carla"])
+                        assert _STRUCTURED_ID.findall(text) == [], (text, shown)
+                        assert named_ids_in(text, named) == [], (text, shown)
+                        checked += 1
+    assert checked > 500
 
 
 def test_a_history_sentence_tells_a_viewer_only_what_its_redacted_event_shows() -> None:

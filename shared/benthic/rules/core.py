@@ -362,9 +362,15 @@ class Engine(ABC, Generic[S, C, E]):
         if key not in _SENTENCES:
             module = sys.modules[type(self).__module__].__file__ or ""
             path = os.path.join(os.path.dirname(module), "sentences.json")
-            _SENTENCES[key] = (sentences_from(msgspec.json.decode(open(path, "rb").read()), self.catalogue())
+            _SENTENCES[key] = (sentences_from(msgspec.json.decode(open(path, "rb").read()), self.catalogue(),
+                                              self.place_names())
                                if os.path.exists(path) else None)
         return _SENTENCES[key]
+
+    def place_names(self) -> Mapping[str, Message | str]:
+        """id -> name of the places (board sites ...) whose ids events carry, for the sentences' ``places``
+        placeholders: named as the labels name them.  This default names none (ids are written as they are)."""
+        return {}
 
     def reveals(self, event: E) -> bool:
         """Whether ``event`` reveals anything to anyone (or is random, or passes the decision on): then the commit

@@ -417,21 +417,26 @@ _PLACEHOLDER = re.compile(r"{(\w+)}")
 
 class Sentences:
     """The history sentences of one game, from its ``sentences.json``: per event type, one template or a list
-    of variants ``{"text", "when"?, "seats"?, "terms"?, "components"?, "lengths"?}``.  The first variant whose
+    of variants ``{"text", "when"?, "seats"?, "terms"?, "components"?, "places"?, "bags"?,
+    "lengths"?}``.  The first variant whose
     ``when`` fields equal the event's and whose placeholders all name fields the event shows (not null: a
     redacted field skips the variant) makes the sentence.  A placeholder is the event field of that name:
     ``seat`` and the fields in ``seats`` are seats (SeatRef), those in ``terms`` catalogue terms (their names,
     translated), those in ``components`` component ids or lists of them (their names, translated: a component's
-    name is a msgid), those in ``bags`` {term: amount} maps ("2 × Credit and 1 × Kelp"), a pair of numbers a
-    cell "x,y"; a placeholder named in ``lengths`` (placeholder -> field) is the length of that list field."""
+    name is a msgid), those in ``places`` ids of places (board sites) named as the labels name them (the
+    ``places`` given: id -> its name; an id without one is written as it is), those in ``bags`` {term: amount}
+    maps ("2 × Credit and 1 × Kelp"), a pair of numbers a cell "x,y"; a placeholder named in ``lengths``
+    (placeholder -> field) is the length of that list field."""
 
-    def __init__(self, raw: Mapping[str, Any], components: Mapping[str, str], terms: Mapping[str, str]) -> None:
+    def __init__(self, raw: Mapping[str, Any], components: Mapping[str, str], terms: Mapping[str, str],
+                 places: Mapping[str, Message | str] | None = None) -> None:
         self.variants: dict[str, list[dict[str, Any]]] = {
             event_type: [{"text": v} if isinstance(v, str) else v for v in (variants if isinstance(variants, list)
                                                                              else [variants])]
             for event_type, variants in raw.items() if not event_type.startswith("_")}
         self.components = components
         self.terms = terms
+        self.places: Mapping[str, Message | str] = places or {}
 
     def keys(self) -> list[str]:
         """Every template (a msgid)."""
@@ -464,6 +469,8 @@ class Sentences:
             if isinstance(value, (list, tuple)):
                 return join_messages([self._component(str(v)) for v in value])
             return self._component(str(value))
+        if name in variant.get("places", ()):
+            return self.places.get(str(value), str(value))
         if name in variant.get("bags", ()) and isinstance(value, Mapping):
             return join_messages([Message("{n} × {what}", {"n": n, "what": Message(self.terms.get(k, snake_name(k)))})
                                   for k, n in value.items() if n])
@@ -488,7 +495,8 @@ def join_messages(items: Sequence[Message | str], word: str = "and") -> Message 
     return joined
 
 
-def sentences_from(raw: Mapping[str, Any], catalogue: Mapping[str, Any]) -> Sentences:
-    """A game's Sentences, naming components and terms as its catalogue does."""
+def sentences_from(raw: Mapping[str, Any], catalogue: Mapping[str, Any],
+                   places: Mapping[str, Message | str] | None = None) -> Sentences:
+    """A game's Sentences, naming components and terms as its catalogue does, and places as ``places`` does."""
     return Sentences(raw, {cid: c["name"] for cid, c in catalogue["components"].items()},
-                     {term: t["name"] for term, t in catalogue["terms"].items()})
+                     {term: t["name"] for term, t in catalogue["terms"].items()}, places)

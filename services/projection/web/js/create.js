@@ -1,12 +1,13 @@
 import { catalogue, command, identity, rememberSeat } from "./api.js";
 import { h, toast, words } from "./dom.js";
+import { t } from "./i18n.js";
 
 // A seat of the form: "me", "open", or a server-side bot ("bot:<name>", sent as {"bot": name}).
-const SEAT_KINDS = [
-  { value: "open", label: "Open seat (anyone may join)" },
-  { value: "bot:greedy", label: "Bot: greedy" },
-  { value: "bot:random", label: "Bot: random" },
-  { value: "bot:mcts", label: "Bot: search (mcts)" },
+const SEAT_KINDS = () => [
+  { value: "open", label: t("Open seat (anyone may join)") },
+  { value: "bot:greedy", label: t("Bot: greedy") },
+  { value: "bot:random", label: t("Bot: random") },
+  { value: "bot:mcts", label: t("Bot: search (mcts)") },
 ];
 
 function seatBody(kind) {
@@ -19,8 +20,8 @@ export async function createPage(main, preset) {
   const me = identity();
   const types = await command("GET", "/game-types");
   if (!me) {
-    main.replaceChildren(h("section.panel", {}, h("h1", {}, "New game"),
-      h("p", {}, "Sign in (top right) to create a game.")));
+    main.replaceChildren(h("section.panel", {}, h("h1", {}, t("New game")),
+      h("p", {}, t("Sign in (top right) to create a game."))));
     return null;
   }
   const typeSelect = h("select", { id: "game-type", name: "game_type" },
@@ -35,14 +36,14 @@ export async function createPage(main, preset) {
       value: Math.min(Math.max(2, type.min_seats), type.max_seats) });
     const rows = h("ol.seat-rows", {});
     const drawSeats = () => rows.replaceChildren(...Array.from({ length: Number(count.value) }, (_, i) => h("li", {},
-      h("label", { for: `seat-${i}` }, `Seat ${i + 1} `),
-      i === 0 ? h("select", { id: `seat-${i}`, disabled: true }, h("option", { value: "me" }, `${me.name} (you)`))
-        : h("select", { id: `seat-${i}`, name: `seat-${i}` }, SEAT_KINDS.map((k) => h("option", { value: k.value }, k.label))))));
+      h("label", { for: `seat-${i}` }, `${t("Seat {number}", { number: i + 1 })} `),
+      i === 0 ? h("select", { id: `seat-${i}`, disabled: true }, h("option", { value: "me" }, t("{name} (you)", { name: me.name })))
+        : h("select", { id: `seat-${i}`, name: `seat-${i}` }, SEAT_KINDS().map((k) => h("option", { value: k.value }, k.label))))));
     count.addEventListener("change", drawSeats);
     drawSeats();
-    seatsBox.replaceChildren(h("legend", {}, "Seats"), h("label", { for: "seat-count" }, `Players (${type.min_seats}–${type.max_seats}) `), count, rows);
+    seatsBox.replaceChildren(h("legend", {}, t("Seats")), h("label", { for: "seat-count" }, `${t("Players ({min}–{max})", { min: type.min_seats, max: type.max_seats })} `), count, rows);
     const cat = await catalogue(type.game_type);
-    optionsBox.replaceChildren(h("legend", {}, "Options"), ...cat.options.filter((o) => Array.isArray(o.values)).map((o) =>
+    optionsBox.replaceChildren(h("legend", {}, t("Options")), ...cat.options.filter((o) => Array.isArray(o.values)).map((o) =>
       h("div.option", {}, h("label", { for: `opt-${o.name}` }, words(o.name)),
         h("select", { id: `opt-${o.name}`, name: o.name, "data-default": JSON.stringify(o.default) },
           o.values.map((v) => h("option", { value: JSON.stringify(v), selected: JSON.stringify(v) === JSON.stringify(o.default) }, String(v)))),
@@ -64,11 +65,11 @@ export async function createPage(main, preset) {
         if (mine) rememberSeat(created.game_id, mine.seat, mine.token, mine.expires_at_ms);
         location.hash = `#/game/${created.game_id}`;
       } catch (error) {
-        toast(`Could not create the game: ${error.message}`);
+        toast(t("Could not create the game: {error}", { error: error.message }));
       }
     },
-  }, h("h1", {}, "New game"), h("label", { for: "game-type" }, "Game "), typeSelect, seatsBox, optionsBox,
-  h("label", {}, rated, " Rated"), h("button.primary", { type: "submit" }, "Create game"));
+  }, h("h1", {}, t("New game")), h("label", { for: "game-type" }, `${t("Game")} `), typeSelect, seatsBox, optionsBox,
+  h("label", {}, rated, ` ${t("Rated")}`), h("button.primary", { type: "submit" }, t("Create game")));
   typeSelect.addEventListener("change", fill);
   await fill();
   main.replaceChildren(form);

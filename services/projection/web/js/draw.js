@@ -1,5 +1,6 @@
 // Boards (SVG from the catalogue's geometry) and components (HTML cards from the catalogue's texts).
 import { h, s, words } from "./dom.js";
+import { t } from "./i18n.js";
 
 const COLOURS = {
   green: "#4f9d69", red: "#c8553d", yellow: "#e3b23c", blue: "#3d7cc8", brown: "#8b5e3c", violet: "#7d5ba6",
@@ -126,8 +127,8 @@ export function card(cat, id, { extra, compact = false } = {}) {
   const comp = cat.components[id];
   if (!comp) return h("div.card.unknown", { "data-id": id, title: words(id) }, h("span.name", {}, words(id)));
   const colour = colourOf(comp.colour) || colourOf(comp.type) || colourOf(comp.kind);
-  const facts = [comp.type && words(comp.type), comp.cost != null && `cost ${fmt(comp.cost)}`,
-    comp.coin_price != null && `${comp.coin_price} coins / ${comp.power_price} power`].filter(Boolean);
+  const facts = [comp.type && words(comp.type), comp.cost != null && t("cost {cost}", { cost: fmt(comp.cost) }),
+    comp.coin_price != null && t("{coins} coins / {power} power", { coins: comp.coin_price, power: comp.power_price })].filter(Boolean);
   return h(`div.card.cat-${comp.category}${compact ? ".compact" : ""}`, {
     "data-id": id, title: `${comp.name}: ${comp.text || ""}`, style: colour ? `--card-colour:${colour}` : undefined,
   }, h("span.name", {}, comp.name), facts.length ? h("span.facts", {}, facts.join(" · ")) : null,

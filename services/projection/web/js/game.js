@@ -3,6 +3,7 @@ import { ApiError, catalogue, command, identity, read, rememberSeat, seatFor } f
 import { h, toast, words } from "./dom.js";
 import { card, cardBack, drawBoard, legend, SEAT_COLOURS, stats } from "./draw.js";
 import { entryInWords } from "./history.js";
+import { t, tn } from "./i18n.js";
 import { replayBar } from "./replay.js";
 import { applyPatch, PatchError } from "./patch.js";
 import * as underwaterCities from "./games/underwater_cities.js";
@@ -37,7 +38,7 @@ export async function gamePage(main, gameId, watchOnly) {
   };
   const name = (seat) => {
     const s = g.summary.seats[seat];
-    return s ? (s.name || s.player_id) : `seat ${seat + 1} (open)`;
+    return s ? (s.name || s.player_id) : t("seat {number} (open)", { number: seat + 1 });
   };
   g.name = name;
 
@@ -47,12 +48,12 @@ export async function gamePage(main, gameId, watchOnly) {
   const table = h("div.table", { "data-testid": "table" });
   const choices = h("div.choices", { "aria-live": "polite" });
   const moveList = h("ol.moves", { id: "moves", "data-testid": "moves" });
-  const filter = h("input", { type: "search", placeholder: "Filter moves", "aria-label": "Filter moves", hidden: true,
+  const filter = h("input", { type: "search", placeholder: t("Filter moves"), "aria-label": t("Filter moves"), hidden: true,
     oninput: () => renderMoves() });
   const undoButton = h("button.small", { "data-testid": "undo", hidden: true, onclick: () => undoLast(),
-    title: "Take back your last move of this turn, while it showed nobody anything new" }, "Undo my last move");
-  const history = h("ol.history", { "data-testid": "history", "aria-label": "History" });
-  const players = h("section.players", { "aria-label": "Players" });
+    title: t("Take back your last move of this turn, while it showed nobody anything new") }, t("Undo my last move"));
+  const history = h("ol.history", { "data-testid": "history", "aria-label": t("History") });
+  const players = h("section.players", { "aria-label": t("Players") });
   const final = h("section.final", { "data-testid": "final", hidden: true });
   const status = h("span.status", { "data-testid": "status" });
   main.replaceChildren(h("section.game", { "data-game-type": summary.game_type },
@@ -61,10 +62,11 @@ export async function gamePage(main, gameId, watchOnly) {
     h("div.layout", {},
       h("div.main-col", {}, table, players),
       h("aside.side", {},
-        h("section.panel.moves-panel", { "aria-label": "Your moves" }, h("h2", {}, "Moves"), choices, filter, moveList, undoButton),
-        h("details.panel", { open: matchMedia("(min-width: 980px)").matches }, h("summary", {}, "History"), history)))));
+        h("section.panel.moves-panel", { "aria-label": t("Your moves") }, h("h2", {}, t("Moves")), choices, filter, moveList, undoButton),
+        h("details.panel", { open: matchMedia("(min-width: 980px)").matches }, h("summary", {}, t("History")), history)))));
 
-  role.textContent = g.seat === null ? "You are watching as a spectator." : `You play seat ${g.seat + 1} (${name(g.seat)}).`;
+  role.textContent = g.seat === null ? t("You are watching as a spectator.")
+    : t("You play seat {number} ({name}).", { number: g.seat + 1, name: name(g.seat) });
   const me = identity();
   if (g.seat === null && me && summary.seats.includes(null)) {
     role.append(" ", h("button.primary.small", { onclick: async () => {
@@ -74,8 +76,8 @@ export async function gamePage(main, gameId, watchOnly) {
         location.hash = `#/game/${gameId}`;
         if (watchOnly) return;
         location.reload();
-      } catch (error) { toast(`Could not join: ${error.message}`); }
-    } }, "Join this game"));
+      } catch (error) { toast(t("Could not join: {error}", { error: error.message })); }
+    } }, t("Join this game")));
   }
 
   const shownView = () => g.replay?.view ?? g.view;
@@ -94,8 +96,8 @@ export async function gamePage(main, gameId, watchOnly) {
       .sort((a, b) => (a.seat === g.seat ? -1 : b.seat === g.seat ? 1 : a.seat - b.seat))
       .map((p) => h(`section.player-area${p.seat === g.seat ? ".mine" : ""}`, {
         "data-seat": p.seat, style: `--seat-colour:${SEAT_COLOURS[p.seat % SEAT_COLOURS.length]}`,
-        "aria-label": p.seat === g.seat ? "Your area" : `${name(p.seat)}'s area`,
-      }, h("h2", {}, p.seat === g.seat ? `Your area — ${name(p.seat)}` : name(p.seat)),
+        "aria-label": p.seat === g.seat ? t("Your area") : t("{name}'s area", { name: name(p.seat) }),
+      }, h("h2", {}, p.seat === g.seat ? t("Your area — {name}", { name: name(p.seat) }) : name(p.seat)),
       stats(p.stats), ...(p.boards || []).map((b) => h("figure.board-wrap", {}, drawBoard(b),
         b.caption || b.legend ? h("figcaption", {}, b.caption, b.legend ? legend(b.legend) : null) : null)),
       ...(p.rows || []).map((row) => cardRow(row)))));
@@ -105,31 +107,33 @@ export async function gamePage(main, gameId, watchOnly) {
 
   function cardRow(row) {
     const items = (row.ids || []).map((id) => card(cat, id, { extra: row.extras?.[id], compact: row.compact }));
-    for (let i = 0; i < (row.backs || 0); i++) items.push(cardBack(row.backLabel || "hidden"));
+    for (let i = 0; i < (row.backs || 0); i++) items.push(cardBack(row.backLabel || t("hidden")));
     return h("div.card-row", { "data-row": row.key || row.title }, h("h3", {}, row.title),
-      h("div.cards", {}, items.length ? items : h("span.muted", {}, "none")));
+      h("div.cards", {}, items.length ? items : h("span.muted", {}, t("none"))));
   }
 
   function renderPrompt() {
     const p = shownView().prompt;
     if (g.replay) {
-      const then = p ? `${p.seats.map(name).join(", ")} to move: ${cat.terms?.[p.kind]?.name || words(p.kind)}` : "the game is over";
-      prompt.textContent = `Replay of version ${g.replay.version}: ${then}.`;
+      const then = p ? t("{players} to move: {move}", { players: p.seats.map(name).join(", "), move: cat.terms?.[p.kind]?.name || words(p.kind) })
+        : t("the game is over");
+      prompt.textContent = t("Replay of version {version}: {then}.", { version: g.replay.version, then });
       prompt.classList.remove("yours");
       return;
     }
-    if (!p) { prompt.textContent = "The game is over."; return; }
+    if (!p) { prompt.textContent = t("The game is over."); return; }
     if (g.summary.seats.includes(null)) {
-      prompt.textContent = `Waiting for players to join (${g.summary.seats.filter((x) => x === null).length} open seat(s)).`;
+      prompt.textContent = tn(g.summary.seats.filter((x) => x === null).length, "Waiting for players to join ({n} open seat).",
+        "Waiting for players to join ({n} open seats).");
       prompt.classList.remove("yours");
       return;
     }
     const term = cat.terms?.[p.kind]?.name || words(p.kind);
     if (g.seat !== null && p.seats.includes(g.seat)) {
-      prompt.textContent = `Your move: ${term}.`;
+      prompt.textContent = t("Your move: {move}.", { move: term });
       prompt.classList.add("yours");
     } else {
-      prompt.textContent = `Waiting for ${p.seats.map(name).join(", ")}: ${term}.`;
+      prompt.textContent = t("Waiting for {players}: {move}.", { players: p.seats.map(name).join(", "), move: term });
       prompt.classList.remove("yours");
     }
   }
@@ -148,8 +152,8 @@ export async function gamePage(main, gameId, watchOnly) {
     if (!current.length) {
       choices.replaceChildren();
       filter.hidden = true;
-      moveList.append(h("li.muted", {}, g.replay ? "Replaying: go live to play." : g.seat === null ? "Spectators watch."
-        : myTurn() ? "…" : "Not your turn."));
+      moveList.append(h("li.muted", {}, g.replay ? t("Replaying: go live to play.") : g.seat === null ? t("Spectators watch.")
+        : myTurn() ? "…" : t("Not your turn.")));
       return;
     }
     filter.hidden = current.length < 12;
@@ -171,7 +175,8 @@ export async function gamePage(main, gameId, watchOnly) {
       el.classList.add("legal");
       el.setAttribute("tabindex", "0");
       el.setAttribute("role", "button");
-      el.setAttribute("aria-label", `${cat.components[el.dataset.id]?.name || el.dataset.id}: ${concerned.length} move${concerned.length > 1 ? "s" : ""}`);
+      el.setAttribute("aria-label", tn(concerned.length, "{thing}: {n} move", "{thing}: {n} moves",
+        { thing: cat.components[el.dataset.id]?.name || el.dataset.id }));
     }
   }
 
@@ -186,9 +191,9 @@ export async function gamePage(main, gameId, watchOnly) {
     if (!concerned.length || g.busy) return;
     if (concerned.length === 1) { play(concerned[0]); return; }
     const thing = cat.components[id]?.name || id;
-    choices.replaceChildren(h("p", {}, `${concerned.length} moves with ${thing}:`),
+    choices.replaceChildren(h("p", {}, tn(concerned.length, "{n} move with {thing}:", "{n} moves with {thing}:", { thing })),
       h("ul.choice-list", {}, concerned.map((move) => h("li", {}, h("button.move.primary", { onclick: () => play(move) }, move.label)))),
-      h("button.link", { onclick: () => choices.replaceChildren() }, "Cancel"));
+      h("button.link", { onclick: () => choices.replaceChildren() }, t("Cancel")));
     choices.querySelector("button")?.focus();
   }
 
@@ -230,7 +235,7 @@ export async function gamePage(main, gameId, watchOnly) {
       await retried(() => command("POST", `/games/${gameId}/undo`, { bearer: mySeat.token,
         body: { command_id: newId(), expected_version: g.version } }));
       g.movesVersion = -1;
-      toast("Your last move was taken back.");
+      toast(t("Your last move was taken back."));
     } catch (error) {
       if (error.code === "version_conflict") await loadMoves();
       toast(error.message);
@@ -276,7 +281,7 @@ export async function gamePage(main, gameId, watchOnly) {
       g.movesVersion = legal.version;
     } catch (error) {
       if (error.code === "seats_open") waitForSeats();
-      else toast(`Could not read your moves: ${error.message}`);  // a refused token was renewed by `retried`
+      else toast(t("Could not read your moves: {error}", { error: error.message }));  // a refused token was renewed by `retried`
     }
   }
 
@@ -307,23 +312,23 @@ export async function gamePage(main, gameId, watchOnly) {
     if (g.finalShown) return;
     g.finalShown = true;
     final.hidden = false;
-    final.replaceChildren(h("h2", {}, "Final scores"), h("p.muted", {}, "Scoring…"));
+    final.replaceChildren(h("h2", {}, t("Final scores")), h("p.muted", {}, t("Scoring…")));
     let scores = null;
     for (let i = 0; i < 40 && !scores; i++) {
       try { scores = await read(`/games/${gameId}/scores`); } catch { await new Promise((r) => setTimeout(r, 250)); }
     }
-    if (!scores) { final.replaceChildren(h("h2", {}, "Final scores"), h("p", {}, "Scores are not available yet.")); return; }
+    if (!scores) { final.replaceChildren(h("h2", {}, t("Final scores")), h("p", {}, t("Scores are not available yet."))); return; }
     const ratings = new Map();
     const table = () => h("table.list.scores", { "data-testid": "scores" },
-      h("thead", {}, h("tr", {}, ["Rank", "Player", "Score", "Rating"].map((c) => h("th", { scope: "col" }, c)))),
+      h("thead", {}, h("tr", {}, [t("Rank"), t("Player"), t("Points"), t("Rating")].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, [...scores.results].sort((a, b) => a.rank - b.rank).map((r) => {
         const player = g.summary.seats[r.seat];
         const rating = player && ratings.get(player.player_id);
-        const shown = rating ? `${Number(rating.rating).toFixed(2)} (#${rating.rank} of the leaderboard)`
-          : g.summary.rated ? "pending…" : "unrated";
+        const shown = rating ? t("{rating} (#{rank} of the leaderboard)", { rating: Number(rating.rating).toFixed(2), rank: rating.rank })
+          : g.summary.rated ? t("pending…") : t("unrated");
         return h("tr", {}, h("td", {}, r.rank), h("td", {}, name(r.seat)), h("td", {}, r.score), h("td", {}, shown));
       })));
-    final.replaceChildren(h("h2", {}, "Final scores"), table());
+    final.replaceChildren(h("h2", {}, t("Final scores")), table());
     // Ratings apply once the scoring service has scored the game (a moment after its end).
     for (let i = 0; i < 240 && !g.closedPage; i++) {
       g.summary = await read(`/games/${gameId}`).catch(() => g.summary);
@@ -334,7 +339,7 @@ export async function gamePage(main, gameId, watchOnly) {
       const board = await read(`/leaderboards/${g.summary.game_type}?limit=500`).catch(() => ({ players: [] }));
       for (const p of board.players) ratings.set(p.player_id, p);
     }
-    final.replaceChildren(h("h2", {}, "Final scores"), table());
+    final.replaceChildren(h("h2", {}, t("Final scores")), table());
   }
 
   async function onView(body) {

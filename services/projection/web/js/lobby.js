@@ -1,7 +1,9 @@
 import { command, identity, read, rememberSeat } from "./api.js";
 import { h, toast, words } from "./dom.js";
+import { t, tn } from "./i18n.js";
 
 const STATUSES = ["open", "running", "finished"];
+const statusWord = (status) => ({ open: t("open"), running: t("running"), finished: t("finished") })[status] || words(status);
 
 export async function lobbyPage(main, params) {
   const types = await command("GET", "/game-types");
@@ -11,22 +13,22 @@ export async function lobbyPage(main, params) {
   const list = h("div.games", { "aria-live": "polite" });
   const boards = h("div.leaderboards");
 
-  const filter = (name, value, values) => h("label", {}, `${name} `,
+  const filter = (name, label, value, values) => h("label", {}, `${label} `,
     h("select", {
       name, onchange: (event) => {
         const next = new URLSearchParams({ type: gameType, status, [name]: event.target.value });
         for (const [k, v] of [...next]) if (!v) next.delete(k);
         location.hash = `#/?${next}`;
       },
-    }, h("option", { value: "" }, "all"), values.map((v) => h("option", { value: v, selected: v === value }, words(v)))));
+    }, h("option", { value: "" }, t("all")), values.map((v) => h("option", { value: v, selected: v === value }, name === "status" ? statusWord(v) : words(v)))));
 
   main.replaceChildren(
     h("section.panel", {},
-      h("h1", {}, "Lobby"),
-      h("div.filters", {}, filter("type", gameType, types.map((t) => t.game_type)), filter("status", status, STATUSES),
-        h("a.button", { href: "#/create" }, "New game")),
+      h("h1", {}, t("Lobby")),
+      h("div.filters", {}, filter("type", t("type"), gameType, types.map((x) => x.game_type)), filter("status", t("status"), status, STATUSES),
+        h("a.button", { href: "#/create" }, t("New game"))),
       list),
-    h("section.panel", {}, h("h2", {}, "Leaderboards"), boards),
+    h("section.panel", {}, h("h2", {}, t("Leaderboards")), boards),
   );
 
   async function refresh() {
@@ -34,16 +36,16 @@ export async function lobbyPage(main, params) {
     if (gameType) query.set("game_type", gameType);
     if (status) query.set("status", status);
     const { games } = await read(`/lobby?${query}`);
-    list.replaceChildren(games.length ? gamesTable(games, me, refresh) : h("p.muted", {}, "No games yet."));
+    list.replaceChildren(games.length ? gamesTable(games, me, refresh) : h("p.muted", {}, t("No games yet.")));
   }
 
   async function refreshBoards() {
-    const shown = gameType ? [gameType] : types.map((t) => t.game_type);
+    const shown = gameType ? [gameType] : types.map((x) => x.game_type);
     boards.replaceChildren(...await Promise.all(shown.map(async (type) => {
       const { players } = await read(`/leaderboards/${type}?limit=10`);
       return h("div.board-card", {}, h("h3", {}, words(type)), players.length
-        ? h("ol", {}, players.map((p) => h("li", {}, `${p.name} — ${Number(p.rating).toFixed(2)} (${p.games} games)`)))
-        : h("p.muted", {}, "No rated games yet."));
+        ? h("ol", {}, players.map((p) => h("li", {}, tn(p.games, "{name} — {rating} ({n} game)", "{name} — {rating} ({n} games)", { name: p.name, rating: Number(p.rating).toFixed(2) }))))
+        : h("p.muted", {}, t("No rated games yet.")));
     })));
   }
 
@@ -54,16 +56,16 @@ export async function lobbyPage(main, params) {
 
 function gamesTable(games, me, refresh) {
   return h("table.list", {},
-    h("thead", {}, h("tr", {}, ["Game", "Type", "Status", "Players", ""].map((c) => h("th", { scope: "col" }, c)))),
+    h("thead", {}, h("tr", {}, [t("Game"), t("Type"), t("Status"), t("Players"), ""].map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, games.map((game) => {
       const mine = me && game.seats.some((seat) => seat && seat.player_id === me.player);
       const open = game.status === "open" && game.seats.some((seat) => seat === null);
-      const actions = [h("a.button.small", { href: `#/game/${game.game_id}/watch` }, "Watch")];
-      if (mine) actions.unshift(h("a.button.small.primary", { href: `#/game/${game.game_id}` }, "Play"));
-      else if (open && me) actions.unshift(h("button.small.primary", { onclick: () => join(game.game_id, me) }, "Join"));
+      const actions = [h("a.button.small", { href: `#/game/${game.game_id}/watch` }, t("Watch"))];
+      if (mine) actions.unshift(h("a.button.small.primary", { href: `#/game/${game.game_id}` }, t("Play")));
+      else if (open && me) actions.unshift(h("button.small.primary", { onclick: () => join(game.game_id, me) }, t("Join")));
       return h("tr", { "data-game": game.game_id }, h("td", {}, h("code", {}, game.game_id)), h("td", {}, words(game.game_type)),
-        h("td", {}, game.status, game.rated ? "" : " (unrated)"),
-        h("td", {}, game.seats.map((seat, i) => seat ? seat.name || seat.player_id : `seat ${i + 1} open`).join(", ")),
+        h("td", {}, statusWord(game.status), game.rated ? "" : ` ${t("(unrated)")}`),
+        h("td", {}, game.seats.map((seat, i) => seat ? seat.name || seat.player_id : t("seat {number} open", { number: i + 1 })).join(", ")),
         h("td.actions", {}, actions));
     })));
 }
@@ -74,6 +76,6 @@ async function join(gameId, me) {
     rememberSeat(gameId, joined.seat, joined.token, joined.expires_at_ms);
     location.hash = `#/game/${gameId}`;
   } catch (error) {
-    toast(`Could not join: ${error.message}`);
+    toast(t("Could not join: {error}", { error: error.message }));
   }
 }

@@ -4,14 +4,15 @@ import { lobbyPage } from "./lobby.js";
 import { createPage } from "./create.js";
 import { gamePage } from "./game.js";
 import { watchTurns, yourGamesPage } from "./yourgames.js";
+import { loadMessages, t } from "./i18n.js";
 
 const main = document.getElementById("main");
 let leave = null;  // the current page's clean-up (closes its live stream)
 
 function renderLanguage() {  // the language setting: the page is drawn again in the chosen language
-  const choice = h("select", { id: "language", "aria-label": "Language", "data-testid": "language",
+  const choice = h("select", { id: "language", "aria-label": t("Language"), "data-testid": "language",
     onchange: () => { setLanguage(choice.value); location.reload(); } },
-    h("option", { value: "" }, "Language: browser"),
+    h("option", { value: "" }, t("Language: browser")),
     ...Object.entries(LANGUAGES).map(([code, label]) => h("option", { value: code }, label)));
   choice.value = language();
   document.getElementById("who").before(choice);
@@ -22,12 +23,12 @@ function renderWho() {
   const me = identity();
   who.replaceChildren();
   if (me) {
-    who.append(h("span", {}, "Signed in as ", h("strong", {"data-testid": "player"}, me.name)),
-      h("button.link", { onclick: () => { signOut(); route(); } }, "Sign out"));
+    who.append(h("span", {}, t("Signed in as") + " ", h("strong", {"data-testid": "player"}, me.name)),
+      h("button.link", { onclick: () => { signOut(); route(); } }, t("Sign out")));
     return;
   }
-  const input = h("input", { id: "player-id", name: "player", placeholder: "player id", required: true,
-"aria-label": "Player id", autocomplete: "username" });
+  const input = h("input", { id: "player-id", name: "player", placeholder: t("player id"), required: true,
+"aria-label": t("Player id"), autocomplete: "username" });
   const form = h("form.signin", {
     onsubmit: async (event) => {
       event.preventDefault();
@@ -37,10 +38,10 @@ function renderWho() {
         else await signIn(value, value);
         route();
       } catch (error) {
-        toast(`Sign-in failed: ${error.message}`);
+        toast(t("Sign-in failed: {error}", { error: error.message }));
       }
     },
-  }, input, h("button", { type: "submit" }, "Sign in"));
+  }, input, h("button", { type: "submit" }, t("Sign in")));
   who.append(form);
 }
 
@@ -50,17 +51,29 @@ async function route() {
   watchTurns();
   const path = (location.hash || "#/").slice(1);
   const parts = path.split("/").filter(Boolean);
-  main.replaceChildren(h("p.muted", {}, "Loading…"));
+  main.replaceChildren(h("p.muted", {}, t("Loading…")));
   try {
     if (parts[0] === "create") leave = await createPage(main, parts[1]);
     else if (parts[0] === "mine") leave = await yourGamesPage(main);
     else if (parts[0] === "game" && parts[1]) leave = await gamePage(main, parts[1], parts[2] === "watch");
     else leave = await lobbyPage(main, new URLSearchParams(path.split("?")[1] || ""));
   } catch (error) {
-    main.replaceChildren(h("p.error", { role: "alert" }, `Could not load this page: ${error.message}`));
+    main.replaceChildren(h("p.error", { role: "alert" }, t("Could not load this page: {error}", { error: error.message })));
   }
 }
 
+// The page's own words (index.html) in the chosen language.
+function renderFrame() {
+  const nav = { "#/": t("Lobby"), "#/create": t("New game"), "#/mine": t("Your games") };
+  for (const link of document.querySelectorAll("nav a[href]")) {
+    if (nav[link.getAttribute("href")]) link.firstChild.textContent = nav[link.getAttribute("href")] + (link.children.length ? " " : "");
+  }
+  document.querySelector("nav").setAttribute("aria-label", t("Main"));
+  document.querySelector("a.skip").textContent = t("Skip to content");
+}
+
+await loadMessages();
 window.addEventListener("hashchange", route);
+renderFrame();
 renderLanguage();
 route();

@@ -4,6 +4,7 @@
 // (`GET /games/{id}/view?at=V`) for everyone else.  The page stays live underneath: new versions extend the bar.
 import { h } from "./dom.js";
 import { entryInWords } from "./history.js";
+import { t } from "./i18n.js";
 
 const PLAY_EVERY_MS = 900;
 
@@ -16,32 +17,32 @@ export function replayBar({ cat, name, show, asViewer }) {
   const views = new Map();  // version -> view answer (a version's view never changes)
 
   const button = (label, text, onclick) => h("button.small", { type: "button", "aria-label": label, title: label, onclick }, text);
-  const first = button("First move", "|◀ First", () => { pause(); go(1); });
-  const back = button("Step back", "◀ Back", () => { pause(); go((state.shown ?? state.latest) - 1); });
-  const play = button("Play", "▶ Play", () => (state.playing ? pause() : start()));
-  const forward = button("Step forward", "Next ▶", () => { pause(); go((state.shown ?? state.latest) + 1); });
-  const live = button("Last move (live)", "Live ▶|", () => { pause(); go(state.latest); });
-  const slider = h("input", { type: "range", min: 1, max: 1, value: 1, step: 1, "aria-label": "Version to show",
+  const first = button(t("First move"), `|◀ ${t("First")}`, () => { pause(); go(1); });
+  const back = button(t("Step back"), `◀ ${t("Back")}`, () => { pause(); go((state.shown ?? state.latest) - 1); });
+  const play = button(t("Play"), `▶ ${t("Play")}`, () => (state.playing ? pause() : start()));
+  const forward = button(t("Step forward"), `${t("Next")} ▶`, () => { pause(); go((state.shown ?? state.latest) + 1); });
+  const live = button(t("Last move (live)"), `${t("Live")} ▶|`, () => { pause(); go(state.latest); });
+  const slider = h("input", { type: "range", min: 1, max: 1, value: 1, step: 1, "aria-label": t("Version to show"),
     "data-testid": "replay-slider", oninput: () => { const to = Number(slider.value); pause(); go(to); } });
   const where = h("output.replay-where", { "data-testid": "replay-where", "aria-live": "polite" });
   const moves = h("ol.replay-moves", { "data-testid": "replay-moves" });
   const list = h("details.replay-list", { ontoggle: () => list.open && loadHistory() },
-    h("summary", {}, "Moves — jump to one"), moves);
-  const element = h("section.replay.panel", { "data-testid": "replay", "aria-label": "Replay" },
+    h("summary", {}, t("Moves — jump to one")), moves);
+  const element = h("section.replay.panel", { "data-testid": "replay", "aria-label": t("Replay") },
     h("div.replay-controls", {}, first, back, play, forward, live, slider, where), list);
 
   function label() {
     const at = state.shown ?? state.latest;
     where.textContent = state.shown === null
-      ? (state.finished ? `Final position (version ${at})` : `Live (version ${at})`)
-      : `Replay: version ${at} of ${state.latest}`;
+      ? (state.finished ? t("Final position (version {version})", { version: at }) : t("Live (version {version})", { version: at }))
+      : t("Replay: version {version} of {latest}", { version: at, latest: state.latest });
     element.classList.toggle("replaying", state.shown !== null);
     slider.max = String(Math.max(1, state.latest));
     slider.value = String(at);
     first.disabled = back.disabled = at <= 1;
     forward.disabled = live.disabled = state.shown === null;
-    play.textContent = state.playing ? "❚❚ Pause" : "▶ Play";
-    play.setAttribute("aria-label", state.playing ? "Pause" : "Play");
+    play.textContent = state.playing ? `❚❚ ${t("Pause")}` : `▶ ${t("Play")}`;
+    play.setAttribute("aria-label", state.playing ? t("Pause") : t("Play"));
     for (const item of moves.querySelectorAll("[data-version]")) {
       item.classList.toggle("current", Number(item.dataset.version) === at);
     }

@@ -3,6 +3,7 @@
 // the player's turn, and the "your games" page listing them.  The watcher runs on every page while signed in.
 import { catalogue, command, identity, read } from "./api.js";
 import { h, words } from "./dom.js";
+import { t, tn } from "./i18n.js";
 
 const SEATS_EVERY_MS = 15_000;  // the list of games (new games, finished ones); 4 a minute of the 60 the token limit allows
 const VIEWS_EVERY_MS = 3_000;   // whose turn it is in each game
@@ -73,7 +74,7 @@ async function refresh(game) {
 function notify(game) {
   if (!("Notification" in window) || Notification.permission !== "granted") return;
   if (document.hasFocus() && location.hash === `#/game/${game.game_id}`) return;  // the player looks at it already
-  const shown = new Notification("Your turn — Benthic", {
+  const shown = new Notification(t("Your turn — {site}", { site: TITLE }), {
     body: `${gameName(game)}: ${promptName(game)}`, tag: `benthic-turn-${game.game_id}`,
   });
   shown.onclick = () => { window.focus(); location.hash = `#/game/${game.game_id}`; shown.close(); };
@@ -83,62 +84,62 @@ function yourTurns() { return [...watcher.games.values()].filter((g) => g.yours)
 
 function announce() {
   const count = yourTurns().length;
-  document.title = count ? `(${count}) Your turn — ${TITLE}` : TITLE;
+  document.title = count ? `(${count}) ${t("Your turn — {site}", { site: TITLE })}` : TITLE;
   const badge = document.getElementById("turn-count");
   if (badge) {
     badge.textContent = String(count);
     badge.hidden = count === 0;
-    badge.setAttribute("aria-label", `${count} game${count === 1 ? "" : "s"} waiting for your move`);
+    badge.setAttribute("aria-label", tn(count, "{n} game waiting for your move", "{n} games waiting for your move"));
   }
   for (const listener of watcher.listeners) listener();
 }
 
 const gameName = (game) => game.cat?.name || words(game.game_type);
-const promptName = (game) => game.cat?.terms?.[game.prompt?.kind]?.name || words(game.prompt?.kind || "move");
+const promptName = (game) => game.cat?.terms?.[game.prompt?.kind]?.name || (game.prompt?.kind ? words(game.prompt.kind) : t("move"));
 
 /** The "your games" page: each unfinished game, the player's turn first, kept current by the watcher. */
 export async function yourGamesPage(main) {
   if (!identity()) {
-    main.replaceChildren(h("section.panel", {}, h("h1", {}, "Your games"),
-      h("p", {}, "Sign in (at the top) to see the games you play.")));
+    main.replaceChildren(h("section.panel", {}, h("h1", {}, t("Your games")),
+      h("p", {}, t("Sign in (at the top) to see the games you play."))));
     return null;
   }
   const list = h("div.games", { "aria-live": "polite", "data-testid": "your-games" });
   const notices = h("p.notices", { "data-testid": "notices" });
-  main.replaceChildren(h("section.panel", {}, h("h1", {}, "Your games"), notices, list));
+  main.replaceChildren(h("section.panel", {}, h("h1", {}, t("Your games")), notices, list));
 
   function renderNotices() {
     if (!("Notification" in window)) {
-      notices.replaceChildren("This browser shows no notifications; the tab's title counts your turns.");
+      notices.replaceChildren(t("This browser shows no notifications; the tab's title counts your turns."));
     } else if (Notification.permission === "granted") {
-      notices.replaceChildren("You get a notification when it becomes your turn in any of these games.");
+      notices.replaceChildren(t("You get a notification when it becomes your turn in any of these games."));
     } else if (Notification.permission === "denied") {
-      notices.replaceChildren("Notifications are blocked in this browser's settings; the tab's title counts your turns.");
+      notices.replaceChildren(t("Notifications are blocked in this browser's settings; the tab's title counts your turns."));
     } else {
       notices.replaceChildren(h("button.primary", { type: "button", "data-testid": "enable-notifications",
         onclick: async () => { await Notification.requestPermission(); renderNotices(); } },
-      "Notify me when it is my turn"));
+      t("Notify me when it is my turn")));
     }
   }
 
   function render() {
     const games = [...watcher.games.values()].sort((a, b) => (b.yours - a.yours) || a.game_id.localeCompare(b.game_id));
-    if (!watcher.polled) { list.replaceChildren(h("p.muted", {}, "Loading…")); return; }
+    if (!watcher.polled) { list.replaceChildren(h("p.muted", {}, t("Loading…"))); return; }
     if (!games.length) {
-      list.replaceChildren(h("p.muted", {}, "No unfinished games. ", h("a", { href: "#/create" }, "Start one"),
-        " or join one in the ", h("a", { href: "#/" }, "lobby"), "."));
+      list.replaceChildren(h("p.muted", {}, `${t("No unfinished games.")} `, h("a", { href: "#/create" }, t("Start one")),
+        ` ${t("or join one in the")} `, h("a", { href: "#/" }, t("lobby")), "."));
       return;
     }
     list.replaceChildren(h("table.list", {},
-      h("thead", {}, h("tr", {}, ["Game", "Players", "Turn", ""].map((c) => h("th", { scope: "col" }, c)))),
+      h("thead", {}, h("tr", {}, [t("Game"), t("Players"), t("Turn"), ""].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, games.map((game) => h(`tr${game.yours ? ".your-turn" : ""}`, {
         "data-game": game.game_id, "data-yours": String(game.yours) },
       h("td", {}, gameName(game), " ", h("code.small", {}, game.game_id)),
-      h("td", {}, (game.names || []).map((n, i) => (i === game.seat ? h("strong", {}, `${n} (you)`)
-        : n ?? `seat ${i + 1} open`)).flatMap((x, i) => (i ? [", ", x] : [x]))),
+      h("td", {}, (game.names || []).map((n, i) => (i === game.seat ? h("strong", {}, t("{name} (you)", { name: n }))
+        : n ?? t("seat {number} open", { number: i + 1 }))).flatMap((x, i) => (i ? [", ", x] : [x]))),
       h("td.turn", {}, turnText(game)),
       h("td.actions", {}, h(`a.button.small${game.yours ? ".primary" : ""}`, { href: `#/game/${game.game_id}` },
-        game.yours ? "Play" : "Open")))))));
+        game.yours ? t("Play") : t("Open"))))))));
   }
 
   renderNotices();
@@ -149,8 +150,8 @@ export async function yourGamesPage(main) {
 
 function turnText(game) {
   if (!game.names) return "…";
-  if (game.names.includes(null)) return "Waiting for players to join";
-  if (game.status === "finished" || !game.prompt) return "Over";
-  if (game.yours) return h("strong", {}, `Your turn: ${promptName(game)}`);
-  return `Waiting for ${game.prompt.seats.map((s) => game.names[s] ?? `seat ${s + 1}`).join(", ")}`;
+  if (game.names.includes(null)) return t("Waiting for players to join");
+  if (game.status === "finished" || !game.prompt) return t("Over");
+  if (game.yours) return h("strong", {}, t("Your turn: {move}", { move: promptName(game) }));
+  return t("Waiting for {players}", { players: game.prompt.seats.map((s) => game.names[s] ?? t("seat {number}", { number: s + 1 })).join(", ") });
 }

@@ -16,7 +16,7 @@ from benthic.rules.presentation import MAX_LABEL, N_, Description, Message, coun
 
 from . import commands as cmd
 from .board import bag_name, bio_payment, build_cost, geometry, scaled, upgrade_bags
-from .content import content
+from .content import Geometry, content
 from .effects import (
     Build,
     BuildUpgrade,
@@ -140,7 +140,18 @@ def _short(node: Effect) -> Message:
 def site_name(state: GameState, seat: int, site: str) -> Message | str:
     """How a label names a site of the seat's board: "C24", "C24 (site 1)", "the expansion site of C24",
     "tunnel site C13–C14"."""
-    geom = geometry(state.players[seat])
+    return _named_site(geometry(state.players[seat]), site)
+
+
+@cache
+def site_names() -> dict[str, Message | str]:
+    """Every site id of every player board -> its name as a label writes it (a site id names the same place on
+    every board): how history sentences name the sites their events carry."""
+    return {site: _named_site(geom, site) for geom in content().boards.values()
+            for site in (*geom.buildings, *geom.tunnels)}
+
+
+def _named_site(geom: Geometry, site: str) -> Message | str:
     building = geom.buildings.get(site)
     if building is not None:
         if building.expansion:

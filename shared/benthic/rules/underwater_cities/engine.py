@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from benthic.rules.core import Engine, FinalScores, GameConfig, Prompt, SeatResult, Secret, reads_no_content
-from benthic.rules.presentation import Description
+from benthic.rules.presentation import Description, Message
 
 from . import views
 from .catalogue import catalogue
 from .commands import Command
 from .content import PACKS
 from .decide import decide
-from .describe import describe, describe_all
+from .describe import describe, describe_all, site_names
 from .determinize import determinize
 from .events import Event
 from .evolve import evolve
@@ -112,3 +112,6 @@ class UnderwaterCitiesEngine(Engine[GameState, Command, Event]):
 
     def describe_all(self, state: GameState, commands: Sequence[Any], seat: int | None = None) -> list[Description]:
         return describe_all(state, commands, seat)
+
+    def place_names(self) -> Mapping[str, Message | str]:
+        return site_names()

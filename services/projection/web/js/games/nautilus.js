@@ -2,6 +2,7 @@
 // Atlantis tracker, and each player's Nemo, researchers, research and finds.
 import { colourOf } from "../draw.js";
 import { words } from "../dom.js";
+import { t, tn } from "../i18n.js";
 
 const cellOf = (value) => (Array.isArray(value) ? value : value?.cell || null);
 const idOf = (item) => (typeof item === "string" ? item : item?.chip || item?.tile || item?.id || JSON.stringify(item));
@@ -15,29 +16,30 @@ export function layout(view, cat, me, name) {
     for (let dx = 0; dx < 3; dx++) for (let dy = 0; dy < 3; dy++) {
       marks[`${x0 + dx},${y0 + dy}`] = { text: "", fill, title: cat.components[station.tile]?.name };
     }
-    const people = (station.researchers || []).map((n, seat) => (n ? `${n} of ${name(seat)}` : "")).filter(Boolean).join(", ");
+    const people = (station.researchers || []).map((n, seat) => (n ? t("{n} of {name}", { n, name: name(seat) }) : "")).filter(Boolean).join(", ");
     const tile = cat.components[station.tile];
     marks[`${x0 + 1},${y0 + 1}`] = { text: tile?.name || station.tile, span: 3, fill,
-      title: `${tile ? `${tile.name}: ${tile.text || ""}` : station.tile}${people ? ` Researchers: ${people}.` : ""}` };
+      title: `${tile ? `${tile.name}: ${tile.text || ""}` : station.tile}${people ? ` ${t("Researchers: {people}.", { people })}` : ""}` };
   }
   const findKinds = new Map();  // abbreviation -> find kind, for the legend
   for (const find of view.finds || []) {
     const key = find.cell.join(",");
     const kind = find.face_up && find.kind ? cat.terms?.[find.kind]?.name || find.kind : null;
     marks[key] = { text: kind ? initials(kind) : "?", fill: "#f2e8cf",
-      title: `${cat.terms?.[find.depth]?.name || find.depth} find${kind ? `: ${kind}` : " (face down)"}` };
+      title: kind ? t("{depth} find: {kind}", { depth: cat.terms?.[find.depth]?.name || find.depth, kind })
+        : t("{depth} find (face down)", { depth: cat.terms?.[find.depth]?.name || find.depth }) };
     if (kind) findKinds.set(initials(kind), kind);
   }
   view.seats.forEach((s) => (s.subs || []).forEach((sub, i) => {
     const cell = cellOf(sub);
-    if (cell) marks[cell.join(",")] = { text: `S${i + 1}`, fill: seatColour(s.seat), title: `${name(s.seat)}'s submarine ${i + 1}` };
+    if (cell) marks[cell.join(",")] = { text: `S${i + 1}`, fill: seatColour(s.seat), title: t("{name}'s submarine {number}", { name: name(s.seat), number: i + 1 }) };
   }));
   const supply = {};
   for (const [kind, tiles] of Object.entries(view.stacks || {})) {
     const kindName = (cat.terms?.[kind]?.name || kind).replace(/ station$/, "");
-    supply[`stack:${kind}`] = { text: `${kindName}: ${tiles.length}`, title: `${tiles.length} tiles left` };
+    supply[`stack:${kind}`] = { text: `${kindName}: ${tiles.length}`, title: tn(tiles.length, "{n} tile left", "{n} tiles left") };
   }
-  supply.box = { text: `Box: ${(view.box || []).length}`, title: "sea-find chips in the box" };
+  supply.box = { text: t("Box: {n}", { n: (view.box || []).length }), title: t("sea-find chips in the box") };
   const atlantis = {};
   for (const spot of view.atlantis_tracker || []) {
     atlantis[`atlantis:${spot.number}`] = spot.seat !== null ? { text: String(spot.number), fill: seatColour(spot.seat) }
@@ -48,26 +50,27 @@ export function layout(view, cat, me, name) {
     connections: [], ...extra });
   const players = view.seats.map((s) => ({
     seat: s.seat,
-    stats: [["colour", s.colour], ["Nemo", s.nemo], ["researchers in supply", s.supply], ["research points", s.research_points],
-      ["assignment", s.assignment ? cat.components[s.assignment]?.name || s.assignment : "hidden"]],
+    stats: [[t("colour"), s.colour], ["Nemo", s.nemo], [t("researchers in supply"), s.supply], [t("research points"), s.research_points],
+      [t("assignment"), s.assignment ? cat.components[s.assignment]?.name || s.assignment : t("hidden")]],
     boards: [researchTracks(view, cat, s, seatColour, name)].filter(Boolean),
     rows: [
-      { key: "stations", title: "Stations", ids: (view.stations || []).filter((st) => st.owner === s.seat).map((st) => st.tile), compact: true },
-      { key: "held", title: "Bought, not yet built", ids: (s.held || []).map(idOf), compact: true },
-      { key: "tableau", title: "Finds", ids: (s.tableau || []).map(idOf), compact: true },
-      { key: "atlantis", title: "Atlantis finds", ids: (s.atlantis || []).map(idOf), compact: true },
+      { key: "stations", title: t("Stations"), ids: (view.stations || []).filter((st) => st.owner === s.seat).map((st) => st.tile), compact: true },
+      { key: "held", title: t("Bought, not yet built"), ids: (s.held || []).map(idOf), compact: true },
+      { key: "tableau", title: t("Finds"), ids: (s.tableau || []).map(idOf), compact: true },
+      { key: "atlantis", title: t("Atlantis finds"), ids: (s.atlantis || []).map(idOf), compact: true },
     ],
   }));
   return {
-    summary: [["round", view.round], ["phase", view.phase], ["final round", view.final_round ? "yes" : "no"]],
+    summary: [[t("round"), view.round], [t("phase"), view.phase && (cat.terms?.[view.phase]?.name || view.phase)],
+      [t("final round"), view.final_round ? t("yes") : t("no")]],
     boards: [
-      { board: cat.boards.map, marks, title: "The sea", testid: "main-board", legend: [
-        ["S1–S3", "a player's submarines (in the player's colour)"], ["?", "a face-down find"],
+      { board: cat.boards.map, marks, title: t("The sea"), testid: "main-board", legend: [
+        ["S1–S3", t("a player's submarines (in the player's colour)")], ["?", t("a face-down find")],
         ...[...findKinds].sort().map(([short, kind]) => [short, kind]),
-        ["Named 3×3 blocks", "stations, in their builder's colour; hover one for its researchers"],
+        [t("Named 3×3 blocks"), t("stations, in their builder's colour; hover one for its researchers")],
       ] },
-      { board: cat.boards.supply, marks: supply, title: "Station stacks and the box" },
-      { board: trackBoard(cat.tracks.atlantis), marks: atlantis, title: "Ruins of Atlantis", mine: false },
+      { board: cat.boards.supply, marks: supply, title: t("Station stacks and the box") },
+      { board: trackBoard(cat.tracks.atlantis), marks: atlantis, title: t("Ruins of Atlantis"), mine: false },
     ],
     rows: [],
     players,
@@ -78,7 +81,7 @@ export function layout(view, cat, me, name) {
 // operation in the player's colour, each space's benefit written on it, and the type's research value after the
 // row (★: the player holds that type's 3-chip).
 function researchTracks(view, cat, seat, seatColour, name) {
-  const tracks = Object.values(cat.tracks || {}).filter((t) => t.research_type);
+  const tracks = Object.values(cat.tracks || {}).filter((track) => track.research_type);
   if (!tracks.length) return null;
   const marks = {};
   const rows = tracks.map((track) => {
@@ -89,18 +92,18 @@ function researchTracks(view, cat, seat, seatColour, name) {
       const here = Number(space.id) === research.count;
       marks[`${track.id}:${space.id}`] = { text: String(space.benefit), current: here,
         fill: here ? seatColour(seat.seat) : Number(space.id) >= 2 ? "#d5ebdc" : "#e6eef0",
-        title: `benefit ${space.benefit}, research value ${space.points}${here ? ` — ${name(seat.seat)} is here` : ""}` };
+        title: t("benefit {benefit}, research value {points}", { benefit: space.benefit, points: space.points })
+          + (here ? ` — ${t("{name} is here", { name: name(seat.seat) })}` : "") };
     }
     const holds = view.three_chips?.[type] === seat.seat;
     return { ...track, label: typeName, labelTitle: track.text, note: `${research.value}${holds ? "★" : ""}`,
-      noteTitle: `${typeName} research value ${research.value}${holds ? " (holds the 3-chip)" : ""}` };
+      noteTitle: t("{type} research value {value}", { type: typeName, value: research.value }) + (holds ? ` ${t("(holds the 3-chip)")}` : "") };
   });
-  const board = { id: `research-${seat.seat}`, kind: "research", name: "Research tracks", view_box: tracks[0].view_box,
+  const board = { id: `research-${seat.seat}`, kind: "research", name: t("Research tracks"), view_box: tracks[0].view_box,
     spaces: {}, connections: [] };
   return { board, tracks: rows, marks, mine: false, testid: `research-${seat.seat}`,
-    title: `${name(seat.seat)}'s research tracks`,
-    caption: "Research tracks: stations in operation per type (0–4), the benefit on each space; after each row the "
-      + "research value (0 below 2 stations, 1 from 2, 3 with the 3-chip ★)." };
+    title: t("{name}'s research tracks", { name: name(seat.seat) }),
+    caption: t("Research tracks: stations in operation per type (0–4), the benefit on each space; after each row the research value (0 below 2 stations, 1 from 2, 3 with the 3-chip ★).") };
 }
 
 // "Luminous Crab" -> "LC", "Gold" -> "Go": short enough for one cell of the sea, explained by the map's legend.
