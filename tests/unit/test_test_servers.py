@@ -121,3 +121,17 @@ def test_pytest_prints_the_choice_and_refuses_forced_containers_without_docker(t
     refused = _pytest(tmp_path, {ENV: "containers", "DOCKER_HOST": nowhere})
     assert refused.returncode == pytest.ExitCode.USAGE_ERROR
     assert f"{ENV}=containers, but no Docker daemon is reachable" in refused.stdout + refused.stderr
+
+
+def test_free_ports_are_drawn_below_the_kernel_s_ephemeral_range() -> None:
+    import socket
+
+    from benthic.local.devredis import _ephemeral_low
+
+    low = _ephemeral_low()
+    ports = {free_port() for _ in range(20)}
+    assert all(10000 <= port < low for port in ports), (low, ports)
+    assert len(ports) > 10  # drawn at random, not handed out in sequence
+    for port in ports:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", port))  # free indeed

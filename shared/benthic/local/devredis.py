@@ -13,9 +13,28 @@ from typing import Any
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
+    """A port free now on 127.0.0.1, for a server started a moment later (and perhaps restarted on it).  Drawn at
+    random from below the kernel's ephemeral range: a port the kernel hands out (``bind(0)``) is also where it
+    takes the source ports of outgoing connections from, so one could take it before the server binds or while
+    it restarts; and several test workers drawing at once rarely draw the same one."""
+    import random
+
+    low = _ephemeral_low()
+    for _ in range(200):
+        port = random.randint(10000, low - 1)
+        if _free(port):
+            return port
+    with socket.socket() as sock:  # that range full: let the kernel choose
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def _ephemeral_low() -> int:
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    return low if low > 12000 else 32768
 
 
 def free_cluster_port() -> int:
