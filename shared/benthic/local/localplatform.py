@@ -114,14 +114,14 @@ class LocalPlatform:
         replica on a port of its own: ``url(name)``)."""
         name = name or service
         port = self.ports.setdefault(name, free_port())
-        log = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 - owned by the child
-        process = subprocess.Popen(
-            [sys.executable, "-m", "benthic.cli", "serve", service, "--port", str(port)],
-            env={**self.env, **(env or {})},
-            stdout=log,
-            stderr=subprocess.STDOUT if self.quiet else None,
-            preexec_fn=(lambda n=self.niceness[service]: os.nice(n)) if self.niceness.get(service) else None,  # noqa: PLW1509
-        )
+        with open(self.log_dir / f"{name}.log", "ab") as log:  # the child holds its own copy of the descriptor
+            process = subprocess.Popen(
+                [sys.executable, "-m", "benthic.cli", "serve", service, "--port", str(port)],
+                env={**self.env, **(env or {})},
+                stdout=log,
+                stderr=subprocess.STDOUT if self.quiet else None,
+                preexec_fn=(lambda n=self.niceness[service]: os.nice(n)) if self.niceness.get(service) else None,  # noqa: PLW1509
+            )
         self.processes[name] = process
         return process
 
