@@ -14,10 +14,9 @@ from functools import cache
 from pathlib import Path
 
 import msgspec
-from babel.messages.extract import extract_from_dir
 
 from benthic.i18n.catalogs import DEFAULT_LANGUAGE, gettext, ngettext
-from benthic.i18n.keys import Key
+from benthic.i18n.keys import Key, extracted_keys
 
 WEB_JS = Path(__file__).parent / "web" / "js"
 KEYWORDS = {"t": None, "tn": (2, 3)}  # t("text", params); tn(n, "singular", "plural", params)
@@ -35,15 +34,7 @@ class ClientMessages(msgspec.Struct, frozen=True):
 @cache
 def client_keys() -> dict[Key, str]:
     """msgid -> the web client's file that uses it (a ``tn`` call gives one (singular, plural) msgid)."""
-    found: dict[Key, str] = {}
-    for filename, _line, message, _comments, _context in extract_from_dir(
-            str(WEB_JS), method_map=[("**.js", "javascript")], keywords=KEYWORDS):
-        if isinstance(message, str):
-            if message:
-                found.setdefault(message, f"web/js/{filename}")
-        elif len(message) == 2 and all(message):
-            found.setdefault((message[0], message[1]), f"web/js/{filename}")
-    return found
+    return extracted_keys(WEB_JS, "javascript", KEYWORDS, prefix="web/js/")
 
 
 @cache

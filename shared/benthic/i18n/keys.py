@@ -28,14 +28,22 @@ def catalogue_keys() -> dict[Key, str]:
 
 def source_keys() -> dict[Key, str]:
     """msgid -> the source file that uses it (``counted``'s two forms make one plural msgid)."""
+    return extracted_keys(SOURCES, "python", KEYWORDS)
+
+
+def extracted_keys(directory: Path, method: str, keywords: dict[str, tuple[int, int] | None],
+                   prefix: str = "") -> dict[Key, str]:
+    """msgid -> ``prefix`` + the file below ``directory`` that uses it, found by Babel's extractor ``method``
+    ("python", "javascript") in the calls named by ``keywords`` (a two-argument spec makes one plural msgid)."""
+    extension = {"python": "py", "javascript": "js"}[method]
     found: dict[Key, str] = {}
     for filename, _line, message, _comments, _context in extract_from_dir(
-            str(SOURCES), method_map=[("**.py", "python")], keywords=KEYWORDS):
+            str(directory), method_map=[(f"**.{extension}", method)], keywords=keywords):
         if isinstance(message, str):
             if message:
-                found.setdefault(message, filename)
+                found.setdefault(message, prefix + filename)
         elif len(message) == 2 and all(message):
-            found.setdefault((message[0], message[1]), filename)
+            found.setdefault((message[0], message[1]), prefix + filename)
     return found
 
 
