@@ -23,17 +23,17 @@ from typing import Any
 
 from benthic.archive import Archive
 from benthic.feed.notification import Notification
-from benthic.game.gamestate import StateLoader
 from benthic.game.keys import GameKeys, RatingKeys
 from benthic.local.devpostgres import PrivatePostgres
 from benthic.local.devredis import PrivateRedis
 from benthic.local.signals import stop_servers_on_signals
 from benthic.rules import GameConfig, game_types, get_engine
 from benthic.rules.bots import RandomBot
-from benthic.service.config import Settings
-from benthic.service.redisconn import redis_client
-from benthic.service.telemetry import configure_logging
+from benthic.runtime.config import Settings
+from benthic.runtime.redisconn import redis_client
+from benthic.runtime.telemetry import configure_logging
 from benthic.store import EventStore, NewEvent, SeatInfo
+from benthic.store.loader import StateLoader
 from services.archiver.archiver import Archiver
 from services.projection.projector import Projector
 from services.scoring.scorer import Scorer

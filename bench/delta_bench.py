@@ -1,4 +1,4 @@
-"""Live deltas micro-benchmark: the CPU cost of one view patch (``services/projection/deltas.py``) and the bytes
+"""Live deltas micro-benchmark: the CPU cost of one view patch (``shared/benthic/views/deltas.py``) and the bytes
 of a delta frame against the full view, per game type, over whole random games (every seat's view and the
 spectator's at every version, built as the projection builds them).  Prints JSON.
 
@@ -21,8 +21,8 @@ from typing import Any
 
 from benthic.rules import GameConfig, game_types, get_engine
 from benthic.rules.bots import RandomBot
-from services.projection.deltas import delta_frame
-from services.projection.readmodel import build_views, unpack_view
+from benthic.views.deltas import delta_frame
+from benthic.views.readmodel import build_views, unpack_view
 
 
 def view_versions(game: str, seed: int) -> Iterator[tuple[int, dict[int | None, bytes]]]:

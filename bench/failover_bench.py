@@ -56,7 +56,7 @@ from benthic.local.devpostgres import PrivatePostgres
 from benthic.local.localplatform import SERVICES, LocalPlatform
 from benthic.local.signals import stop_servers_on_signals
 from benthic.rules import game_types
-from benthic.service.config import from_env
+from benthic.runtime.config import from_env
 
 # tests/e2e/test_platform.py's GENEROUS_LIMITS, plus room for the matchmaker creating every game and the players
 # asking for their seat tokens (the defaults, 10 games and 60 tokens a minute, are meant for people).

@@ -24,7 +24,7 @@ from benthic.game.keys import GameKeys, lobby_key
 from benthic.local.localplatform import LocalPlatform
 from benthic.local.signals import stop_servers_on_signals
 from benthic.rules import game_types, get_engine
-from benthic.service.redisconn import redis_client
+from benthic.runtime.redisconn import redis_client
 
 PARTITIONS = 16
 TARGET_LIVE = 300

@@ -18,7 +18,8 @@ from benthic.game.gamestate import Folded
 from benthic.rules import GameConfig, game_types, get_engine
 from benthic.rules.bots import RandomBot
 from benthic.store import GameMeta, SeatInfo
-from services.projection import integration, readmodel
+from benthic.views import readmodel
+from services.projection import integration
 
 
 def _states(game_type: str, games: int = 3) -> list[Any]:

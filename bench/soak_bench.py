@@ -28,7 +28,7 @@ from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.local.localplatform import LocalPlatform
 from benthic.local.signals import stop_servers_on_signals
 from benthic.rules import game_types, get_engine
-from benthic.service.redisconn import redis_client
+from benthic.runtime.redisconn import redis_client
 
 
 def _counter(text: str, name: str) -> float:

@@ -111,7 +111,7 @@ async def archive(archive_url: str) -> AsyncIterator[Archive]:  # noqa: F821
 
 @pytest.fixture
 async def redis(redis_url: str) -> AsyncIterator[Redis]:  # noqa: F821
-    from benthic.service.redisconn import redis_client
+    from benthic.runtime.redisconn import redis_client
 
     client = redis_client(redis_url)
     await client.flushdb()
@@ -136,7 +136,7 @@ def redis_cluster_url() -> Iterator[str]:
 
 @pytest.fixture
 async def redis_cluster(redis_cluster_url: str) -> AsyncIterator[RedisCluster]:  # noqa: F821
-    from benthic.service.redisconn import redis_client
+    from benthic.runtime.redisconn import redis_client
 
     client = redis_client(redis_cluster_url, cluster=True)
     await client.flushdb()

@@ -12,7 +12,7 @@ from benthic.clients.client import BenthicClient
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import GameConfig, get_engine
 from benthic.rules.bots import RandomBot
-from benthic.service.config import Settings
+from benthic.runtime.config import Settings
 from benthic.store import EventStore, NewEvent, SeatInfo
 
 # Rate limits for services that bots play on as fast as the machine allows, from one address (the limits
@@ -150,7 +150,7 @@ class StoreGame:
 
 async def raw_game(platform: LocalPlatform, game_id: str) -> tuple[Any, list[Any], list[Any]]:
     """The engine, the envelopes and the engine state after each envelope, read straight from the platform's Redis."""
-    from benthic.service.redisconn import redis_client
+    from benthic.runtime.redisconn import redis_client
 
     redis = redis_client(platform.redis_url)
     try:

@@ -15,9 +15,9 @@ from benthic.archive import Archive
 from benthic.feed.consumer import FeedConsumer
 from benthic.feed.keys import lifecycle_key
 from benthic.rules import game_types
+from benthic.runtime.config import Settings
+from benthic.runtime.telemetry import log, zero_series
 from benthic.service.bootstrap import consumer_lifespan, readiness, redis_lifespan, service_app, tasks_lifespan
-from benthic.service.config import Settings
-from benthic.service.telemetry import log, zero_series
 from services.archiver.archiver import Archiver
 
 SERVICE = "archiver"

@@ -33,11 +33,12 @@ from datetime import timedelta
 from typing import Any
 
 from benthic.archive import Archive, ArchiveConflict, ArchiveError, ArchiveMismatch
+from benthic.archive.due import DueGames
 from benthic.archive.records import read_models_digest
 from benthic.feed.notification import Notification
 from benthic.rules import game_types
-from benthic.service.config import Settings
-from benthic.service.telemetry import (
+from benthic.runtime.config import Settings
+from benthic.runtime.telemetry import (
     ARCHIVE_DUE,
     ARCHIVE_FAILURES,
     ARCHIVE_LAG,
@@ -49,7 +50,7 @@ from benthic.service.telemetry import (
 )
 from benthic.store.durability import NO_ACK, Ack
 from services.archiver.memory import memory_by_kind
-from services.archiver.redisgame import GONE, DueGames, FinishedGame, GameDeleter, NotReady, read_game
+from services.archiver.redisgame import GONE, FinishedGame, GameDeleter, NotReady, read_game
 
 STEPS = ("taken", "read", "put", "verified", "deleted", "marker_deleted", "unscheduled")
 RETENTION_INTERVAL_S = 3600.0

@@ -11,13 +11,13 @@ from litestar import Litestar
 from benthic.feed.consumer import FeedConsumer
 from benthic.feed.keys import managed_key
 from benthic.game.content import install as install_content
-from benthic.game.gamestate import StateLoader
 from benthic.play import PlayerGames, PlayPath
 from benthic.rules import game_types
 from benthic.rules.bots import BOT_NAMES
+from benthic.runtime.config import Settings
+from benthic.runtime.telemetry import BOT_MOVES, zero_series
 from benthic.service.bootstrap import consumer_lifespan, redis_lifespan, service_app, tasks_lifespan
-from benthic.service.config import Settings
-from benthic.service.telemetry import BOT_MOVES, zero_series
+from benthic.store.loader import StateLoader
 from services.bots.duesets import DueSets
 from services.bots.runner import BotRunner
 

@@ -25,6 +25,7 @@ import random
 import time
 from typing import Any
 
+from benthic.errors import ApiError
 from benthic.feed.notification import Notification
 from benthic.game import lifecycle as lc
 from benthic.game.gamestate import Folded
@@ -32,10 +33,9 @@ from benthic.game.keys import partition_of
 from benthic.play import PlayPath, platform_commits
 from benthic.rules import UnknownGameType, get_engine
 from benthic.rules.bots import make_bot
-from benthic.service.config import Settings
-from benthic.service.http import ApiError
-from benthic.service.redisconn import is_unavailable
-from benthic.service.telemetry import (
+from benthic.runtime.config import Settings
+from benthic.runtime.redisconn import is_unavailable
+from benthic.runtime.telemetry import (
     BOT_FAILURES,
     BOT_MOVE_LAG,
     BOT_MOVES,

@@ -15,20 +15,20 @@ from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components
 from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 
+from benthic.errors import FOLD, GAME_BY_ID, JWT_AUTH, OPERATOR_AUTH, PLAYER_AUTH, RULE, SEAT_AUTH, WRITE, ApiError
 from benthic.game.content import install as install_content
 from benthic.game.gameschemas import commands_schema, create_game_schema, game_schemas, redacted_events_schema
-from benthic.game.gamestate import StateLoader
 from benthic.play import PlayerGames, platform_commits
 from benthic.rules import game_types, get_engine
+from benthic.runtime.config import Settings, check_identity
+from benthic.runtime.redisconn import connect
+from benthic.runtime.telemetry import TOKENS_REVOKED, log, zero_series
 from benthic.service.apidoc import FinishedJson, doc
 from benthic.service.bootstrap import readiness, redis_lifespan, service_app
-from benthic.service.config import Settings, check_identity
-from benthic.service.errorcodes import FOLD, GAME_BY_ID, JWT_AUTH, OPERATOR_AUTH, PLAYER_AUTH, RULE, SEAT_AUTH, WRITE
 from benthic.service.http import (
     OPERATOR,
     PLAYER_JWT,
     SEAT_TOKEN,
-    ApiError,
     GameId,
     cors_config,
     open_archive_reader,
@@ -36,25 +36,24 @@ from benthic.service.http import (
     security_schemes,
 )
 from benthic.service.languages import Lang, language_headers, request_language
-from benthic.service.redisconn import connect
-from benthic.service.telemetry import TOKENS_REVOKED, log, zero_series
 from benthic.store import Actor
+from benthic.store.loader import StateLoader
 from benthic.trust.auth import SeatClaim, SeatGate, SeatTokens, bearer
 from benthic.trust.callers import caller_credential
-from benthic.trust.devissuer import DEV_AUDIENCE, DEV_ISSUER, INSECURE_WARNING, DevIssuer
+from benthic.trust.devissuer import INSECURE_WARNING, DevIssuer
 from benthic.trust.identity import (
     MATCHMAKER,
     PLAYER,
     PLAYER_ID,
     Credential,
-    JwtVerifier,
-    StaticJwks,
-    key_source,
 )
 from benthic.trust.identity import OPERATOR as OPERATOR_KIND
+from benthic.trust.provider import build_identity
 from benthic.trust.ratelimit import RateLimits
 from benthic.trust.revocation import GAME, Revocation, Revocations
 from benthic.trust.revocation import PLAYER as PLAYER_SCOPE
+from benthic.views.live import LiveHub
+from benthic.views.reads import ReadModels
 from services.command import gametypes
 from services.command.devtoken import dev_token
 from services.command.play_socket import play_socket
@@ -74,8 +73,6 @@ from services.command.schemas import (
 from services.command.seating import NAME_PATTERN, SeatRequest, check_player_id
 from services.command.service import CommandService
 from services.command.turns import TurnPushes
-from services.projection.live import LiveHub
-from services.projection.reads import ReadModels
 
 SERVICE = "command"
 NO_STORE = {"Cache-Control": "no-store"}  # answers that carry seat tokens
@@ -437,19 +434,6 @@ def game_type_content(request: Request[Any, Any, Any], game_type: FromPath[str],
     `?lang=` or `Accept-Language` (`Content-Language` says which; English by default)."""
     document = gametypes.content_document(game_type, pack, request_language(request, lang))
     return gametypes.answer(document, request.headers.get("if-none-match"), v)
-
-
-def build_identity(settings: Settings) -> tuple[JwtVerifier, DevIssuer | None]:
-    """The configured identity provider's verifier, or (dev only) the development issuer's (its keys are
-    created on first use)."""
-    check_identity(settings)
-    keys = key_source(settings.jwks_url, settings.jwks_file, settings.jwks_cache_s, settings.jwks_cooldown_s)
-    if keys is not None:
-        return JwtVerifier(keys, settings.jwt_issuer, settings.jwt_audience, settings.jwt_leeway_s), None
-    issuer = DevIssuer.load_or_create(settings.dev_issuer_dir)
-    verifier = JwtVerifier(StaticJwks(issuer.jwks()), settings.jwt_issuer or DEV_ISSUER,
-                           settings.jwt_audience or DEV_AUDIENCE, settings.jwt_leeway_s)
-    return verifier, issuer
 
 
 def create_app(settings: Settings) -> Litestar:

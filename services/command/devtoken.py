@@ -13,8 +13,8 @@ import msgspec
 from litestar import Request, Response, post
 from litestar.params import JSONBody
 
+from benthic.errors import ApiError
 from benthic.service.apidoc import doc
-from benthic.service.http import ApiError
 from benthic.trust.devissuer import DevIssuer
 from services.command.seating import Name, PlayerId, check_player_id
 

@@ -13,10 +13,10 @@ from urllib.parse import quote
 import msgspec
 from litestar import Response
 
+from benthic.errors import ApiError
 from benthic.game import lifecycle
 from benthic.i18n import DEFAULT_LANGUAGE, localized_catalogue
 from benthic.rules import RuleViolation, UnknownGameType, game_types, get_engine
-from benthic.service.http import ApiError
 from benthic.service.languages import language_headers
 
 MAX_AGE = 86_400  # a day: the answers change only with a new content version

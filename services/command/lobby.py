@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import secrets
 
+from benthic.errors import ApiError
 from benthic.game import lifecycle as lc
 from benthic.game.gamestate import Folded
 from benthic.play import PlayerGames, PlayPath
 from benthic.rules import GameConfig, RuleViolation, UnknownGameType, game_types, get_engine
-from benthic.service.http import ApiError
-from benthic.service.telemetry import EVENTS_APPENDED, GAMES_CREATED, SEAT_TOKENS_ISSUED, log
+from benthic.runtime.telemetry import EVENTS_APPENDED, GAMES_CREATED, SEAT_TOKENS_ISSUED, log
 from benthic.store import Actor, EventStore, GameMeta, JoinRefused, NewEvent, SeatInfo
 from benthic.trust.auth import IssuedToken, SeatTokens, now_ms
 from benthic.trust.identity import PLAYER, Credential

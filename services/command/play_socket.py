@@ -23,7 +23,7 @@ move: the client sends one JSON text frame per command and gets one JSON frame b
   (an RFC 6902 patch of the view of version ``base``; ``&since=V``: the version the client has, after a
   reconnect), or the full view whenever the server cannot diff against the client's version.  Pushes end with
   the view of the game's last version, as the live stream's do (its ``game_scored``, or 30 s after the finished
-  game's view if that does not come: ``services.projection.live.StreamEnd``), or when the token stops being valid
+  game's view if that does not come: ``benthic.views.live.StreamEnd``), or when the token stops being valid
   (the next command frame is then refused).
 
 The language is chosen once, at the handshake: ``?lang=`` or the handshake's ``Accept-Language``, negotiated as
@@ -51,18 +51,19 @@ from litestar import WebSocket, websocket
 from litestar.exceptions import WebSocketDisconnect
 from litestar.params import FromPath
 
+from benthic.errors import ApiError
 from benthic.i18n import DEFAULT_LANGUAGE, negotiate
 from benthic.rules import get_engine
+from benthic.runtime.telemetry import log
 from benthic.service.admission import Admission
 from benthic.service.errormessages import localized_message
-from benthic.service.http import ApiError, as_api_error
-from benthic.service.telemetry import log
+from benthic.service.http import as_api_error
 from benthic.trust.auth import SeatClaim, SeatGate, bearer
+from benthic.views.live import Latest, LiveCapacityReached, LiveHub, StreamEnd
 from services.command.legal import legal_commands
 from services.command.schemas import CommandRequest, UndoRequest
 from services.command.service import CommandService
 from services.command.turns import TurnPushes
-from services.projection.live import Latest, LiveCapacityReached, LiveHub, StreamEnd
 
 
 class Frame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

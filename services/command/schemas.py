@@ -8,8 +8,8 @@ from typing import Annotated, Any
 
 import msgspec
 
+from benthic.errors import ApiError
 from benthic.rules import Label
-from benthic.service.http import ApiError
 from services.command.seating import Name, PlayerId, SeatRequest
 
 _ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,128}$")

@@ -21,8 +21,8 @@ from typing import Annotated
 
 import msgspec
 
+from benthic.errors import ApiError
 from benthic.rules.bots import BOT_NAMES, make_bot
-from benthic.service.http import ApiError
 from benthic.store import SeatInfo
 from benthic.trust.identity import BOT_PLAYER_PREFIX, PLAYER, PLAYER_ID, Credential, is_bot_player_id
 

@@ -4,13 +4,13 @@ cache of game facts (game_facts.py), and a seat's commands: playing one, listing
 from __future__ import annotations
 
 from benthic.archive import Archive
-from benthic.game.gamestate import StateLoader
+from benthic.errors import ApiError
 from benthic.i18n import DEFAULT_LANGUAGE
 from benthic.play import CommandOutcome, Played, PlayerGames, PlayPath
 from benthic.rules import AnyEngine, CommandFormatError, get_engine
-from benthic.service.http import ApiError
-from benthic.service.telemetry import COMMAND_DURATION, UNDOS, Timer, series
+from benthic.runtime.telemetry import COMMAND_DURATION, UNDOS, Timer, series
 from benthic.store import Actor, EventStore, GameMeta
+from benthic.store.loader import StateLoader
 from benthic.trust.auth import SeatClaim, SeatGate, SeatTokens
 from benthic.trust.identity import PLAYER
 from services.command.game_facts import GameFacts

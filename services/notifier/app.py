@@ -23,16 +23,16 @@ from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components
 from litestar.params import JSONBody, Parameter
 
+from benthic.errors import JWT_AUTH, OPERATOR_AUTH, ApiError
+from benthic.runtime.config import Settings, check_identity
+from benthic.runtime.telemetry import log, zero_series
 from benthic.service.apidoc import FinishedJson, doc
 from benthic.service.bootstrap import redis_lifespan, service_app, subscription_lifespan, tasks_lifespan
-from benthic.service.config import Settings, check_identity
-from benthic.service.errorcodes import JWT_AUTH, OPERATOR_AUTH
-from benthic.service.http import OPERATOR, PLAYER_JWT, ApiError, refuse_deep_bodies, security_schemes
-from benthic.service.telemetry import log, zero_series
+from benthic.service.http import OPERATOR, PLAYER_JWT, refuse_deep_bodies, security_schemes
 from benthic.trust.callers import caller_credential
 from benthic.trust.identity import MATCHMAKER, Credential
 from benthic.trust.identity import OPERATOR as OPERATOR_KIND
-from services.command.app import build_identity
+from benthic.trust.provider import build_identity
 from services.notifier.consumer import EventRouter, subscription
 from services.notifier.delivery import Deliverer
 from services.notifier.keys import WebhookKeys

@@ -13,8 +13,8 @@ import time
 
 from benthic.feed.faststream_groups import GroupSubscription
 from benthic.feed.integration import GameFinished, TurnStarted, decode_event, type_of
-from benthic.service.config import Settings
-from benthic.service.telemetry import WEBHOOK_ENQUEUED, WEBHOOK_QUEUE_FULL, log
+from benthic.runtime.config import Settings
+from benthic.runtime.telemetry import WEBHOOK_ENQUEUED, WEBHOOK_QUEUE_FULL, log
 from benthic.store import EventStore
 from benthic.trust.identity import is_bot_player_id
 from services.notifier.keys import delivery_id

@@ -14,8 +14,8 @@ import time
 import httpx
 import msgspec
 
-from benthic.service.config import Settings
-from benthic.service.telemetry import (
+from benthic.runtime.config import Settings
+from benthic.runtime.telemetry import (
     WEBHOOK_ATTEMPTS,
     WEBHOOK_DEAD_LETTERS,
     WEBHOOK_DELIVERIES,

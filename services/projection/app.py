@@ -16,37 +16,28 @@ from litestar.openapi.spec import Components
 from litestar.params import FromPath, FromQuery, HeaderParameter, Parameter
 from litestar.response import Stream
 
+from benthic.errors import FOLD, GAME_BY_ID, SEAT_AUTH, ApiError
 from benthic.feed.consumer import FeedConsumer
 from benthic.feed.integration import EVENTS, event_type
 from benthic.game.content import install as install_content
 from benthic.game.gameschemas import game_schemas, history_schema, view_schema
-from benthic.game.gamestate import StateLoader
 from benthic.game.history import history_body
 from benthic.rules import FinalScores, game_types
+from benthic.runtime.config import Settings
+from benthic.runtime.redisconn import connect
+from benthic.runtime.telemetry import GAMES, INTEGRATION_EVENTS, LIVE_STREAMS_REFUSED, zero_series
 from benthic.service.admission import release_slot
 from benthic.service.apidoc import FinishedJson, doc
 from benthic.service.asyncapi import asyncapi_document
 from benthic.service.bootstrap import consumer_lifespan, readiness, redis_lifespan, service_app
-from benthic.service.config import Settings
-from benthic.service.errorcodes import FOLD, GAME_BY_ID, SEAT_AUTH
-from benthic.service.http import (
-    SEAT_TOKEN,
-    ApiError,
-    GameId,
-    Seat,
-    cors_config,
-    open_archive_reader,
-    security_schemes,
-)
+from benthic.service.http import SEAT_TOKEN, GameId, Seat, cors_config, open_archive_reader, security_schemes
 from benthic.service.languages import Lang, language_headers, request_language
-from benthic.service.redisconn import connect
-from benthic.service.telemetry import GAMES, INTEGRATION_EVENTS, LIVE_STREAMS_REFUSED, zero_series
+from benthic.store.loader import StateLoader
 from benthic.trust.auth import SeatGate, SeatTokens, bearer
 from benthic.trust.revocation import Revocations
-from services.projection.archived import ArchivedReads
-from services.projection.live import SCORED_WAIT_S, LiveCapacityReached, LiveHub, StreamEnd
-from services.projection.projector import Projector
-from services.projection.readmodel import (
+from benthic.views.archived import ArchivedReads
+from benthic.views.live import SCORED_WAIT_S, LiveCapacityReached, LiveHub, StreamEnd
+from benthic.views.readmodel import (
     SCORES,
     STATUSES,
     SUMMARY,
@@ -54,7 +45,8 @@ from services.projection.readmodel import (
     VersionNotFound,
     viewer_name,
 )
-from services.projection.reads import ReadModels
+from benthic.views.reads import ReadModels
+from services.projection.projector import Projector
 from services.projection.webclient import web_routes
 
 SERVICE = "projection"

@@ -31,14 +31,16 @@ from benthic.feed.encoding import DATA_FIELD
 from benthic.feed.integration import IntegrationEvent, encode_entry, type_of
 from benthic.feed.notification import Notification
 from benthic.game.events import Envelope
-from benthic.game.gamestate import Folded, StateLoader, UndoBeforeStart, fold_envelopes
+from benthic.game.gamestate import Folded, UndoBeforeStart, fold_envelopes
 from benthic.game.keys import GameKeys, RatingKeys
 from benthic.game.rated import decode_marker
 from benthic.rules import UnknownGameType, get_engine
-from benthic.service.telemetry import INTEGRATION_EVENTS, PROJECTED_EVENTS, PROJECTION_LAG, log, series
+from benthic.runtime.telemetry import INTEGRATION_EVENTS, PROJECTED_EVENTS, PROJECTION_LAG, log, series
 from benthic.store import EventStore, GameMeta, parse_meta
+from benthic.store.loader import StateLoader
 from benthic.store.pipelining import ScriptBatcher
-from services.projection import integration, readmodel, writes
+from benthic.views import readmodel, writes
+from services.projection import integration
 
 
 class _Projected(NamedTuple):

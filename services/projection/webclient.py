@@ -14,8 +14,8 @@ from litestar.response import Redirect, Response
 from litestar.static_files import create_static_files_router
 
 from benthic.i18n import negotiate
+from benthic.runtime.config import Settings
 from benthic.service.apidoc import doc
-from benthic.service.config import Settings
 
 from .webwords import ClientMessages, client_messages
 

@@ -16,12 +16,12 @@ from benthic.feed.faststream_groups import GroupSubscription, Unreadable
 from benthic.feed.keys import dead_letter_key, lifecycle_key
 from benthic.feed.notification import Notification
 from benthic.game.content import install as install_content
-from benthic.game.gamestate import StateLoader
 from benthic.rules import game_types
+from benthic.runtime.config import Settings
+from benthic.runtime.telemetry import zero_series
 from benthic.service.asyncapi import subscription_document
 from benthic.service.bootstrap import redis_lifespan, service_app, subscription_lifespan
-from benthic.service.config import Settings
-from benthic.service.telemetry import zero_series
+from benthic.store.loader import StateLoader
 from services.scoring.scorer import Scorer
 
 SERVICE = "scoring"

@@ -18,10 +18,10 @@ from redis.asyncio import Redis
 from benthic.feed.notification import Notification
 from benthic.game import lifecycle
 from benthic.game.events import PLATFORM, GameScored
-from benthic.game.gamestate import StateLoader
 from benthic.rules import FinalScores, UnknownGameType, get_engine
-from benthic.service.telemetry import GAMES_SCORED, RATINGS_UPDATED, SCORING_FAILURES, log
+from benthic.runtime.telemetry import GAMES_SCORED, RATINGS_UPDATED, SCORING_FAILURES, log
 from benthic.store import EventStore, GameMeta, NewEvent, VersionConflict
+from benthic.store.loader import StateLoader
 from services.scoring.ratings import apply_ratings
 
 _encoder = msgspec.json.Encoder()

@@ -205,9 +205,9 @@ async def _backfill() -> int:
     whose feed notifications are gone (finished before the archiver ran, or trimmed from the feed)."""
     import time
 
-    from benthic.service.config import settings
-    from benthic.service.redisconn import connect
-    from services.archiver.redisgame import DueGames
+    from benthic.archive.due import DueGames
+    from benthic.runtime.config import settings
+    from benthic.runtime.redisconn import connect
 
     config = settings()
     redis = connect(config, 8)
@@ -266,7 +266,7 @@ def _content(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from benthic.game import content
-    from benthic.service.config import settings
+    from benthic.runtime.config import settings
 
     content.install(settings())
     if args.content_cmd == "list":
@@ -409,7 +409,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.cmd == "content":
         raise SystemExit(_content(args))
     if args.cmd == "serve":
-        from benthic.service.config import settings
+        from benthic.runtime.config import settings
         from benthic.service.serve import run as run_service
 
         run_service(args.service, settings(), args.port)

@@ -19,7 +19,7 @@ import pytest
 from benthic.archive import Archive
 from benthic.game.keys import GameKeys, RatingKeys, archive_due_key
 from benthic.local.localplatform import LocalPlatform
-from benthic.service.redisconn import redis_client
+from benthic.runtime.redisconn import redis_client
 from benthic.store import EventStore
 from services.archiver.archiver import STEPS
 from tests.platform_helpers import PlatformFactory, StoreGame

@@ -12,7 +12,7 @@ from benthic.clients.client import BenthicClient
 from benthic.game.keys import GameKeys
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
-from benthic.service.redisconn import redis_client
+from benthic.runtime.redisconn import redis_client
 
 GAMES = game_types()
 

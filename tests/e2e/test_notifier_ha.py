@@ -28,7 +28,7 @@ from benthic.local.devha import PrivateSentinelSet
 from benthic.local.devredis import PrivateRedisCluster
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types
-from benthic.service.redisconn import redis_client
+from benthic.runtime.redisconn import redis_client
 from tests.e2e.test_cluster_failover import _env_without_sentinels
 from tests.e2e.test_failover import TIMEOUT_S, Acked, _env, _play
 from tests.e2e.waiting import until

@@ -20,7 +20,7 @@ from benthic.clients.client import ApiFailure, BenthicClient
 from benthic.game.keys import GameKeys
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types, get_engine
-from benthic.service.redisconn import redis_client
+from benthic.runtime.redisconn import redis_client
 from tests.e2e.waiting import until
 from tests.engine_harness import hidden_from, strings_in
 from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory, raw_game

@@ -18,7 +18,7 @@ from bench.delta_bench import view_versions
 from benthic.clients.bots_http import start_bot_game
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types
-from services.projection.deltas import view_patch
+from benthic.views.deltas import view_patch
 from tests.e2e.test_web_client import CHROMIUM, Page, _beside_the_browser, playwright_api
 from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory, platform_client
 

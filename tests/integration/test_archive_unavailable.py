@@ -9,9 +9,9 @@ from typing import Any
 import msgspec
 from litestar.testing import AsyncTestClient
 
-from benthic.game.gamestate import StateLoader
 from benthic.local.devredis import free_port
 from benthic.store import EventStore
+from benthic.store.loader import StateLoader
 from benthic.trust.devissuer import DevIssuer
 from services.archiver.app import create_app as archiver_app
 from services.command.app import create_app as command_app

@@ -18,19 +18,19 @@ from benthic.archive import Archive
 from benthic.feed.keys import dead_letter_key, feed_key
 from benthic.feed.notification import Notification
 from benthic.game.events import event_digest
-from benthic.game.gamestate import StateLoader
 from benthic.game.history import history_page, seat_names
 from benthic.game.keys import GameKeys, RatingKeys, archive_due_key, archive_since_key
 from benthic.rules import get_engine
-from benthic.service.redisconn import redis_client
-from benthic.service.telemetry import ARCHIVE_PURGED, GAMES_ARCHIVED
+from benthic.runtime.redisconn import redis_client
+from benthic.runtime.telemetry import ARCHIVE_PURGED, GAMES_ARCHIVED
 from benthic.store import EventStore
+from benthic.store.loader import StateLoader
+from benthic.views.archived import ArchivedReads
+from benthic.views.reads import ReadModels
 from services.archiver.archiver import Archiver
 from services.archiver.memory import KINDS, key_kind, memory_by_kind
 from services.archiver.redisgame import GONE, FinishedGame, NotReady, read_game
-from services.projection.archived import ArchivedReads
 from services.projection.projector import Projector
-from services.projection.reads import ReadModels
 from services.scoring.scorer import Scorer
 from tests.archive_contract import DAY_MS, played_game
 from tests.platform_helpers import StoreGame, settings_for_tests

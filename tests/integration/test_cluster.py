@@ -12,12 +12,12 @@ import pytest
 
 from benthic.feed.consumer import FeedConsumer
 from benthic.feed.keys import feed_key, lifecycle_key
-from benthic.game.gamestate import StateLoader
 from benthic.game.keys import GameKeys, RatingKeys
 from benthic.rules import game_types
 from benthic.store import EventStore, NewEvent, SeatInfo, VersionConflict
+from benthic.store.loader import StateLoader
+from benthic.views.reads import ReadModels
 from services.projection.projector import Projector
-from services.projection.reads import ReadModels
 from services.scoring.app import subscription as scoring_subscription
 from services.scoring.scorer import Scorer
 from tests.integration.store_contract import EventStoreContract
@@ -103,7 +103,7 @@ async def test_cluster_consumers_project_and_score_once(redis_cluster, redis_clu
 async def test_the_probe_and_the_memory_sampler_read_every_primary(redis_cluster_url: str, redis_cluster: Any) -> None:
     """A cluster client sends INFO to one node unless told otherwise: the probe must read every primary's
     replication (it failed every other probe on a single node's flat answer) and memory sums the primaries."""
-    from benthic.service.redisconn import RedisProbe, memory
+    from benthic.runtime.redisconn import RedisProbe, memory
 
     probe = RedisProbe(settings_for_tests(redis_cluster_url, redis_cluster=True), interval=0.05,
                        replication_every=1)

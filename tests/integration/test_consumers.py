@@ -12,13 +12,13 @@ import pytest
 from benthic.feed.consumer import FeedConsumer, trim_consumed
 from benthic.feed.faststream_groups import GroupSubscription
 from benthic.feed.keys import feed_key, lifecycle_key
-from benthic.game.gamestate import StateLoader
 from benthic.game.keys import GameKeys, RatingKeys
 from benthic.rules import game_types
-from benthic.service.telemetry import CONSUMER_GROUP_RECREATED
+from benthic.runtime.telemetry import CONSUMER_GROUP_RECREATED
 from benthic.store import EventStore
+from benthic.store.loader import StateLoader
+from benthic.views.reads import ReadModels
 from services.projection.projector import Projector
-from services.projection.reads import ReadModels
 from services.scoring.app import subscription as scoring_subscription
 from services.scoring.scorer import Scorer
 from tests.platform_helpers import StoreGame, settings_for_tests

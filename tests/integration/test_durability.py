@@ -1,6 +1,6 @@
 """Acknowledged after replication (BENTHIC_REDIS_ACK_REPLICAS), against real servers: a primary, a replica whose
 replication link runs through a proxy the test can cut, three Sentinels; the store reaches the primary through
-Sentinel, as the services do (``benthic.service.redisconn.connect``)."""
+Sentinel, as the services do (``benthic.runtime.redisconn.connect``)."""
 
 from __future__ import annotations
 
@@ -15,16 +15,16 @@ import pytest
 import redis as sync_redis
 from redis.exceptions import ResponseError
 
-from benthic.game.gamestate import StateLoader
 from benthic.game.keys import GameKeys
 from benthic.local.devha import PrivateSentinelSet
 from benthic.rules import GameConfig, get_engine
 from benthic.rules.bots import RandomBot
+from benthic.runtime.redisconn import connect, is_unavailable, on_primary_change
 from benthic.service.bootstrap import ack_of
 from benthic.service.http import as_api_error
-from benthic.service.redisconn import connect, is_unavailable, on_primary_change
 from benthic.store import EventStore, NewEvent, SeatInfo
 from benthic.store.durability import DurabilityUnconfirmed
+from benthic.store.loader import StateLoader
 from tests.platform_helpers import settings_for_tests
 
 ACK_TIMEOUT_MS = 300

@@ -13,7 +13,7 @@ import pytest
 from benthic.feed import faststream_groups
 from benthic.feed.faststream_groups import GroupSubscription, Unreadable
 from benthic.feed.keys import dead_letter_key
-from benthic.service.telemetry import CONSUMER_CLAIMED, DEAD_LETTERED
+from benthic.runtime.telemetry import CONSUMER_CLAIMED, DEAD_LETTERED
 from tests.platform_helpers import settings_for_tests
 
 

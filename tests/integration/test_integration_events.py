@@ -12,10 +12,10 @@ from faststream.redis.parser import BinaryMessageFormatV1
 
 from benthic.feed.encoding import DATA_FIELD, decode_message
 from benthic.feed.integration import EVENTS, decode_event, event_type, once_id, rating_id, turn_id
-from benthic.game.gamestate import StateLoader
 from benthic.game.keys import GameKeys
 from benthic.rules import GameConfig, game_types, get_engine
 from benthic.store import EventStore, NewEvent, SeatInfo
+from benthic.store.loader import StateLoader
 from services.projection.projector import Projector
 from services.scoring.scorer import Scorer
 from tests.platform_helpers import StoreGame

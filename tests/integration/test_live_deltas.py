@@ -10,12 +10,12 @@ import jsonpatch
 import msgspec
 import pytest
 
-from benthic.game.gamestate import StateLoader
-from benthic.service.redisconn import redis_client
+from benthic.runtime.redisconn import redis_client
 from benthic.store import EventStore
-from services.projection.live import LiveHub
+from benthic.store.loader import StateLoader
+from benthic.views.live import LiveHub
+from benthic.views.reads import ReadModels
 from services.projection.projector import Projector
-from services.projection.reads import ReadModels
 from tests.platform_helpers import StoreGame
 
 PARTITIONS = 16

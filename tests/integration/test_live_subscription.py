@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from benthic.game.gamestate import StateLoader
 from benthic.game.keys import updates_channel
-from benthic.service.redisconn import redis_client
+from benthic.runtime.redisconn import redis_client
 from benthic.store import EventStore
-from services.projection.live import LiveHub
+from benthic.store.loader import StateLoader
+from benthic.views.live import LiveHub
+from benthic.views.reads import ReadModels
 from services.projection.projector import Projector
-from services.projection.reads import ReadModels
 from tests.platform_helpers import StoreGame
 
 PARTITIONS = 16

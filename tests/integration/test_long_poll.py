@@ -9,9 +9,9 @@ from typing import Any
 import httpx
 import uvicorn
 
-from benthic.game.gamestate import StateLoader
 from benthic.local.devredis import free_port
 from benthic.store import EventStore
+from benthic.store.loader import StateLoader
 from services.projection.app import create_app as projection_app
 from services.projection.projector import Projector
 from tests.platform_helpers import StoreGame, settings_for_tests

@@ -8,8 +8,8 @@ from benthic.game.keys import GameKeys, RatingKeys
 from benthic.game.rated import decode_marker
 from benthic.store import Snapshot, append, join, snapshot
 from benthic.store.entries import CommitHead, decode_head, encode_head
-from services.projection import writes
-from services.projection.readmodel import ReadModel
+from benthic.views import writes
+from benthic.views.readmodel import ReadModel
 from services.scoring.ratings import SOURCE as RATINGS_SOURCE
 from services.scoring.ratings import RatingUpdate, apply_call
 

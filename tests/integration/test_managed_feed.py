@@ -6,10 +6,10 @@ from __future__ import annotations
 import uuid
 
 from benthic.feed.keys import feed_key, managed_key
-from benthic.game.gamestate import StateLoader
 from benthic.play import PlayerGames
 from benthic.rules import GameConfig, get_engine
 from benthic.store import EventStore, NewEvent, SeatInfo
+from benthic.store.loader import StateLoader
 from benthic.trust.auth import SeatTokens
 from services.command.service import CommandService
 

@@ -136,7 +136,7 @@ async def test_the_scripts_are_loaded_again_after_redis_forgets_them(redis) -> N
 
 
 async def test_on_a_cluster_calls_are_never_fused(redis_cluster_url) -> None:  # type: ignore[no-untyped-def]
-    from benthic.service.redisconn import redis_client
+    from benthic.runtime.redisconn import redis_client
 
     cluster = redis_client(redis_cluster_url, cluster=True)
     try:

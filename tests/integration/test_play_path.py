@@ -14,12 +14,12 @@ from prometheus_client import REGISTRY
 
 from bench.counter_engine import ENGINE, Increment
 from benthic import rules
-from benthic.game.gamestate import StateLoader
+from benthic.errors import ApiError
 from benthic.play import PlayerGames, PlayPath, platform_commits
 from benthic.rules import GameConfig, register_engine
 from benthic.rules.bots import RandomBot
-from benthic.service.http import ApiError
 from benthic.store import Actor, EventStore, NewEvent, SeatInfo
+from benthic.store.loader import StateLoader
 from tests.platform_helpers import StoreGame
 
 P0, P1 = Actor("p0", "player"), Actor("p1", "player")

@@ -6,12 +6,13 @@ from __future__ import annotations
 import asyncio
 import gc
 
-from benthic.game.gamestate import Folded, StateLoader
+from benthic.game.gamestate import Folded
 from benthic.local.devredis import PrivateRedis
 from benthic.rules import get_engine
-from benthic.service.redisconn import redis_client
-from benthic.service.telemetry import SNAPSHOTS_FAILED
+from benthic.runtime.redisconn import redis_client
+from benthic.runtime.telemetry import SNAPSHOTS_FAILED
 from benthic.store import EventStore
+from benthic.store.loader import StateLoader
 
 
 async def test_a_snapshot_that_cannot_be_written_is_counted_and_its_error_retrieved(tmp_path) -> None:

@@ -8,12 +8,12 @@ import uuid
 
 import pytest
 
+from benthic.errors import ApiError
 from benthic.game.keys import RATE_LIMIT_PREFIX
 from benthic.local.devredis import free_port
 from benthic.play import PlayerGames
 from benthic.rules import game_types
-from benthic.service.http import ApiError
-from benthic.service.redisconn import redis_client
+from benthic.runtime.redisconn import redis_client
 from benthic.store import Actor, EventStore, NewEvent, SeatInfo
 from benthic.trust.auth import SeatTokens
 from benthic.trust.ratelimit import RateLimits

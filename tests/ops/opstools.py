@@ -255,10 +255,10 @@ def _tag(items: list[tuple[str, str]], how: str) -> list[tuple[str, str]]:
 
 
 def setting_names() -> set[str]:
-    """The environment variables benthic.service.config reads: REDIS_URL and BENTHIC_<FIELD> of every field."""
+    """The environment variables benthic.runtime.config reads: REDIS_URL and BENTHIC_<FIELD> of every field."""
     import msgspec
 
-    from benthic.service.config import Settings
+    from benthic.runtime.config import Settings
 
     return {f"BENTHIC_{f.name.upper()}" for f in msgspec.structs.fields(Settings)} | {"REDIS_URL"}
 

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from benthic.service.config import Settings
+from benthic.runtime.config import Settings
 from tests.ops.opstools import (
     ARCHIVE_CLIENTS,
     DEPLOY,
@@ -79,7 +79,7 @@ def test_image_is_multi_stage_slim_non_root_with_the_serve_entrypoint() -> None:
     exposed = {int(p) for line in final if line.startswith("EXPOSE ") for p in line.split()[1:]}
     defaults = Settings()
     assert exposed == set(SERVICES.values())
-    for service, port in SERVICES.items():  # where benthic.service.config has the port already, it agrees
+    for service, port in SERVICES.items():  # where benthic.runtime.config has the port already, it agrees
         assert getattr(defaults, f"{service}_port", port) == port, service
     assert "BENTHIC_HOST=0.0.0.0" in text, "listen beyond the container's loopback"
     assert "BENTHIC_ENVIRONMENT=production" in text, "fail closed: production unless told otherwise"

@@ -18,7 +18,7 @@ import msgspec
 import pytest
 import yaml
 
-from benthic.service.config import Settings
+from benthic.runtime.config import Settings
 from tests.ops.opstools import (
     ARCHIVE_CLIENTS,
     K8S,
@@ -376,7 +376,7 @@ def test_services_and_service_monitor_reach_the_pods(overlay: str) -> None:
 @cache
 def _routes() -> dict[str, list[str]]:
     """The HTTP routes each service serves, read from the apps themselves (built, not started)."""
-    from benthic.service.config import from_env
+    from benthic.runtime.config import from_env
     from services.command.app import create_app as command_app
     from services.notifier.app import create_app as notifier_app
     from services.projection.app import create_app as projection_app
@@ -789,8 +789,8 @@ def test_prod_uses_an_external_redis_more_replicas_and_no_secret_values(overlay:
 def test_redis_settings_are_ones_the_services_accept(overlay: str) -> None:
     """The Redis settings of every overlay pass the services' own start-up check; production acknowledges a
     write only once a replica has it, and only there."""
-    from benthic.service.config import from_env
-    from benthic.service.redisconn import check_redis_settings
+    from benthic.runtime.config import from_env
+    from benthic.runtime.redisconn import check_redis_settings
 
     config = _config(render(overlay))
     check_redis_settings(from_env(config))  # SystemExit on a combination that cannot work
@@ -874,7 +874,7 @@ def test_config_map_carries_the_new_settings_at_their_defaults() -> None:
     for name, default in CONFIG_MAP_DEFAULTS.items():
         assert _same(config[name], default), name
         field = name.removeprefix("BENTHIC_").lower()
-        assert _same(getattr(defaults, field), default), f"{name}: benthic.service.config's default differs"
+        assert _same(getattr(defaults, field), default), f"{name}: benthic.runtime.config's default differs"
 
 
 @pytest.mark.parametrize("overlay", ["overlays/prod", "overlays/prod-cluster"])
@@ -892,7 +892,7 @@ def test_base_secret_is_a_template_that_fails_closed() -> None:
     assert data["BENTHIC_TOKEN_KEYS"] == "" and data["BENTHIC_OPERATOR_TOKEN"] == ""
     assert data[ARCHIVE_DSN] == "", "no archive DSN in the template"
     assert by_kind(render("base"), "Secret")["benthic-postgres"]["stringData"]["POSTGRES_PASSWORD"] == ""
-    from benthic.service.config import check_production, from_env
+    from benthic.runtime.config import check_production, from_env
 
     with pytest.raises(SystemExit):
         check_production(from_env({**data, "BENTHIC_ENVIRONMENT": "production"}))

@@ -23,8 +23,8 @@ from benthic.feed.integration import (
     TurnStarted,
     event_type,
 )
+from benthic.runtime.config import from_env
 from benthic.service.asyncapi import asyncapi_document
-from benthic.service.config import from_env
 from services.projection.app import create_app
 
 STREAM = "benthic:integration"

@@ -11,8 +11,8 @@ import msgspec
 
 from benthic.feed.keys import lifecycle_key
 from benthic.feed.notification import Notification
+from benthic.runtime.config import Settings
 from benthic.service.asyncapi import subscription_document
-from benthic.service.config import Settings
 from services.scoring.app import subscription
 
 

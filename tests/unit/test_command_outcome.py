@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from prometheus_client import REGISTRY
 
+from benthic.errors import ApiError
 from benthic.play import CommandOutcome
 from benthic.rules import GameNotSupported
-from benthic.service.http import ApiError
 
 GAME_TYPE = "outcome_test"
 

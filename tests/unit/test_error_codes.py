@@ -1,4 +1,4 @@
-"""The error codes: every code the services' source can answer is listed in benthic.service.errorcodes (so routes can
+"""The error codes: every code the services' source can answer is listed in benthic.errors (so routes can
 declare it and the OpenAPI documents it), and docs/ERRORS.md lists every one with its status."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from benthic.service.errorcodes import ERROR_CODES, RULE
+from benthic.errors import ERROR_CODES, RULE
 
 ROOT = Path(__file__).resolve().parents[2]
 # Every module of the services and of the whole shared package, its subpackages included (service/, trust/, game/,
@@ -25,7 +25,7 @@ PATTERNS = (
 # Sites the scan must find, in the subpackages a flat glob missed: (file, status or None, code).
 KNOWN_SITES = {
     ("shared/benthic/service/http.py", "503", "durability_unconfirmed"),
-    ("shared/benthic/service/http.py", "503", "store_unavailable"),
+    ("shared/benthic/errors.py", "503", "store_unavailable"),
     ("shared/benthic/service/http.py", "500", "internal_error"),
     ("shared/benthic/service/http.py", "400", "body_too_deep"),
     ("shared/benthic/trust/auth.py", None, "token_revoked"),
@@ -60,7 +60,7 @@ def test_every_code_in_the_source_is_listed() -> None:
         f"{path}:{line} {groups}" for path, line, groups in sites
         if ((int(groups[0]), groups[1]) not in listed if len(groups) == 2 else groups[0] not in codes)
     ]
-    assert not unlisted, f"codes answered but not listed in benthic.service.errorcodes: {unlisted}"
+    assert not unlisted, f"codes answered but not listed in benthic.errors: {unlisted}"
     found = {(path, groups[0] if len(groups) == 2 else None, groups[-1]) for path, _, groups in sites}
     assert KNOWN_SITES <= found, f"the scan no longer finds {sorted(KNOWN_SITES - found, key=str)}"
     assert len(sites) >= AT_LEAST_SITES, f"only {len(sites)} refusal sites found"

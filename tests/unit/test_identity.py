@@ -10,8 +10,8 @@ from pathlib import Path
 import jwt
 import pytest
 
-from benthic.service.config import Settings, check_identity, from_env
-from benthic.service.http import ApiError
+from benthic.errors import ApiError
+from benthic.runtime.config import Settings, check_identity, from_env
 from benthic.store import SeatInfo
 from benthic.trust.auth import SeatClaim, SeatGate, SeatTokens, TokenError
 from benthic.trust.devissuer import DEV_AUDIENCE, DEV_ISSUER, DevIssuer

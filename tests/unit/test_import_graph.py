@@ -1,6 +1,7 @@
 """The import graph points one way.  No module of ``benthic.rules`` imports (even lazily, inside a function) a
-module that imports it back, directly or through others; and the packages of ``shared/benthic`` are layers,
-each importing only from the layers below it, with the services above them all."""
+module that imports it back, directly or through others; the packages of ``shared/benthic`` are floors, each
+importing only from the floors below it; the services stand on top, each a floor of its own that imports no other
+service; and no two packages import each other, directly or through others."""
 
 from __future__ import annotations
 
@@ -13,32 +14,31 @@ RULES = Path(benthic.rules.__file__).parent
 SHARED = RULES.parent.parent  # shared/: holds benthic
 REPO = SHARED.parent  # holds services
 
-# Bottom first.  A module belongs to the layer of the longest prefix naming it; a layer may import its own
-# layer and those below.  A new package of shared/benthic takes its place here (one line): the test fails while a
-# module of benthic has no layer.
+# The floors of shared/benthic, bottom first, by package (a floor may import its own packages and those below).  A
+# new package of shared/benthic takes its place here (one line): the test fails while a module of benthic has none.
 LAYERS: list[tuple[str, ...]] = [
     ("benthic.rules",),  # pure rules engines: no I/O, nothing of the platform
     ("benthic.i18n",),  # the engines' texts in a language (Babel catalogues)
-    # the runtime every layer uses (settings, logs and metrics, Redis connections): it lives in service/
-    ("benthic.service.config", "benthic.service.telemetry", "benthic.service.redisconn"),
-    ("benthic.game",),  # a game as the platform sees it: envelopes, keys, lifecycle, content packs
+    ("benthic.runtime", "benthic.errors"),  # settings, logs and metrics, Redis connections; the refusals and codes
+    ("benthic.game",),  # a game as the platform sees it, pure: envelopes, folds, lifecycle, keys, content packs
     ("benthic.feed",),  # the partition feeds: the notification, its keys and encoding, the consumer groups
-    ("benthic.store",),  # the event store: appends a commit with its feed notification
-    ("benthic.game.gamestate",),  # lives in game/, folds the store's streams
-    ("benthic.archive",),
-    ("benthic.service",),  # what every service is made of: HTTP, OpenAPI, admission, start-up
-    ("benthic.trust",),
-    ("benthic.play",),
+    ("benthic.store",),  # the event store: appends a commit with its feed notification; the state loader
+    ("benthic.archive",),  # the PostgreSQL archive of finished games, and its schedule in Redis
+    ("benthic.views",),  # the read side: read models, their reads, live pushes and deltas
+    ("benthic.trust",),  # credentials: JWTs, seat tokens, revocation, rate limits
+    ("benthic.play",),  # the play path: decide and append
+    ("benthic.service",),  # the HTTP face: errors as responses, OpenAPI, admission, bootstrap; `benthic serve`
     ("benthic.clients",),
     ("benthic.local",),
     ("benthic.cli",),
-    ("services",),
 ]
+# Above them all, each service is a floor of its own (a package of services/, found in the folder): a service
+# imports no other; what two services share is a package of benthic.
+SERVICES = sorted(f"services.{p.name}" for p in (REPO / "services").iterdir() if (p / "__init__.py").exists())
 
-# The only imports of a higher layer allowed, as (importer, imported) prefixes, each with why it must be.
+# The only imports of a higher floor allowed, as (importer, imported) prefixes, each with why it must be.
 UPWARD_ALLOWED: list[tuple[str, str]] = [
-    ("benthic.service.serve", "services"),  # `benthic serve` runs the services' apps in one process
-    ("benthic.cli", "services.archiver.redisgame"),  # `benthic archive backfill` fills the archiver's due sets
+    ("benthic.service.serve", "services"),  # the composition root: `benthic serve` runs the services' apps
 ]
 
 
@@ -92,31 +92,59 @@ def _covers(prefix: str, module: str) -> bool:
     return module == prefix or module.startswith(prefix + ".")
 
 
-def _layer(module: str, layers: list[tuple[str, ...]]) -> int | None:
-    """The index of ``module``'s layer (the longest prefix naming it), None if no layer names it.  The root
-    package ``benthic`` (its version) is under every layer."""
-    if module == "benthic":
-        return -1
-    best: tuple[int, int] | None = None
-    for index, prefixes in enumerate(layers):
-        for prefix in prefixes:
-            if _covers(prefix, module) and (best is None or len(prefix) > best[0]):
-                best = (len(prefix), index)
-    return None if best is None else best[1]
+def _floors(layers: list[tuple[str, ...]], services: list[str]) -> list[tuple[str, ...]]:
+    """The floors: benthic's packages, then the services, each on a floor of its own."""
+    return [*layers, *((service,) for service in services)]
+
+
+def _package(module: str, floors: list[tuple[str, ...]]) -> str | None:
+    """The package (a prefix of a floor) ``module`` belongs to; None if no floor names it.  The root package
+    ``benthic`` (its version) and the namespace ``services`` are packages of their own, under every floor."""
+    if module in ("benthic", "services"):
+        return module
+    return next((prefix for floor in floors for prefix in floor if _covers(prefix, module)), None)
+
+
+def _floor(package: str, floors: list[tuple[str, ...]]) -> int:
+    return -1 if package in ("benthic", "services") else next(i for i, floor in enumerate(floors) if package in floor)
+
+
+def _package_graph(graph: dict[str, set[str]], floors: list[tuple[str, ...]],
+                   allowed: list[tuple[str, str]] = UPWARD_ALLOWED) -> dict[str, set[str]]:
+    """Package -> the packages its modules import (itself left out), but for the ``allowed`` imports (the composition
+    root's, which close a loop by design); modules of no package are left out."""
+    out: dict[str, set[str]] = {}
+    for importer, imported in graph.items():
+        source = _package(importer, floors)
+        if source is None:
+            continue
+        targets = out.setdefault(source, set())
+        for module in imported:
+            target = _package(module, floors)
+            if target is not None and target != source and not any(
+                    _covers(a, importer) and _covers(b, module) for a, b in allowed):
+                targets.add(target)
+    return out
 
 
 def _upward(
-    graph: dict[str, set[str]], layers: list[tuple[str, ...]], allowed: list[tuple[str, str]]
+    graph: dict[str, set[str]], floors: list[tuple[str, ...]], allowed: list[tuple[str, str]]
 ) -> list[tuple[str, str]]:
-    """The imports of a module of a higher layer than the importer's, except the ``allowed`` ones."""
+    """The imports (importer module, imported module) of a higher floor than the importer's, and those between two
+    packages of the services' floors (a service importing another), except the ``allowed`` ones."""
     out = []
+    services = len(floors) - sum(1 for f in floors if f[0].startswith("services"))
     for importer, imported in sorted(graph.items()):
-        for target in sorted(imported):
-            low, high = _layer(importer, layers), _layer(target, layers)
-            if low is None or high is None or high <= low:
+        source = _package(importer, floors)
+        for module in sorted(imported):
+            target = _package(module, floors)
+            if source is None or target is None or source == target:
                 continue
-            if not any(_covers(a, importer) and _covers(b, target) for a, b in allowed):
-                out.append((importer, target))
+            low, high = _floor(source, floors), _floor(target, floors)
+            if high <= low and not (low >= services and high >= services):
+                continue
+            if not any(_covers(a, importer) and _covers(b, module) for a, b in allowed):
+                out.append((importer, module))
     return out
 
 
@@ -131,7 +159,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
         index[v] = low[v] = len(index)
         stack.append(v)
         on_stack.add(v)
-        for w in graph[v]:
+        for w in sorted(graph.get(v, ())):
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -167,25 +195,50 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-def test_every_module_of_benthic_has_a_layer() -> None:
+def test_the_graph_read_is_not_empty() -> None:
+    """An empty graph (a moved folder, a reader that finds nothing) would pass every check below."""
     graph = _platform_graph()
-    assert [m for m in sorted(graph) if _layer(m, LAYERS) is None] == []
+    packages = _package_graph(graph, _floors(LAYERS, SERVICES))
+    assert len(graph) > 200 and sum(len(v) for v in graph.values()) > 500
+    assert set(SERVICES) >= {"services.command", "services.projection", "services.scoring"}
+    assert {p for p, targets in packages.items() if targets} >= {*SERVICES, "benthic.store", "benthic.play"}
 
 
-def test_the_layers_import_only_downward() -> None:
-    assert _upward(_platform_graph(), LAYERS, UPWARD_ALLOWED) == []
+def test_every_module_has_a_floor() -> None:
+    floors = _floors(LAYERS, SERVICES)
+    assert [m for m in sorted(_platform_graph()) if _package(m, floors) is None] == []
+
+
+def test_no_package_cycles() -> None:
+    assert _cycles(_package_graph(_platform_graph(), _floors(LAYERS, SERVICES))) == []
+
+
+def test_the_floors_import_only_downward_and_no_service_imports_another() -> None:
+    assert _upward(_platform_graph(), _floors(LAYERS, SERVICES), UPWARD_ALLOWED) == []
 
 
 def test_every_allowed_upward_import_is_still_made() -> None:
-    made = _upward(_platform_graph(), LAYERS, [])
+    made = _upward(_platform_graph(), _floors(LAYERS, SERVICES), [])
     stale = [(a, b) for a, b in UPWARD_ALLOWED if not any(_covers(a, x) and _covers(b, y) for x, y in made)]
     assert stale == []
 
 
-def test_the_layer_check_finds_an_upward_import() -> None:
+def test_the_checks_find_an_upward_import_an_import_between_services_and_a_package_cycle() -> None:
+    floors = _floors(LAYERS, ["services.command", "services.notifier"])
     graph = {"benthic.store.x": {"benthic.feed.y"}, "benthic.feed.y": {"benthic.service.http"},
              "benthic.service.http": {"services.command.app"}, "benthic.game.gamestate": {"benthic.store.x"},
-             "benthic.game.keys": {"benthic.rules"}}
-    assert _upward(graph, LAYERS, []) == [("benthic.feed.y", "benthic.service.http"),
-                                          ("benthic.service.http", "services.command.app")]
-    assert _upward(graph, LAYERS, [("benthic.service", "services")]) == [("benthic.feed.y", "benthic.service.http")]
+             "benthic.game.keys": {"benthic.rules"}, "services.notifier.app": {"services.command.app"},
+             "services.command.app": {"benthic.play.path", "services.command.lobby", "benthic.game.keys"}}
+    assert _upward(graph, floors, []) == [("benthic.feed.y", "benthic.service.http"),
+                                          ("benthic.game.gamestate", "benthic.store.x"),
+                                          ("benthic.service.http", "services.command.app"),
+                                          ("services.notifier.app", "services.command.app")]
+    assert _upward(graph, floors, [("benthic.service", "services")]) == [
+        ("benthic.feed.y", "benthic.service.http"), ("benthic.game.gamestate", "benthic.store.x"),
+        ("services.notifier.app", "services.command.app")]
+    assert _cycles(_package_graph(graph, floors, [])) == [["benthic.feed", "benthic.game", "benthic.service",
+                                                           "benthic.store", "services.command"]]
+    # an allowed import closes no loop: benthic.service -> services.command is the composition root's
+    assert _cycles(_package_graph(graph, floors, [("benthic.service", "services")])) == []
+    del graph["benthic.service.http"]
+    assert _cycles(_package_graph(graph, floors, [])) == []

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from services.projection.live import LiveCapacityReached, LiveHub
+from benthic.views.live import LiveCapacityReached, LiveHub
 
 
 def _hub(max_clients: int = 10, buffer: int = 4) -> LiveHub:

@@ -7,7 +7,7 @@ import msgspec
 from faststream.redis import RedisBroker, RedisClusterBroker, RedisSentinelBroker
 
 from benthic.feed.faststream_groups import redis_broker
-from benthic.service.config import Settings
+from benthic.runtime.config import Settings
 
 
 def test_one_server_sentinel_and_cluster_each_get_their_broker() -> None:

@@ -16,8 +16,8 @@ import pytest
 from litestar import Litestar
 
 from benthic.game.gameschemas import game_schemas
+from benthic.runtime.config import from_env
 from benthic.service.apidoc import DOC, FinishedJson, finish
-from benthic.service.config import from_env
 from services.command.app import create_app as command_app
 from services.notifier.app import create_app as notifier_app
 from services.projection.app import create_app as projection_app

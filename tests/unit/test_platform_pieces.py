@@ -10,7 +10,7 @@ from benthic.feed.encoding import decode_message, encode_message, encode_notific
 from benthic.feed.keys import feed_key
 from benthic.feed.notification import Notification, notification_decoder
 from benthic.game.keys import GameKeys, partition_of
-from benthic.service.config import from_env
+from benthic.runtime.config import from_env
 from benthic.trust.auth import SeatTokens, TokenError, bearer, is_operator
 
 
@@ -77,7 +77,7 @@ def test_game_keys_share_one_hash_slot() -> None:
 def test_the_hiredis_packer_writes_what_redis_py_writes() -> None:
     from redis.asyncio import Connection
 
-    from benthic.service.redisconn import HiredisPackedConnection
+    from benthic.runtime.redisconn import HiredisPackedConnection
 
     ours, theirs = HiredisPackedConnection(), Connection()
     for command in [("EVALSHA", "ab12", 2, "{p1}:k", b"\x00\xffbin", 7, -3, 2.5, "é"), ("CLIENT SETNAME", "x"),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import zlib
 
-from services.projection.readmodel import pack_view, stored_version, unpack_view
-from services.projection.reads import _shows
+from benthic.views.readmodel import pack_view, stored_version, unpack_view
+from benthic.views.reads import _shows
 
 
 def test_a_stored_view_carries_the_version_it_shows() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from benthic.service.config import Settings, from_env
+from benthic.runtime.config import Settings, from_env
 
 
 def _file(tmp_path: Path, name: str, text: str) -> str:

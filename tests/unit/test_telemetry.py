@@ -1,6 +1,6 @@
 from prometheus_client import REGISTRY
 
-from benthic.service.telemetry import COMMANDS, series
+from benthic.runtime.telemetry import COMMANDS, series
 
 
 def test_a_remembered_series_is_the_library_s_own_child() -> None:

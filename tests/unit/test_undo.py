@@ -17,7 +17,7 @@ from benthic.game.gamestate import Folded, UndoBeforeStart, fold_envelopes
 from benthic.rules import GameConfig, game_types, get_engine
 from benthic.rules.bots import RandomBot
 from benthic.rules.core import _tags
-from benthic.service.telemetry import UNDO_OUTCOMES
+from benthic.runtime.telemetry import UNDO_OUTCOMES
 from tests.engine_harness import hidden_from, random_game, strings_in
 
 GAMES = game_types()

@@ -1,4 +1,4 @@
-"""The live deltas' patches (services/projection/deltas.py): over whole random games of every type, each view's
+"""The live deltas' patches (shared/benthic/views/deltas.py): over whole random games of every type, each view's
 patch turns the view before into exactly the view after (types included: 1 is not 1.0 nor true), for every
 viewer; and the cases the views hold: a value set to null, keys removed, arrays shortened."""
 
@@ -12,7 +12,7 @@ import pytest
 
 from bench.delta_bench import view_versions
 from benthic.rules import game_types
-from services.projection.deltas import Delta, delta_frame, empty_delta, view_patch
+from benthic.views.deltas import Delta, delta_frame, empty_delta, view_patch
 
 
 def _typed(value: Any) -> Any:

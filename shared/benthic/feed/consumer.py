@@ -22,9 +22,9 @@ from redis.exceptions import ResponseError
 from benthic.feed.encoding import DATA_FIELD, decode_message
 from benthic.feed.keys import dead_letter_key, feed_key
 from benthic.feed.notification import Notification, notification_decoder
-from benthic.service.config import Settings
-from benthic.service.redisconn import connect, is_unavailable
-from benthic.service.telemetry import (
+from benthic.runtime.config import Settings
+from benthic.runtime.redisconn import connect, is_unavailable
+from benthic.runtime.telemetry import (
     CONSUMER_CLAIMED,
     CONSUMER_GROUP_RECREATED,
     CONSUMER_LAG,

@@ -51,9 +51,9 @@ from benthic.feed.consumer import (
     publish_backlog,
     trim_consumed,
 )
-from benthic.service.config import Settings
-from benthic.service.redisconn import connection_options, sentinel_addresses, sentinel_options
-from benthic.service.telemetry import (
+from benthic.runtime.config import Settings
+from benthic.runtime.redisconn import connection_options, sentinel_addresses, sentinel_options
+from benthic.runtime.telemetry import (
     CONSUMER_CLAIMED,
     CONSUMER_GROUP_RECREATED,
     DEAD_LETTERED,
@@ -73,7 +73,7 @@ class Unreadable(Exception):  # noqa: N818 - it names what the entry is
 
 def redis_broker(settings: Settings, service: str) -> RedisBroker:
     """A FastStream broker (not started, no subscribers) on the Redis the settings name, as every service's client
-    (``benthic.service.redisconn.connect``) is: ``BENTHIC_REDIS_SENTINELS`` → a ``RedisSentinelBroker`` on the
+    (``benthic.runtime.redisconn.connect``) is: ``BENTHIC_REDIS_SENTINELS`` → a ``RedisSentinelBroker`` on the
     primary of ``BENTHIC_REDIS_SENTINEL_MASTER`` (database, user and password from ``REDIS_URL``), which asks the
     Sentinels again on every reconnect and so follows a failover; ``BENTHIC_REDIS_CLUSTER`` → a
     ``RedisClusterBroker`` with ``REDIS_URL`` as its first node (it follows the cluster's slot map); otherwise a

@@ -9,7 +9,7 @@ from typing import Any
 
 from benthic.rules import game_types, get_engine
 from benthic.rules.packs import MANIFEST, PackError, PackSet, read_manifest, schema_file_name, set_directories
-from benthic.service.config import Settings
+from benthic.runtime.config import Settings
 
 
 def pack_sets() -> dict[str, PackSet[Any]]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from types import TracebackType
 
+from benthic.errors import ApiError
 from benthic.rules import GameNotSupported
-from benthic.service.http import ApiError
-from benthic.service.telemetry import COMMANDS, series
+from benthic.runtime.telemetry import COMMANDS, series
 
 
 class CommandOutcome:

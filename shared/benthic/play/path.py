@@ -12,17 +12,18 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from benthic.errors import ApiError
 from benthic.game import lifecycle as lc
 from benthic.game import undo as undoing
 from benthic.game.events import PLATFORM
-from benthic.game.gamestate import Folded, StateLoader
+from benthic.game.gamestate import Folded
 from benthic.play.outcome import CommandOutcome
 from benthic.play.platform_commits import PlatformCommit
 from benthic.play.players import PlayerGames
 from benthic.rules import AnyEngine, RuleViolation, get_engine
-from benthic.service.http import ApiError
-from benthic.service.telemetry import APPEND_CONFLICTS, EVENTS_APPENDED, count_platform_events, log, series
+from benthic.runtime.telemetry import APPEND_CONFLICTS, EVENTS_APPENDED, count_platform_events, log, series
 from benthic.store import Actor, Commit, EventStore, GameMeta, NewEvent, VersionConflict
+from benthic.store.loader import StateLoader
 from benthic.trust.identity import PLAYER
 
 if TYPE_CHECKING:

@@ -9,11 +9,11 @@ from typing import Any
 
 import msgspec
 
+from benthic.errors import ApiError
 from benthic.game import lifecycle as lc
 from benthic.game.events import PLATFORM
 from benthic.game.gamestate import Folded
 from benthic.rules import AnyEngine
-from benthic.service.http import ApiError
 from benthic.store import GameMeta, NewEvent
 
 _json = msgspec.json.Encoder()

@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from benthic.errors import ApiError
 from benthic.game.keys import PlayerKeys
-from benthic.service.http import ApiError
 from benthic.store import EventStore, GameMeta
 
 # KEYS: 1 the player's games.  ARGV: 1 game id, 2 score, 3 cap (0: none).

@@ -1,2 +1,2 @@
-"""What every service is built from: settings, HTTP errors and the OpenAPI, telemetry, Redis connections, the feed
-consumers."""
+"""The HTTP face every service shares: errors as responses (http.py), the OpenAPI and AsyncAPI documents, admission
+control, languages, and the composition root: how a service starts (bootstrap.py) and `benthic serve` (serve.py)."""

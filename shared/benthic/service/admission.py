@@ -40,15 +40,16 @@ import msgspec
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
-from benthic.service.adaptive_limit import VegasLimit
-from benthic.service.http import ApiError, ErrorBody
-from benthic.service.telemetry import (
+from benthic.errors import ApiError
+from benthic.runtime.telemetry import (
     ADMISSION_IN_FLIGHT,
     ADMISSION_LIMIT,
     ADMISSION_QUEUED,
     ADMISSION_SHED,
     ADMISSION_WAIT,
 )
+from benthic.service.adaptive_limit import VegasLimit
+from benthic.service.http import ErrorBody
 
 EXEMPT = frozenset(("/healthz", "/readyz", "/metrics"))
 RELEASE = "benthic.admission.release"  # in a request's scope: gives its slot back early (see release_slot)

@@ -5,7 +5,7 @@ documented operation say what the service really answers, from what the route de
 ``opt=doc(...)``:
 
 - its error answers: every status with the ``{code, message, details}`` body, ``code`` an enum of the codes
-  the route can give (``benthic.service.errorcodes``), ``WWW-Authenticate`` on 401 and ``Retry-After`` on 429/503.
+  the route can give (``benthic.errors``), ``WWW-Authenticate`` on 401 and ``Retry-After`` on 429/503.
   Added by themselves: the body errors (400 ``invalid_json``/``invalid_request``/``body_too_deep``, 413) on
   routes with a body, ``invalid_request`` on routes with query parameters or constrained path parameters,
   ``not_found`` on routes with an integer path parameter, ``store_unavailable`` unless ``store=False``, and
@@ -32,7 +32,7 @@ import msgspec
 from litestar import Litestar, MediaType, Request
 from litestar.openapi.plugins import OpenAPIRenderPlugin
 
-from benthic.service.errorcodes import ERROR_CODES, RULE
+from benthic.errors import ERROR_CODES, RULE
 
 DOC = "benthic_doc"
 PREFIX = "#/components/schemas/"
@@ -67,10 +67,10 @@ def doc(
     description: str | None = None,
     also: dict[str, Schema] | None = None,
 ) -> dict[str, Any]:
-    """A route's ``opt``: the error codes it can give (``benthic.service.errorcodes``) and what its success is."""
+    """A route's ``opt``: the error codes it can give (``benthic.errors``) and what its success is."""
     unknown = [c for c in errors if not _entries(c)]
     if unknown:
-        raise ValueError(f"undocumented error codes {unknown}: add them to benthic.service.errorcodes")
+        raise ValueError(f"undocumented error codes {unknown}: add them to benthic.errors")
     return {DOC: Doc(tuple(errors), ok, media_type, ok_headers or {}, not_modified, body, store, description,
                      also or {})}
 

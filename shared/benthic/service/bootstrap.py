@@ -2,7 +2,7 @@
 Litestar's ``lifespan=[...]`` (each is entered in order and left in reverse).
 
 - :func:`redis_lifespan`: the Redis client of the requests (``app.state.redis``, through
-  ``benthic.service.redisconn.connect``: one server, Sentinel or a cluster), the event store on it
+  ``benthic.runtime.redisconn.connect``: one server, Sentinel or a cluster), the event store on it
   (``app.state.store``, acknowledging writes as ``BENTHIC_REDIS_ACK_*`` say, its epoch moved when the primary
   changes so that caches of what was read are dropped), the probe that watches Redis (``app.state.probe``) and
   the sampler of Redis' memory;
@@ -29,12 +29,12 @@ from litestar import Litestar
 from litestar.datastructures import State
 
 from benthic.feed.consumer import FeedConsumer
+from benthic.runtime.config import Settings
+from benthic.runtime.redisconn import RedisProbe, check_redis_settings, connect, on_primary_change, sample_memory
+from benthic.runtime.telemetry import BOUNDS, log, red_middleware
 from benthic.service.adaptive_limit import VegasLimit
 from benthic.service.admission import Admission
-from benthic.service.config import Settings
 from benthic.service.http import EXCEPTION_HANDLERS, health_routes
-from benthic.service.redisconn import RedisProbe, check_redis_settings, connect, on_primary_change, sample_memory
-from benthic.service.telemetry import BOUNDS, log, red_middleware
 from benthic.store import EventStore
 from benthic.store.durability import Ack
 

@@ -1,13 +1,13 @@
 """Error messages in the reader's language: an answer to a request that asks for another language than English
 (``Accept-Language``, ``?lang=``) carries, as its ``message``, the documented meaning of its code
-(``benthic.service.errorcodes``) in that language; a rule violation (an engine's open-ended code) says so in that
+(``benthic.errors``) in that language; a rule violation (an engine's open-ended code) says so in that
 language and keeps the engine's own citation of the rule, which is English.  Codes and details never change."""
 
 from __future__ import annotations
 
+from benthic.errors import ERROR_CODES, RULE
 from benthic.i18n import DEFAULT_LANGUAGE, gettext
 from benthic.rules.presentation import N_
-from benthic.service.errorcodes import ERROR_CODES, RULE
 
 _MEANINGS = {(e.status, e.code): e.meaning for e in ERROR_CODES if e.code != RULE}
 RULE_MESSAGE = N_("The rules do not allow this ({code}): {rule}")

@@ -16,12 +16,13 @@ from litestar.params import Parameter
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from benthic.archive import Archive, ArchiveUnavailable
+from benthic.errors import RETRY_AFTER_S, ApiError, store_unavailable
 from benthic.i18n import negotiate
 from benthic.rules import GameNotSupported
-from benthic.service.config import Settings
+from benthic.runtime.config import Settings
+from benthic.runtime.redisconn import is_unavailable
+from benthic.runtime.telemetry import AUTH_REFUSALS, log, metrics_payload
 from benthic.service.errormessages import localized_message
-from benthic.service.redisconn import is_unavailable
-from benthic.service.telemetry import AUTH_REFUSALS, log, metrics_payload
 from benthic.store import GameNotFound
 from benthic.store.durability import DurabilityUnconfirmed
 
@@ -30,25 +31,6 @@ class ErrorBody(msgspec.Struct, frozen=True):
     code: str
     message: str
     details: dict[str, Any] | None = None
-
-
-class ApiError(Exception):
-    """An error answer: HTTP status plus a stable ``code`` and a human ``message``."""
-
-    def __init__(
-        self,
-        status: int,
-        code: str,
-        message: str,
-        details: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        super().__init__(f"{status} {code}: {message}")
-        self.status = status
-        self.code = code
-        self.message = message
-        self.details = details
-        self.headers = headers
 
 
 def _error(
@@ -85,14 +67,6 @@ def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response
                       f"the body is not valid JSON: {exc.detail}" if body else str(exc.detail), request=request)
     code = _HTTP_CODES.get(exc.status_code, "http_error")
     return _error(exc.status_code, code, str(exc.detail), headers=exc.headers, request=request)  # 405: its Allow
-
-
-RETRY_AFTER_S = 1
-
-
-def store_unavailable(what: str = "the store") -> ApiError:
-    return ApiError(503, "store_unavailable", f"{what} cannot answer right now; nothing was changed, retry shortly",
-                    headers={"Retry-After": str(RETRY_AFTER_S)})
 
 
 def durability_unconfirmed(exc: DurabilityUnconfirmed) -> ApiError:

@@ -15,8 +15,8 @@ from typing import Any
 
 import uvicorn
 
-from benthic.service.config import Settings, check_production
-from benthic.service.telemetry import BUILD_INFO, configure_logging, log
+from benthic.runtime.config import Settings, check_production
+from benthic.runtime.telemetry import BUILD_INFO, configure_logging, log
 
 SERVICES = ("command", "projection", "scoring", "archiver", "bots", "notifier")
 

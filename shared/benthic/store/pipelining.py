@@ -27,7 +27,7 @@ from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.sentinel import SentinelConnectionPool
 from redis.exceptions import NoScriptError, ReadOnlyError, ResponseError
 
-from benthic.service.telemetry import DURABILITY_UNCONFIRMED
+from benthic.runtime.telemetry import DURABILITY_UNCONFIRMED
 from benthic.store.durability import NO_ACK, Ack, DurabilityUnconfirmed
 
 # ARGV[1] = n calls, then n pairs (key count, argument count), then every call's arguments in order; KEYS are

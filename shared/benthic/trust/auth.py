@@ -16,7 +16,7 @@ from typing import Protocol
 
 import msgspec
 
-from benthic.service.http import ApiError
+from benthic.errors import ApiError
 
 
 class SeatClaim(msgspec.Struct, frozen=True, array_like=True):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from benthic.service.http import ApiError
+from benthic.errors import ApiError
 from benthic.trust.auth import bearer, is_operator, unauthorized
 from benthic.trust.identity import OPERATOR, OPERATOR_CREDENTIAL, Credential, IdentityError, JwtVerifier
 

@@ -24,7 +24,7 @@ import msgspec
 from jwt import PyJWK, PyJWKClient, PyJWKSet
 from jwt.exceptions import PyJWKClientConnectionError, PyJWKClientError, PyJWKSetError, PyJWTError
 
-from benthic.service.telemetry import log
+from benthic.runtime.telemetry import log
 
 # Credential kinds: who acted, as recorded in every event's audit metadata and in the logs.
 PLAYER = "player"

@@ -29,11 +29,11 @@ from limits.aio.storage import RedisClusterStorage, RedisSentinelStorage, RedisS
 from limits.aio.storage.redis.redispy import RedispyBridge
 from limits.aio.strategies import FixedWindowRateLimiter, RateLimiter, SlidingWindowCounterRateLimiter
 
+from benthic.errors import ApiError
 from benthic.game.keys import RATE_LIMIT_PREFIX
-from benthic.service.config import Settings
-from benthic.service.http import ApiError
-from benthic.service.redisconn import connect, connection_options, sentinel_addresses
-from benthic.service.telemetry import RATE_LIMITED
+from benthic.runtime.config import Settings
+from benthic.runtime.redisconn import connect, connection_options, sentinel_addresses
+from benthic.runtime.telemetry import RATE_LIMITED
 from benthic.store.pipelining import ScriptBatcher
 
 ACTIONS = ("create", "join", "token", "command")

@@ -19,9 +19,9 @@ from typing import Any
 
 import msgspec
 
+from benthic.errors import store_unavailable
 from benthic.game.keys import REVOCATIONS
-from benthic.service.http import store_unavailable
-from benthic.service.telemetry import log
+from benthic.runtime.telemetry import log
 from benthic.trust.auth import SeatClaim, now_ms
 
 GAME = "game"

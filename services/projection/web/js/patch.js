@@ -1,5 +1,5 @@
 // RFC 6902 JSON Patch, applied to a copy: the live stream's `delta` frames turn the view the client has into
-// the next one (services/projection/deltas.py computes them). Every operation of the RFC; a patch that does not
+// the next one (shared/benthic/views/deltas.py computes them). Every operation of the RFC; a patch that does not
 // apply throws PatchError (the client then asks for the full view).
 
 export class PatchError extends Error {}

@@ -15,7 +15,7 @@ from typing import Any
 import structlog
 from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, Info, generate_latest
 
-from benthic.service.config import Settings
+from benthic.runtime.config import Settings
 
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.25, 0.5, 1.0,
                     2.5, 5.0, 10.0)

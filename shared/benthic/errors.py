@@ -1,15 +1,45 @@
-"""Every error code the HTTP APIs answer, with its status and meaning: the one list the OpenAPI documents
-(``benthic.service.apidoc``) and docs/ERRORS.md are checked against.  A route names the codes it can give (see
-``benthic.service.apidoc.doc``); a code answered with two statuses (``operator_only``: 401 without a credential,
-403 with another kind) is listed once per status.
+"""The refusals: ``ApiError`` (a status, a stable ``code`` and a ``message``), raised by every floor that refuses a
+request (trust, play, the services), and every error code the APIs answer, with its status and meaning: the one list
+the OpenAPI documents (``benthic.service.apidoc``) and docs/ERRORS.md are checked against.  No web framework here:
+``benthic.service.http`` maps a refusal (and whatever else a request raised) to its response.
 
-Rule violations are open-ended: every engine names its own rules (``not_your_turn``, ``insufficient_funds``,
-...), so a route that decides a command documents ``RULE`` (any snake_case code, status 422).
+A route names the codes it can give (see ``benthic.service.apidoc.doc``); a code answered with two statuses
+(``operator_only``: 401 without a credential, 403 with another kind) is listed once per status.  Rule violations are
+open-ended: every engine names its own rules (``not_your_turn``, ``insufficient_funds``, ...), so a route that decides
+a command documents ``RULE`` (any snake_case code, status 422).
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+
+class ApiError(Exception):
+    """An error answer: HTTP status plus a stable ``code`` and a human ``message``."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        details: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(f"{status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+        self.headers = headers
+
+
+RETRY_AFTER_S = 1
+
+
+def store_unavailable(what: str = "the store") -> ApiError:
+    return ApiError(503, "store_unavailable", f"{what} cannot answer right now; nothing was changed, retry shortly",
+                    headers={"Retry-After": str(RETRY_AFTER_S)})
+
 
 
 class ErrorCode(NamedTuple):

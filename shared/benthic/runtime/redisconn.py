@@ -38,8 +38,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.utils import HIREDIS_AVAILABLE
 
-from benthic.service.config import Settings
-from benthic.service.telemetry import (
+from benthic.runtime.config import Settings
+from benthic.runtime.telemetry import (
     REDIS_MEMORY_MAX,
     REDIS_MEMORY_USED,
     REDIS_PRIMARY_CHANGES,

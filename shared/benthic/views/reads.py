@@ -13,16 +13,17 @@ import msgspec
 from redis.asyncio import Redis
 
 from benthic.archive import ArchiveUnavailable
-from benthic.game.gamestate import Folded, StateLoader, UndoBeforeStart, fold_envelopes
+from benthic.game.gamestate import Folded, UndoBeforeStart, fold_envelopes
 from benthic.game.history import history_page, seat_names
 from benthic.game.keys import GameKeys, RatingKeys, lobby_key
 from benthic.i18n import DEFAULT_LANGUAGE
 from benthic.rules import get_engine
 from benthic.store import EventStore
+from benthic.store.loader import StateLoader
 from benthic.store.pipelining import ScriptBatcher
-from services.projection import writes
-from services.projection.archived import ArchivedReads
-from services.projection.readmodel import (
+from benthic.views import writes
+from benthic.views.archived import ArchivedReads
+from benthic.views.readmodel import (
     GAME_TYPE,
     SEATS,
     STATUSES,

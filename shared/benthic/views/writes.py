@@ -6,7 +6,7 @@ from typing import Any, NamedTuple
 
 from benthic.game.keys import GameKeys
 from benthic.store.scripts import load_lua
-from services.projection.readmodel import STATUSES, ReadModel
+from benthic.views.readmodel import STATUSES, ReadModel
 
 SOURCE = load_lua(__package__, "write_read_model")
 VIEWS_SOURCE = load_lua(__package__, "write_views")

@@ -13,7 +13,7 @@ from benthic.game.gamestate import Folded, UndoBeforeStart, fold_envelopes
 from benthic.game.history import history_page, seat_names
 from benthic.i18n import DEFAULT_LANGUAGE
 from benthic.rules import get_engine
-from services.projection.readmodel import VersionNotFound, stored_version, unpack_view, view_at, view_field
+from benthic.views.readmodel import VersionNotFound, stored_version, unpack_view, view_at, view_field
 
 
 class ArchivedReads:

@@ -29,10 +29,10 @@ from collections.abc import AsyncIterator
 from redis.asyncio import Redis, RedisCluster
 
 from benthic.game.keys import updates_channel
-from benthic.service.telemetry import LIVE_CLIENTS, LIVE_CLIENTS_DROPPED, LIVE_STREAMS, log
-from services.projection.deltas import Delta, empty_delta
-from services.projection.readmodel import FINISHED_MARK, SCORED
-from services.projection.reads import ReadModels
+from benthic.runtime.telemetry import LIVE_CLIENTS, LIVE_CLIENTS_DROPPED, LIVE_STREAMS, log
+from benthic.views.deltas import Delta, empty_delta
+from benthic.views.readmodel import FINISHED_MARK, SCORED
+from benthic.views.reads import ReadModels
 
 Latest = tuple[int, bytes]  # (version, view JSON)
 SCORED_WAIT_S = 30.0  # how long a stream waits for the game_scored version after the finished view
