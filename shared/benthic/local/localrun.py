@@ -18,7 +18,7 @@ from benthic.local.signals import stop_servers_on_signals
 from benthic.rules import game_types, get_engine
 
 DEFAULT_PORTS = {"command": 8001, "projection": 8002, "scoring": 8003, "archiver": 8004, "bots": 8005,
-                 "notifier": 8006}
+                 "notifier": 8006, "matchmaker": 8007}
 
 
 def _port_free(port: int) -> bool:
