@@ -162,4 +162,7 @@ class Vacations:
 
 
 def _ender(player_id: str, reason: str) -> Any:
-    return lambda engine, meta, folded: platform_commits.vacation_ended(engine, meta, folded, player_id, reason)
+    """The decision of a vacation's end in one game: ``moved`` is the command service's (the move's own game);
+    the player's other games record ``moved_elsewhere``, only where the seat is still away."""
+    why = "moved_elsewhere" if reason == "moved" else reason
+    return lambda engine, meta, folded: platform_commits.vacation_ended(engine, meta, folded, player_id, why)

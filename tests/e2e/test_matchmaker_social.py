@@ -135,13 +135,14 @@ async def test_a_vacation_stops_the_clocks_in_every_game_until_it_ends(platform:
                 created = await api.create_game(game_type, [{"player_id": ana}, {"player_id": pid("bo")}],
                                                 options={"clock": {"mode": "per_move", "per_move_s": CLOCK_S}})
                 games[game_type] = created["game_id"]
-            started = await a.post("/players/me/vacation", json={"days": 1})
+            started = await a.post("/players/me/vacation", json={"days": 3})
             assert started.status_code == 200, started.text
             body = started.json()
             assert body["on_vacation"] and sorted(body["current"]["games"]) == sorted(games.values())
             assert body["available_days"] == 0 and body["policy"]["initial_days"] == 5
             for game_id in games.values():
                 assert "vacation_started" in await _types(api, game_id)
+                await until(lambda g=game_id: api.summary(g), "the game projected", retry_on=(ApiFailure,))
             # the same table without a vacation: the first seat's clock runs out (the clocks do run here)
             control = await api.create_game("nautilus", [{"player_id": pid("carl")}, {"player_id": pid("bo")}],
                                             options={"clock": {"mode": "per_move", "per_move_s": CLOCK_S}})
@@ -167,7 +168,10 @@ async def test_a_vacation_stops_the_clocks_in_every_game_until_it_ends(platform:
 
 
 async def _taken_over(api: BenthicClient, game_id: str, seat: int) -> bool:
-    return (await _seat_status(api, game_id, seat))["status"] == "taken_over"
+    try:
+        return (await _seat_status(api, game_id, seat))["status"] == "taken_over"
+    except ApiFailure:  # not projected yet
+        return False
 
 
 async def test_the_first_move_ends_the_vacation_everywhere(platform: LocalPlatform) -> None:

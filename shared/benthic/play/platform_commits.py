@@ -115,8 +115,10 @@ def vacation_started(engine: AnyEngine, meta: GameMeta, folded: Folded, player_i
 def vacation_ended(engine: AnyEngine, meta: GameMeta, folded: Folded, player_id: str,
                    reason: str) -> PlatformCommit | None:
     """The player's seat is back (``reason``: returned, moved, elapsed); None when it is not away (or the game is
-    over)."""
+    over).  ``moved``: the seat's move just ended it in the fold (the command service saw the seat away when it
+    decided the move), so it is recorded even though the seat is no longer away."""
     seat = _seat_of(meta, player_id)
-    if seat is None or seat not in folded.life.away or lc.is_finished(engine, folded.state, folded.life):
+    away = seat in folded.life.away or reason == "moved"
+    if seat is None or not away or lc.is_finished(engine, folded.state, folded.life):
         return None
     return PlatformCommit([event(lc.VACATION_ENDED, seat=seat, player_id=player_id, reason=reason)])
