@@ -179,12 +179,19 @@ async def test_the_first_move_ends_the_vacation_everywhere(platform: LocalPlatfo
     a = mm(platform, ana)
     async with platform_client(platform) as api:
         try:
-            ids = [(await api.create_game("nautilus", [{"player_id": ana}, {"player_id": pid("bo")}],
+            bo = pid("bo")
+            ids = [(await api.create_game("nautilus", [{"player_id": ana}, {"player_id": bo}],
                                           options={"clock": {"mode": "per_move", "per_move_s": 3600}}))["game_id"]
                    for _ in range(2)]
             assert (await a.post("/players/me/vacation", json={"days": 2})).status_code == 200
             token = (await api.seat_token(ids[0], ana))["token"]
             legal = await api.legal(ids[0], token)
+            other = (await api.seat_token(ids[0], bo))["token"]
+            for _ in range(30):  # bo moves until ana is to move (the first player is drawn)
+                if legal["commands"]:
+                    break
+                await api.play(ids[0], other, (await api.legal(ids[0], other))["commands"][0])
+                legal = await api.legal(ids[0], token)
             await api.play(ids[0], token, legal["commands"][0])
 
             async def back() -> dict[str, Any] | None:
