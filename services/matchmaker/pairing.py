@@ -47,8 +47,8 @@ class Candidate:
 @dataclass(frozen=True)
 class Params:
     window_base: float = 3.0
-    window_growth: float = 1.5
-    window_max: float = 25.0
+    window_growth: float = 3.0
+    window_max: float = 40.0
     priority: int = 200  # weight per wave missed, against 100 per rating point of gap
     chunk: int = 32
     neighbours: int = 12
