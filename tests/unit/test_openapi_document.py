@@ -30,7 +30,8 @@ def _handlers(app: Litestar) -> list[Any]:
     return [h for route in app.routes for h in getattr(route, "route_handlers", ()) if h.resolve_include_in_schema()]
 
 
-@pytest.mark.parametrize(("create", "at_least"), [(command_app, 10), (projection_app, 10), (notifier_app, 5), (matchmaker_app, 12)])
+@pytest.mark.parametrize(("create", "at_least"), [(command_app, 10), (projection_app, 10), (notifier_app, 5),
+                                                  (matchmaker_app, 12)])
 def test_every_documented_route_declares_its_answers(create: Any, at_least: int) -> None:
     app = create(SETTINGS)
     handlers = _handlers(app)
