@@ -313,6 +313,14 @@ class Upgraded(_Event, frozen=True, tag="upgraded"):
     paid: Res
 
 
+class UpgradeSkipped(_Event, frozen=True, tag="upgrade_skipped"):
+    """build_upgrade's upgrade of the piece it built, skipped after the trigger frames its build pushed (§6.5)."""
+
+    seat: int
+    site: str
+    reason: str  # already_upgraded | cannot_pay
+
+
 class CityConverted(_Event, frozen=True, tag="city_converted"):
     seat: int
     site: str
@@ -499,7 +507,8 @@ Event = (
     | BlockEnded | SpecialPaid | SpecialDeclined | CardClaimed | CardUnderBoard | ActionLimitReached
     | ActionCardDiscarded | ClaimDeclined | DiscardedActionAnswered | ActionCardUsed | ActionCardRestored
     | AbilityUsed | CardTriggered | EndOfTurnOffered | TurnEnded | CardsDrawn | CardsDrawnDetail | FrameOpened
-    | PartStarted | OptionChosen | PartEnded | EffectEnded | Built | Upgraded | CityConverted | BuildBonusGained
+    | PartStarted | OptionChosen | PartEnded | EffectEnded | Built | Upgraded | UpgradeSkipped | CityConverted
+    | BuildBonusGained
     | MetropolisConnected | MetropolisGained | FederationAdvanced | SpecialTaken | SpecialDrawSeen | SpecialDraw3
     | SpecialDraw3Detail | SpecialRevealed | SlotPerformed | ContractClaimed | TilesReturned | FederationReset
     | EraMarkerAdvanced | SoloRoundSummary | SoloCardFlipped | SoloBlockersPlaced | ProductionStarted

@@ -623,6 +623,7 @@ HANDLERS: dict[type, Callable[[GameState, Any], GameState]] = {
     ev.EffectEnded: _effect_ended,
     ev.Built: _built,
     ev.Upgraded: _upgraded,
+    ev.UpgradeSkipped: _noop,
     ev.CityConverted: _city_converted,
     ev.BuildBonusGained: _build_bonus_gained,
     ev.MetropolisConnected: _noop,

@@ -282,10 +282,16 @@ def simulate_build(state: GameState, seat: int, kind: str, site: str, paid: Res)
 
 
 def pending_upgrade(ctx: Ctx, seat: int, site: str) -> None:
-    """build_upgrade: upgrade the piece just built, at the usual cost, if it can still be paid."""
+    """build_upgrade: upgrade the piece just built, at the usual cost, once the frames its triggers pushed are
+    resolved; skipped when one of them upgraded it already (a structure is upgraded once) or spent what the
+    upgrade costs (§6.5 RULING: the piece stays built)."""
     player = ctx.state.players[seat]
-    kind = player.pieces[site].kind
-    for bag in upgrade_bags(player, kind, "usual"):
+    piece = player.pieces[site]
+    if piece.upgraded:
+        ctx.emit(ev.UpgradeSkipped(seat, site, "already_upgraded"))
+        return
+    for bag in upgrade_bags(player, piece.kind, "usual"):
         if covers(player.res, bag):
             upgrade(ctx, seat, site, bag)
             return
+    ctx.emit(ev.UpgradeSkipped(seat, site, "cannot_pay"))
