@@ -4,9 +4,13 @@ pushed, and skips when one of them already upgraded that piece or spent what the
 
 from __future__ import annotations
 
+import pytest
+
 from benthic.rules.underwater_cities import ENGINE
+from benthic.rules.underwater_cities import events as ev
 
 from .fixtures import A, B, card, cmd, fixture, kind, of_type, play, res, resources, with_player
+from .preconditions import check_event_applies
 
 GREEN = card(2)  # Supply Drop: matches no red slot, so only the slot's action happens
 METROS = {"MB": "BR3", "M1": "BL06", "M2": "BL02"}  # BL06: upgrade(structure×2, cost=free) on connection
@@ -54,3 +58,12 @@ def test_a1_skips_its_upgrade_when_a_trigger_frame_spent_the_science() -> None:
     assert of_type(events, "upgraded") == []
     assert [(e.site, e.reason) for e in of_type(events, "upgrade_skipped")] == [("T:C14-M1", "cannot_pay")]
     assert not state.players[A].pieces["T:C14-M1"].upgraded  # the piece stays built (§6.5 RULING)
+
+
+def test_the_precondition_check_sees_a_second_upgrade() -> None:
+    """What the property tests check of every event would have caught the double upgrade."""
+    state, _ = _a1_connecting_bl06()
+    check_event_applies(state, ev.Upgraded(A, "T:C14-M1", res()))
+    state, _ = play(state, A, cmd.Upgrade("T:C14-M1"))
+    with pytest.raises(AssertionError, match="a second time"):
+        check_event_applies(state, ev.Upgraded(A, "T:C14-M1", res(science=1)))

@@ -1,7 +1,8 @@
 """Property tests over random legal playouts, for every seat count and every mode and rule flag:
 the game ends within the bound; every command of ``legal_commands`` is accepted (all of them, on every
 third state); random illegal commands are rejected with a RuleViolation code; replay equals the
-step-by-step fold; game invariants hold after every event; views and redacted events never reveal a secret
+step-by-step fold; game invariants hold after every event, and every event finds what it acts on
+(``preconditions.py``); views and redacted events never reveal a secret
 to another seat (the generic token checks of the harness plus structural checks).
 
 ``BENTHIC_LONG_TESTS=1`` raises the number of hypothesis examples for soak runs."""
@@ -26,6 +27,7 @@ from benthic.rules.underwater_cities.flow import turn_order
 from benthic.rules.underwater_cities.state import NEUTRAL, GameState
 from benthic.rules.underwater_cities.usability import action_cards
 from tests.engine_harness import assert_rejects_cleanly, check_random_playout, random_commands, strings_in
+from tests.unit.underwater_cities.preconditions import check_event_applies
 
 LONG = os.environ.get("BENTHIC_LONG_TESTS") == "1"
 EXAMPLES = 25 if LONG else 1
@@ -165,6 +167,7 @@ def _playout(seats: int, seed: int, options: dict[str, Any]) -> GameState:
         command = rng.choice(legal)
         new = ENGINE.decide(state, seat, command)
         for event in new:
+            check_event_applies(state, event)
             state = ENGINE.evolve(state, event)
             check_invariants(state)
             if commands % 4 == 0:
