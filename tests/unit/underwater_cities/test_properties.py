@@ -48,6 +48,8 @@ MODES: list[tuple[int, dict[str, Any]]] = [
     (3, {"board_side": "advanced", "rules": {"federation_start_small": "compensate_last",
                                              "tunnel_pair_both_adjacent": False}}),
     (1, {"rules": {"solo_symbiotic_limit": 7}}),
+    (3, {"government_contracts": True, "rules": {"early_discard": True, "contracts_auto_claim": False}}),
+    (4, {"rules": {"early_discard": True}}),
 ]
 MODE_IDS = [f"{seats}p-{'-'.join(sorted(o)) or 'default'}" for seats, o in MODES]
 
@@ -165,6 +167,9 @@ def _playout(seats: int, seed: int, options: dict[str, Any]) -> GameState:
             for odd in random_commands(ENGINE, rng, 8, legal):
                 assert_rejects_cleanly(ENGINE, state, seat, odd)
         command = rng.choice(legal)
+        outside = [(s, c) for s in range(seats) if s not in prompt.seats for c in ENGINE.legal_commands(state, s)]
+        if outside and rng.random() < 0.5:  # a command outside any prompt (early_discard) now and then
+            seat, command = rng.choice(outside)
         new = ENGINE.decide(state, seat, command)
         for event in new:
             check_event_applies(state, event)
