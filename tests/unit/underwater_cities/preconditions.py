@@ -33,7 +33,7 @@ def check_event_applies(state: GameState, event: Any) -> None:
         assert player.pieces[event.site].kind == "city_nonsym", f"converted no nonsymbiotic city at {event.site}"
     elif isinstance(event, (ev.ResourcesPaid, ev.FinalPurchase)):
         assert player is not None and covers(player.res, event.paid), f"paid {event.paid} out of {player.res}"
-    elif isinstance(event, ev.CardsDiscarded):
+    elif isinstance(event, (ev.CardsDiscarded, ev.CardsDiscardedEarly)):
         assert player is not None and set(event.card_ids) <= set(player.hand), "discarded cards not in the hand"
     elif isinstance(event, ev.CardPlayed):
         assert player is not None and (event.card_id in player.hand or (not event.card_id and not player.hand))

@@ -74,3 +74,12 @@ def test_claims_are_labelled_in_both_languages() -> None:
     assert described.label == "Fulfil the contract Food Security Act: gain 4 points"
     assert described.highlights == ["GC1"] and described.message is not None
     assert render(described.message, "pt") == "Cumprir o contrato Lei de Segurança Alimentar: ganhar 4 pontos"
+
+
+def test_the_history_tells_of_the_claim_in_both_languages() -> None:
+    state, _ = _fifth_farm()
+    _, events = play(state, A, cmd.ClaimContract("GC1"))
+    claimed = next(e for e in events if ENGINE.event_name(e) == "contract_claimed")
+    sentence = ENGINE.sentence(ENGINE.redact(claimed, None))
+    assert sentence is not None and sentence.english().endswith("fulfilled the contract Food Security Act")
+    assert render(sentence, "pt").endswith("cumpriu o contrato Lei de Segurança Alimentar")

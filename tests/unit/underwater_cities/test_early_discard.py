@@ -30,7 +30,7 @@ def test_a_seat_over_its_limit_discards_during_another_seats_turn() -> None:
     assert ENGINE.legal_commands(state, C) == []  # within its limit
     prompt = ENGINE.prompt(state)
     state, events = play(state, A, cmd.DiscardCards((hand[0],)))
-    assert [(e.seat, e.card_ids) for e in of_type(events, "cards_discarded")] == [(A, (hand[0],))]
+    assert [(e.seat, e.card_ids) for e in of_type(events, "cards_discarded_early")] == [(A, (hand[0],))]
     assert ENGINE.prompt(state) == prompt  # B's turn goes on, untouched
     assert hand[0] in state.era_discard and len(state.players[A].hand) == 4
     rejects(state, A, cmd.DiscardCards(hand[1:3]), "wrong_count")  # 1 over the limit now
@@ -48,7 +48,7 @@ def test_several_cards_at_once_and_the_limit_is_never_passed() -> None:
     rejects(state, A, cmd.DiscardCards(()), "wrong_count")
     rejects(state, A, cmd.DiscardCards((hand[0], hand[0])), "duplicate_card")
     state, events = play(state, A, cmd.DiscardCards(hand[:2]))
-    assert len(state.players[A].hand) == 3 and of_type(events, "cards_discarded")
+    assert len(state.players[A].hand) == 3 and of_type(events, "cards_discarded_early")
 
 
 def test_what_is_still_over_the_limit_is_asked_at_the_start_of_the_seats_turn() -> None:
@@ -91,3 +91,17 @@ def test_early_discards_are_labelled_as_such_in_both_languages() -> None:
     assert kind(state) == "discard_to_limit"  # A's own prompt: the usual label
     asked = ENGINE.describe(state, cmd.DiscardCards((hand[0],)), A).label
     assert asked == f"Discard {name}"
+
+
+def test_the_history_tells_every_seat_of_the_early_discard_in_both_languages() -> None:
+    state, hand = _after_a_plays_aa()
+    _, events = play(state, A, cmd.DiscardCards((hand[0],)))
+    (event,) = events
+    name = card_name(hand[0])
+    for viewer in (None, A, B, C):
+        shown = ENGINE.redact(event, viewer)
+        assert shown is not None and list(shown["card_ids"]) == [hand[0]]  # public, as any discard
+        sentence = ENGINE.sentence(shown)
+        assert sentence is not None
+        assert sentence.english().endswith(f"discarded {name} before their turn")
+        assert render(sentence, "pt").endswith("antes do seu turno") and " descartou " in render(sentence, "pt")

@@ -137,7 +137,7 @@ def early_discard(ctx: Ctx, seat: int, c: cmd.DiscardCards) -> None:
         fail("wrong_count", f"{rule}: before your turn, discard 1 to {excess} cards (down to your hand limit)")
     _check_card_selection(player.hand, c.card_ids, len(c.card_ids), rule)
     for destination, ids in discards.discard_groups(ctx.state, c.card_ids):
-        ctx.emit(ev.CardsDiscarded(seat, ids, destination))
+        ctx.emit(ev.CardsDiscardedEarly(seat, ids, destination))
 
 
 # --- P3, P4: playing a card ---------------------------------------------------------------------------------

@@ -124,6 +124,14 @@ class CardsDiscarded(_Event, frozen=True, tag="cards_discarded"):
     destination: str  # era_discard | removed | special_bottom | box
 
 
+class CardsDiscardedEarly(_Event, frozen=True, tag="cards_discarded_early"):
+    """§9.1 ``early_discard``: discarded toward the hand limit during another seat's turn (public)."""
+
+    seat: int
+    card_ids: tuple[str, ...]
+    destination: str  # era_discard | removed | special_bottom | box
+
+
 # --- rounds and turns ---------------------------------------------------------------------------------------
 
 class RoundStarted(_Event, frozen=True, tag="round_started"):
@@ -503,6 +511,7 @@ Event = (
     GameStarted | BoardSideChosen | PlayOrderSet | FederationInitialized | ResourcesGained | ResourcesPaid
     | BoardsAssigned | MetropolisesDealt | DeckShuffled | DeckReshuffled | BoxContents | SpecialsSetup
     | ContractsRevealed | CardsDealt | CardsDealtDetail | KeepStarted | CardsKept | CardsKeptDetail | CardsDiscarded
+    | CardsDiscardedEarly
     | RoundStarted | TurnStarted | CloneUsed | TilePlaced | CardPlayed | CardDiscarded | OrderChosen | BlockStarted
     | BlockEnded | SpecialPaid | SpecialDeclined | CardClaimed | CardUnderBoard | ActionLimitReached
     | ActionCardDiscarded | ClaimDeclined | DiscardedActionAnswered | ActionCardUsed | ActionCardRestored
