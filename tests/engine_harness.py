@@ -182,7 +182,11 @@ def check_random_playout(engine: Engine, seats: int, seed: int, options: dict[st
             prompt = engine.prompt(state)
             for other_seat in range(seats):
                 if prompt is not None and other_seat not in prompt.seats:
-                    assert engine.legal_commands(state, other_seat) == []
+                    outside = engine.legal_commands(state, other_seat)  # commands outside any prompt, if any
+                    for other in outside:
+                        assert assert_rejects_cleanly(engine, state, other_seat, other), f"legal {other!r} rejected"
+                    if command in outside:
+                        continue
                     try:
                         engine.decide(state, other_seat, command)
                     except RuleViolation:

@@ -425,12 +425,16 @@ def test_the_legal_moves_are_read_again_after_a_503(platform: LocalPlatform, bro
     player, game_id = _my_turn_against_the_api(platform, browser, "ivy", "jon")
     asked: list[str] = []
 
-    def fail_once(route: Any) -> None:
-        asked.append(route.request.url)
-        if len(asked) == 1:
+    def fail_once(route: Any) -> None:  # the page reads its moves at every version: fail its turn's first read
+        answer = route.fetch()
+        prompt = answer.json().get("prompt") if answer.ok else None
+        if not asked and prompt is not None and 0 in prompt["seats"]:
+            asked.append(route.request.url)
             route.fulfill(status=503, json=STORE_UNAVAILABLE)
         else:
-            route.continue_()
+            if asked:
+                asked.append(route.request.url)
+            route.fulfill(response=answer)
 
     player.page.route("**/legal", fail_once)
     after = player.version()
@@ -504,3 +508,49 @@ def test_dev_token_cors_and_client_config(platform: LocalPlatform) -> None:
         assert root.status_code in (301, 302, 307) and root.headers["location"].endswith("/app/")
         page = http.get(f"{platform.read_url}/app/")
         assert page.status_code == 200 and '<script type="module" src="/app/js/main.js">' in page.text
+
+
+async def _over_the_limit_on_the_other_seats_turn(platform: LocalPlatform, player: str, other: str) -> str:
+    """An Underwater Cities game with the rule flag ``early_discard``: ``player`` (seat 0) plays a card on AA (2
+    cards more), so that during ``other``'s turn it holds more cards than its limit.  The game's id."""
+    async with platform_client(platform) as client:  # the operator: a fixed seed
+        created = await client.create_game("underwater_cities", [{"player_id": player}, {"player_id": other}],
+                                           {"rules": {"early_discard": True}}, seed=36)
+        game_id = created["game_id"]
+        tokens = [(await client.seat_token(game_id, p))["token"] for p in (player, other)]
+        rng = random.Random(36)
+        for _ in range(200):
+            answers = [await client.legal(game_id, token) for token in tokens]
+            prompt = answers[0]["prompt"]
+            if prompt["kind"] == "choose_play" and 1 in prompt["seats"] and len(answers[0]["commands"]):
+                return str(game_id)  # seat 0 may discard now, on seat 1's turn
+            seat = 0 if 0 in prompt["seats"] else 1
+            moves = answers[seat]["commands"]
+            on_aa = [c for c in moves if c.get("slot_id") == "AA"] if seat == 0 else []
+            await client.play(game_id, tokens[seat], (on_aa or moves)[0] if seat == 0 else rng.choice(moves),
+                              expected_version=answers[0]["version"])
+    raise AssertionError("seat 0 never got over its hand limit on seat 1's turn")
+
+
+def test_a_move_outside_the_prompt_is_offered_on_another_seats_turn(platform: LocalPlatform, browser: Any) -> None:
+    """Underwater Cities' early discard: the page lists the seat's legal moves at every version, so the discards
+    it may make during the other seat's turn are buttons like any move; clicking one discards."""
+    game_id = _beside_the_browser(_over_the_limit_on_the_other_seats_turn(platform, "kim", "lee"))
+    player = Page(browser, platform.read_url)
+    player.sign_in("kim")
+    player.goto(f"#/game/{game_id}")
+    player.page.wait_for_selector(".game[data-version]")
+    moves = player.page.locator("#moves button.move:not([disabled])")
+    moves.first.wait_for()
+    labels = moves.all_inner_texts()
+    assert labels and all(label.endswith("now, before your turn (over your hand limit)") for label in labels), labels
+    assert "Waiting for" in (player.page.locator("[data-testid=prompt]").inner_text())  # not kim's turn
+    player.shot("underwater_cities-early-discard")
+    before = player.version()
+    moves.first.click()
+    player.page.wait_for_function("(v) => +document.querySelector('.game').dataset.version > v", arg=before)
+    player.page.wait_for_function("(n) => document.querySelectorAll('#moves button.move').length === n",
+                                  arg=len(labels) - 1)  # one card fewer, still over the limit
+    player.page.wait_for_selector("text=before their turn")  # the history tells it
+    player.shot("underwater_cities-early-discard-done")
+    player.close()

@@ -214,9 +214,11 @@ def test_legal_commands_are_described_and_views_use_catalogue_ids(game: str, sea
 
 
 # Command types bots seldom reach (a Nautilus submarine must recover a Tempo chip, a Shell with a Trial station
-# in operation, or a chip of its assignment; only King 5 fully raises an Aquatica Location): each game's own
-# test_describe.py covers them from scenes.
-RARE = {"nautilus": {"tempo_move", "skip_tempo", "peek", "end_peeks", "cash_assignment"}, "aquatica": {"fully_rise"}}
+# in operation, or a chip of its assignment; only King 5 fully raises an Aquatica Location; an Underwater Cities
+# claim_contract needs the rule flag contracts_auto_claim off and a contract's requirements met): each game's own
+# tests cover them from scenes (test_describe.py, underwater_cities/test_contract_claims.py).
+RARE = {"nautilus": {"tempo_move", "skip_tempo", "peek", "end_peeks", "cash_assignment"}, "aquatica": {"fully_rise"},
+        "underwater_cities": {"claim_contract"}}
 
 
 @pytest.mark.parametrize("game", GAMES)

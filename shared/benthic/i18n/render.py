@@ -69,7 +69,9 @@ def catalogue_texts(catalogue: dict[str, Any]) -> list[str | tuple[str, str]]:
             texts.append(term["text"])
     texts.extend(board["name"] for board in catalogue["boards"].values())
     texts.extend(track["name"] for track in catalogue["tracks"].values())
-    texts.extend(option["text"] for option in catalogue["options"])
+    for option in catalogue["options"]:
+        texts.append(option["text"])
+        texts.extend(flag["text"] for flag in option.get("flags", ()) if flag.get("text"))
     for message in catalogue_messages(catalogue).values():
         texts.extend(message_keys(message))
     return texts
@@ -104,4 +106,7 @@ def localized_catalogue(catalogue: dict[str, Any], language: str) -> dict[str, A
     out["name"] = text(catalogue["name"])
     for option in out["options"]:
         option["text"] = text(option["text"])
+        for flag in option.get("flags", ()):  # the rule flags an option holds (Underwater Cities' `rules`)
+            if flag.get("text"):
+                flag["text"] = text(flag["text"])
     return out

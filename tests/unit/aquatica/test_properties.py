@@ -2,7 +2,8 @@
 
 Each playout checks, at every state: every legal command is accepted by ``decide`` (all of them, not a
 sample) and random mutated commands are rejected with a RuleViolation code; after every event: the game
-invariants, the contract's leak rule and the structural visibility rules of §7.  At the end: the game is
+invariants, that the event found what it acts on (``preconditions.py``), the contract's leak rule and the
+structural visibility rules of §7.  At the end: the game is
 over within the bound and ``replay`` equals the step-by-step fold.
 
 ``BENTHIC_LONG_TESTS=1`` raises the number of seeds per case for soak runs.
@@ -25,6 +26,7 @@ from benthic.rules.aquatica.state import State
 from benthic.rules.bots import GreedyBot, play_out
 from tests.engine_harness import assert_rejects_cleanly, check_no_leak, random_commands
 from tests.unit.aquatica.helpers import CAT, ENGINE
+from tests.unit.aquatica.preconditions import check_event_applies
 from tests.unit.aquatica.test_views import check_event_twin, check_structure
 
 LONG = os.environ.get("BENTHIC_LONG_TESTS") == "1"
@@ -114,6 +116,7 @@ def playout(seats: int, seed: int, options: dict[str, Any]) -> State:
     def fold(new: list[Any]) -> None:
         nonlocal state, seen
         for event in new:
+            check_event_applies(state, event)
             after = ENGINE.evolve(state, event)
             check_invariants(after)
             seen = check_no_leak(ENGINE, seats, state, event, after, seen)

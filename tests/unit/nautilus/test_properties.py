@@ -1,4 +1,5 @@
-"""N-57 and the property tests: random playouts for every seat count and every flag value.
+"""N-57 and the property tests: random playouts for every seat count and every flag value; every event finds
+what it acts on (``preconditions.py``).
 
 ``BENTHIC_LONG_TESTS=1`` raises the number of examples for soak runs.
 """
@@ -22,6 +23,7 @@ from benthic.rules.nautilus.state import State
 from tests.engine_harness import assert_rejects_cleanly, check_random_playout, random_commands
 from tests.unit.nautilus.fixtures import ENGINE
 from tests.unit.nautilus.invariants import TurnOrder, check_state, check_step
+from tests.unit.nautilus.preconditions import check_event_applies
 
 LONG = os.environ.get("BENTHIC_LONG_TESTS") == "1"
 EXAMPLES = 300 if LONG else 16
@@ -101,6 +103,7 @@ def play_checked(
     def fold(new: list[Any]) -> None:
         nonlocal state
         for event in new:
+            check_event_applies(state, event)
             after = ENGINE.evolve(state, event)
             assert after.version == state.version + 1
             check_state(after)

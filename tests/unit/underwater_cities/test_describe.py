@@ -76,3 +76,21 @@ def test_catalogue_texts_follow_the_effect_data() -> None:
 
 def content_name(card_id: str) -> str:
     return str(ENGINE.catalogue()["components"][card_id]["name"])
+
+
+def test_the_catalogue_lists_every_rule_flag_with_its_values_and_a_text_in_both_languages() -> None:
+    from benthic.i18n import localized_catalogue
+
+    catalogue = ENGINE.catalogue()
+    rules = next(o for o in catalogue["options"] if o["name"] == "rules")
+    flags = {f["name"]: f for f in rules["flags"]}
+    assert (flags["early_discard"]["default"], flags["early_discard"]["values"]) == (False, [True, False])
+    assert (flags["contracts_auto_claim"]["default"], flags["contracts_auto_claim"]["values"]) == (True, [True, False])
+    assert all(f["text"] for f in flags.values())
+    portuguese = next(o for o in localized_catalogue(catalogue, "pt")["options"] if o["name"] == "rules")
+    texts = {f["name"]: f["text"] for f in portuguese["flags"]}
+    assert texts["early_discard"].startswith("Se um jogador acima do limite de mão")
+    assert all(texts[name] != flags[name]["text"] for name in flags)
+    for flag in ("early_discard", "contracts_auto_claim"):  # both values start a game
+        for value in (True, False):
+            ENGINE.start(GameConfig(seats=3, seed=1, options={"government_contracts": True, "rules": {flag: value}}))

@@ -1,7 +1,8 @@
 """Property tests over random legal playouts, for every seat count and every mode and rule flag:
 the game ends within the bound; every command of ``legal_commands`` is accepted (all of them, on every
 third state); random illegal commands are rejected with a RuleViolation code; replay equals the
-step-by-step fold; game invariants hold after every event; views and redacted events never reveal a secret
+step-by-step fold; game invariants hold after every event, and every event finds what it acts on
+(``preconditions.py``); views and redacted events never reveal a secret
 to another seat (the generic token checks of the harness plus structural checks).
 
 ``BENTHIC_LONG_TESTS=1`` raises the number of hypothesis examples for soak runs."""
@@ -26,6 +27,7 @@ from benthic.rules.underwater_cities.flow import turn_order
 from benthic.rules.underwater_cities.state import NEUTRAL, GameState
 from benthic.rules.underwater_cities.usability import action_cards
 from tests.engine_harness import assert_rejects_cleanly, check_random_playout, random_commands, strings_in
+from tests.unit.underwater_cities.preconditions import check_event_applies
 
 LONG = os.environ.get("BENTHIC_LONG_TESTS") == "1"
 EXAMPLES = 25 if LONG else 1
@@ -46,6 +48,8 @@ MODES: list[tuple[int, dict[str, Any]]] = [
     (3, {"board_side": "advanced", "rules": {"federation_start_small": "compensate_last",
                                              "tunnel_pair_both_adjacent": False}}),
     (1, {"rules": {"solo_symbiotic_limit": 7}}),
+    (3, {"government_contracts": True, "rules": {"early_discard": True, "contracts_auto_claim": False}}),
+    (4, {"rules": {"early_discard": True}}),
 ]
 MODE_IDS = [f"{seats}p-{'-'.join(sorted(o)) or 'default'}" for seats, o in MODES]
 
@@ -163,8 +167,12 @@ def _playout(seats: int, seed: int, options: dict[str, Any]) -> GameState:
             for odd in random_commands(ENGINE, rng, 8, legal):
                 assert_rejects_cleanly(ENGINE, state, seat, odd)
         command = rng.choice(legal)
+        outside = [(s, c) for s in range(seats) if s not in prompt.seats for c in ENGINE.legal_commands(state, s)]
+        if outside and rng.random() < 0.5:  # a command outside any prompt (early_discard) now and then
+            seat, command = rng.choice(outside)
         new = ENGINE.decide(state, seat, command)
         for event in new:
+            check_event_applies(state, event)
             state = ENGINE.evolve(state, event)
             check_invariants(state)
             if commands % 4 == 0:

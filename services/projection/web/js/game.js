@@ -139,6 +139,9 @@ export async function gamePage(main, gameId, watchOnly) {
   }
 
   function myTurn() { return g.replay === null && g.seat !== null && g.view?.prompt?.seats.includes(g.seat); }
+  // A seated player's legal moves are read at every version, not only on its turn: a game may let a seat act
+  // outside the prompt (Underwater Cities' early discard); an empty list reads "Not your turn."
+  function seated() { return g.replay === null && g.seat !== null; }
 
   function renderMoves() {
     const root = main.querySelector(".game");
@@ -148,7 +151,7 @@ export async function gamePage(main, gameId, watchOnly) {
     moveList.replaceChildren();
     undoButton.hidden = g.seat === null || g.replay !== null || !g.view?.prompt;
     undoButton.disabled = g.busy;
-    const current = myTurn() && g.movesVersion >= 0 ? g.moves : [];
+    const current = seated() && g.movesVersion >= 0 ? g.moves : [];
     if (!current.length) {
       choices.replaceChildren();
       filter.hidden = true;
@@ -271,7 +274,7 @@ export async function gamePage(main, gameId, watchOnly) {
   const send = (body) => retried(() => command("POST", `/games/${gameId}/commands`, { bearer: mySeat.token, body }));
 
   async function loadMoves() {
-    if (!myTurn()) { g.moves = []; g.movesVersion = -1; return; }
+    if (!seated()) { g.moves = []; g.movesVersion = -1; return; }
     const asked = g.version;
     try {
       const legal = await retried(() => command("GET", `/games/${gameId}/legal`, { bearer: mySeat.token }));
@@ -350,7 +353,7 @@ export async function gamePage(main, gameId, watchOnly) {
     if (body.view.prompt === null || body.status === "finished") g.status = "finished";
     if (g.summary.seats.includes(null)) g.summary = await read(`/games/${gameId}`);  // someone may have joined
     if (g.summary.seats.includes(null)) waitForSeats();
-    if (myTurn()) await loadMoves();
+    if (seated()) await loadMoves();
     render();
     main.querySelector(".game").dataset.version = String(g.version);
     offerReplay();

@@ -414,10 +414,31 @@ def _terms(data: Content) -> dict[str, dict[str, str]]:
     return terms_from(named, extra)
 
 
+FLAG_TEXTS = {  # what each rule flag of §9.1 decides (RULES.md)
+    "usability_check": "Whether a slot also counts as usable after the matched card's automatic gains "
+                       "(card_aware) or only with what you hold when you place the tile (at_choice).",
+    "pair_bonus_per_pair": "The bonus for upgraded buildings of one type at a city: once (false) or once per "
+                           "pair (true).",
+    "a14_allow_biomatter": "Whether the action that gains different resources may give biomatter.",
+    "federation_start_small": "The Federation track's starting positions with 2 or 3 players: the first "
+                              "positions (first_n) or compensation for the last players (compensate_last).",
+    "tunnel_pair_both_adjacent": "Whether both tunnels of a tunnel pair must be next to a city for its bonus.",
+    "solo_symbiotic_limit": "Solo: no limit of symbiotic cities (null) or at most 7.",
+    "contracts_auto_claim": "Government contracts: claimed by themselves as soon as their requirements hold "
+                            "(true) or by a claim of your own during your turn (false).",
+    "early_discard": "Whether a player over the hand limit may discard during the other players' turns (true) "
+                     "or only at the start of their own turn (false).",
+    "discard_pile_public": "Whether the discard pile of the era deck is face up.",
+    "known_special_hand_cards_public": "Whether Special cards taken face up stay known to everyone in your hand.",
+    "draw3_min_deck": "How many cards the Special deck needs for the draw-3 route of taking a Special card.",
+}
+
+
 def _options() -> list[dict[str, Any]]:
     rule_flags = []
     for field in msgspec.inspect.type_info(Rules).fields:  # type: ignore[attr-defined]
-        rule_flags.append({"name": field.name, "default": field.default, "values": _allowed(field.type)})
+        rule_flags.append({"name": field.name, "default": field.default, "values": _allowed(field.type),
+                           "text": FLAG_TEXTS[field.name]})
     return [
         {"name": "board_side", "default": "basic", "values": ["basic", "advanced"],
          "text": "Player-board side; the solo game always uses advanced (the default there)."},

@@ -131,6 +131,12 @@ class EndTurn(_Command, frozen=True, tag="end_turn"):
     pass
 
 
+class ClaimContract(_Command, frozen=True, tag="claim_contract"):
+    """§9.1 ``contracts_auto_claim = false``: claim a revealed contract whose requirements the seat meets."""
+
+    contract_id: str
+
+
 class SetProductionOptions(_Command, frozen=True, tag="set_production_options"):
     use_card_ids: tuple[str, ...]
 
@@ -148,5 +154,6 @@ Command = (
     KeepCards | DiscardCards | PlayCard | PlayCardClone | UseAbility | ChooseOrder | PaySpecial | DeclineSpecial
     | DiscardActionCard | DeclineClaim | UseDiscardedAction | StartPart | EndEffect | Done | ChooseOption | Build
     | Upgrade | UseActionCard | RestoreActionCard | TakeSpecial | KeepSpecial | GainDistinct | Pay | Exchange
-    | PerformSlot | ChooseStructure | ConvertCity | EndTurn | SetProductionOptions | BuyPoints | DoneBuying
+    | PerformSlot | ChooseStructure | ConvertCity | EndTurn | ClaimContract | SetProductionOptions | BuyPoints
+    | DoneBuying
 )

@@ -42,7 +42,7 @@ from .effects import (
     parts_of,
 )
 from .evolve import unwrap
-from .prompts import ALLOWED, prompt_of
+from .prompts import ALLOWED, RUNNING, prompt_of
 from .state import ActivePart, Frame, GameState
 from .usability import (
     action_cards,
@@ -69,11 +69,16 @@ def decide(state: GameState, seat: int, command: Any) -> list[Any]:
     if prompt is None:
         fail("game_over", "§5.3 generic check: the game has ended")
     kind, seats = prompt
+    if seat not in seats and isinstance(command, cmd.DiscardCards) and discards.early_discard_excess(state, seat):
+        ctx = Ctx(state)
+        early_discard(ctx, seat, command)
+        return ctx.events
     if seat not in seats:
         if kind in ("keep_cards", "production_options", "final_purchases") and seat in state.answered:
             fail("already_answered", f"§5.3 generic check: seat {seat} already answered {kind}")
         fail("not_your_turn", f"§5.3 generic check: the prompt `{kind}` is for seats {list(seats)}")
-    if type(command) not in ALLOWED.get(kind, ()):
+    claim = isinstance(command, cmd.ClaimContract) and kind != RUNNING and contract_claims_open(state)
+    if type(command) not in ALLOWED.get(kind, ()) and not claim:
         fail("wrong_prompt", f"§5.3 generic check: `{command.__struct_config__.tag}` does not answer `{kind}`")
     ctx = Ctx(state)
     HANDLERS[type(command)](ctx, seat, command)
@@ -120,6 +125,19 @@ def discard_cards(ctx: Ctx, seat: int, c: cmd.DiscardCards) -> None:
                           "§5.3 P2 discard_to_limit (§6.9)")
     for destination, ids in discards.discard_groups(ctx.state, c.card_ids):
         ctx.emit(ev.CardsDiscarded(seat, ids, destination))
+
+
+def early_discard(ctx: Ctx, seat: int, c: cmd.DiscardCards) -> None:
+    """§9.1 ``early_discard``: during another seat's turn, 1 up to the excess cards (nothing of the turn that
+    runs waits for it, so there is nothing to settle)."""
+    player = ctx.state.players[seat]
+    excess = discards.early_discard_excess(ctx.state, seat)
+    rule = "§9.1 early_discard (§6.9)"
+    if not 1 <= len(c.card_ids) <= excess:
+        fail("wrong_count", f"{rule}: before your turn, discard 1 to {excess} cards (down to your hand limit)")
+    _check_card_selection(player.hand, c.card_ids, len(c.card_ids), rule)
+    for destination, ids in discards.discard_groups(ctx.state, c.card_ids):
+        ctx.emit(ev.CardsDiscardedEarly(seat, ids, destination))
 
 
 # --- P3, P4: playing a card ---------------------------------------------------------------------------------
@@ -526,6 +544,23 @@ def convert_city(ctx: Ctx, seat: int, c: cmd.ConvertCity) -> None:
     ctx.emit(ev.PartEnded(top.id, _active(ctx.state).part))
 
 
+# --- contracts claimed by command (§9.1 contracts_auto_claim = false) ----------------------------------------
+
+def contract_claims_open(state: GameState) -> bool:
+    """Without the automatic claim, every prompt of the active seat's turn also takes ``claim_contract``."""
+    return (state.contracts_variant and not state.rules.contracts_auto_claim and state.phase == "turn"
+            and state.turn is not None)
+
+
+def claim_contract(ctx: Ctx, seat: int, c: cmd.ClaimContract) -> None:
+    rule = "§6.15 claim_contract (§9.1 contracts_auto_claim = false)"
+    if c.contract_id not in ctx.state.open_contracts:
+        fail("contract_unavailable", f"{rule}: {c.contract_id or 'that'} is not a revealed, unclaimed contract")
+    if not resolve.meets(ctx.state, seat, c.contract_id):
+        fail("contract_condition_not_met", f"{rule}: you do not meet the requirements of {c.contract_id}")
+    resolve.claim_contract(ctx, seat, c.contract_id)
+
+
 # --- P10-P12 ------------------------------------------------------------------------------------------------
 
 def end_turn(ctx: Ctx, seat: int, c: cmd.EndTurn) -> None:
@@ -597,6 +632,7 @@ HANDLERS: dict[type, Callable[[Ctx, int, Any], None]] = {
     cmd.ChooseStructure: choose_structure,
     cmd.ConvertCity: convert_city,
     cmd.EndTurn: end_turn,
+    cmd.ClaimContract: claim_contract,
     cmd.SetProductionOptions: set_production_options,
     cmd.BuyPoints: buy_points,
     cmd.DoneBuying: done_buying,

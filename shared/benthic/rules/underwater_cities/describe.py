@@ -32,7 +32,7 @@ from .effects import (
 )
 from .prompts import prompt_of
 from .state import GameState
-from .texts import RESOURCE_ORDER, effect_text
+from .texts import RESOURCE_ORDER, effect_text, gain_text
 from .usability import side_slots
 from .views import special_top_visible
 
@@ -192,6 +192,7 @@ class _Describer:
             seat = found[1][0]
         self.seat = seat
         self.player = state.players[seat]
+        self.prompted = found is not None and seat in found[1]
 
     # --- cards and slots -----------------------------------------------------------------------------------
     def slot_text(self, slot_id: str) -> Message | str:
@@ -435,7 +436,15 @@ class _Describer:
                               else msg("Keep no card"), list(c.card_ids))
 
     def discard_cards(self, c: cmd.DiscardCards) -> Description:
+        if not self.prompted:  # §9.1 early_discard, during another seat's turn
+            return Description.of(msg("Discard {cards} now, before your turn (over your hand limit)",
+                                      cards=self.cards_list(c.card_ids)), list(c.card_ids))
         return Description.of(msg("Discard {cards}", cards=self.cards_list(c.card_ids)), list(c.card_ids))
+
+    def claim_contract(self, c: cmd.ClaimContract) -> Description:
+        contract = content().contracts[c.contract_id]
+        return Description.of(msg("Fulfil the contract {contract}: {reward}", contract=Message(contract.name),
+                                  reward=gain_text(contract.reward)), [c.contract_id])
 
     def production_options(self, c: cmd.SetProductionOptions) -> Description:
         if not c.use_card_ids:
@@ -488,6 +497,7 @@ _HANDLERS: dict[type, Callable[[_Describer, Any], Description]] = {
     cmd.ChooseStructure: _Describer.choose_structure,
     cmd.ConvertCity: _Describer.convert_city,
     cmd.EndTurn: lambda d, c: Description.of(msg("End your turn")),
+    cmd.ClaimContract: _Describer.claim_contract,
     cmd.SetProductionOptions: _Describer.production_options,
     cmd.BuyPoints: _Describer.buy_points,
     cmd.DoneBuying: lambda d, c: Description.of(msg("Buy no more points")),

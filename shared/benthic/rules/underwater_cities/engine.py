@@ -40,8 +40,8 @@ class UnderwaterCitiesEngine(Engine[GameState, Command, Event]):
         "tile_placed", "clone_used", "order_chosen", "block_started", "block_ended", "card_claimed",
         "card_under_board", "claim_declined", "action_limit_reached", "action_card_used", "action_card_restored",
         "ability_used", "card_triggered", "frame_opened", "part_started", "option_chosen", "part_ended",
-        "effect_ended", "built", "upgraded", "city_converted", "build_bonus_gained", "metropolis_connected",
-        "resources_gained", "resources_paid", "federation_advanced", "slot_performed",
+        "effect_ended", "built", "upgraded", "upgrade_skipped", "city_converted", "build_bonus_gained",
+        "metropolis_connected", "resources_gained", "resources_paid", "federation_advanced", "slot_performed",
     })
     min_seats = MIN_SEATS
     max_seats = MAX_SEATS

@@ -124,6 +124,14 @@ class CardsDiscarded(_Event, frozen=True, tag="cards_discarded"):
     destination: str  # era_discard | removed | special_bottom | box
 
 
+class CardsDiscardedEarly(_Event, frozen=True, tag="cards_discarded_early"):
+    """§9.1 ``early_discard``: discarded toward the hand limit during another seat's turn (public)."""
+
+    seat: int
+    card_ids: tuple[str, ...]
+    destination: str  # era_discard | removed | special_bottom | box
+
+
 # --- rounds and turns ---------------------------------------------------------------------------------------
 
 class RoundStarted(_Event, frozen=True, tag="round_started"):
@@ -313,6 +321,14 @@ class Upgraded(_Event, frozen=True, tag="upgraded"):
     paid: Res
 
 
+class UpgradeSkipped(_Event, frozen=True, tag="upgrade_skipped"):
+    """build_upgrade's upgrade of the piece it built, skipped after the trigger frames its build pushed (§6.5)."""
+
+    seat: int
+    site: str
+    reason: str  # already_upgraded | cannot_pay
+
+
 class CityConverted(_Event, frozen=True, tag="city_converted"):
     seat: int
     site: str
@@ -495,11 +511,13 @@ Event = (
     GameStarted | BoardSideChosen | PlayOrderSet | FederationInitialized | ResourcesGained | ResourcesPaid
     | BoardsAssigned | MetropolisesDealt | DeckShuffled | DeckReshuffled | BoxContents | SpecialsSetup
     | ContractsRevealed | CardsDealt | CardsDealtDetail | KeepStarted | CardsKept | CardsKeptDetail | CardsDiscarded
+    | CardsDiscardedEarly
     | RoundStarted | TurnStarted | CloneUsed | TilePlaced | CardPlayed | CardDiscarded | OrderChosen | BlockStarted
     | BlockEnded | SpecialPaid | SpecialDeclined | CardClaimed | CardUnderBoard | ActionLimitReached
     | ActionCardDiscarded | ClaimDeclined | DiscardedActionAnswered | ActionCardUsed | ActionCardRestored
     | AbilityUsed | CardTriggered | EndOfTurnOffered | TurnEnded | CardsDrawn | CardsDrawnDetail | FrameOpened
-    | PartStarted | OptionChosen | PartEnded | EffectEnded | Built | Upgraded | CityConverted | BuildBonusGained
+    | PartStarted | OptionChosen | PartEnded | EffectEnded | Built | Upgraded | UpgradeSkipped | CityConverted
+    | BuildBonusGained
     | MetropolisConnected | MetropolisGained | FederationAdvanced | SpecialTaken | SpecialDrawSeen | SpecialDraw3
     | SpecialDraw3Detail | SpecialRevealed | SlotPerformed | ContractClaimed | TilesReturned | FederationReset
     | EraMarkerAdvanced | SoloRoundSummary | SoloCardFlipped | SoloBlockersPlaced | ProductionStarted

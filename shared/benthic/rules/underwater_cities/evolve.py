@@ -188,7 +188,7 @@ def _cards_kept_detail(s: GameState, e: ev.CardsKeptDetail) -> GameState:
     return replace(s, keep_choices=_replace_at(s.keep_choices, e.seat, e.card_ids))
 
 
-def _cards_discarded(s: GameState, e: ev.CardsDiscarded) -> GameState:
+def _cards_discarded(s: GameState, e: ev.CardsDiscarded | ev.CardsDiscardedEarly) -> GameState:
     player = s.players[e.seat]
     changes = _to_destination(s, e.card_ids, e.destination)
     players = _player(s, e.seat, hand=_without(player.hand, e.card_ids),
@@ -591,6 +591,7 @@ HANDLERS: dict[type, Callable[[GameState, Any], GameState]] = {
     ev.CardsKept: _cards_kept,
     ev.CardsKeptDetail: _cards_kept_detail,
     ev.CardsDiscarded: _cards_discarded,
+    ev.CardsDiscardedEarly: _cards_discarded,
     ev.RoundStarted: _round_started,
     ev.TurnStarted: _turn_started,
     ev.CloneUsed: _clone_used,
@@ -623,6 +624,7 @@ HANDLERS: dict[type, Callable[[GameState, Any], GameState]] = {
     ev.EffectEnded: _effect_ended,
     ev.Built: _built,
     ev.Upgraded: _upgraded,
+    ev.UpgradeSkipped: _noop,
     ev.CityConverted: _city_converted,
     ev.BuildBonusGained: _build_bonus_gained,
     ev.MetropolisConnected: _noop,

@@ -15,7 +15,7 @@ from .discards import discard_destination, discard_groups
 from .effects import Ability, BuyScore, Modifier, Res, parts_of
 from .frames import flush_pending, open_frame, step_frame
 from .production import feeding, production_of
-from .resolve import draw
+from .resolve import claimable_contracts, draw
 from .scoring import final_breakdowns
 from .state import GameState
 from .usability import action_cards, hand_limit, side_slots, slot_parts, usable
@@ -44,7 +44,7 @@ def step_turn(ctx: Ctx) -> bool:
     assert turn is not None
     seat = turn.seat
     if turn.stage == "end_of_turn":
-        if usable_abilities(state, seat):
+        if usable_abilities(state, seat) or claimable_contracts(state, seat):
             return False
         end_turn(ctx)
         return True
@@ -69,7 +69,7 @@ def step_turn(ctx: Ctx) -> bool:
         special = block == "card" and content().cards[turn.card_id].is_special
         ctx.emit(ev.BlockStarted(seat, block, special))
         return True
-    if not turn.end_offered and usable_abilities(state, seat):
+    if not turn.end_offered and (usable_abilities(state, seat) or claimable_contracts(state, seat)):
         ctx.emit(ev.EndOfTurnOffered(seat))
         return True
     end_turn(ctx)

@@ -8,11 +8,12 @@ from itertools import combinations, permutations
 from typing import Any
 
 from . import commands as cmd
-from . import flow
+from . import discards, flow
 from .board import bag_name, covers, scaled, upgrade_bags
 from .content import content
 from .effects import BuildUpgrade, Res, UpgradeCost
-from .prompts import prompt_of
+from .prompts import RUNNING, prompt_of
+from .resolve import claimable_contracts
 from .state import GameState
 from .usability import (
     action_cards,
@@ -36,10 +37,14 @@ from .usability import (
 
 def legal_commands(state: GameState, seat: int) -> list[Any]:
     prompt = prompt_of(state)
-    if prompt is None or seat not in prompt[1]:
+    if prompt is None:
         return []
+    if seat not in prompt[1]:
+        return _early_discards(state, seat)
     enumerate_ = ENUMERATORS.get(prompt[0])
-    return enumerate_(state, seat) if enumerate_ is not None else []
+    found = enumerate_(state, seat) if enumerate_ is not None else []
+    claims = claimable_contracts(state, seat) if prompt[0] != RUNNING else []
+    return found + [cmd.ClaimContract(c) for c in claims] if claims else found
 
 
 def _abilities(state: GameState, seat: int) -> list[Any]:
@@ -54,6 +59,14 @@ def _keep(state: GameState, seat: int) -> list[Any]:
 def _discard(state: GameState, seat: int) -> list[Any]:
     player = state.players[seat]
     return [cmd.DiscardCards(ids) for ids in combinations(player.hand, len(player.hand) - hand_limit(player))]
+
+
+def _early_discards(state: GameState, seat: int) -> list[Any]:
+    """§9.1 ``early_discard``, outside any prompt: one card at a time (RULES.md choice 20; ``decide`` also
+    takes several at once, up to the excess)."""
+    if not discards.early_discard_excess(state, seat):
+        return []
+    return [cmd.DiscardCards((card_id,)) for card_id in dict.fromkeys(state.players[seat].hand)]
 
 
 def _choose_play(state: GameState, seat: int) -> list[Any]:

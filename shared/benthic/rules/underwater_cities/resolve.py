@@ -126,20 +126,37 @@ def slot_gave(ctx: Ctx, seat: int, root: int, res: str) -> None:
 
 
 def check_contracts(ctx: Ctx, seat: int) -> None:
-    """§6.15: after a change of the active seat's board, claim every revealed contract it now meets."""
-    state = ctx.state
-    if not state.open_contracts:
+    """§6.15: after a change of the active seat's board, claim every revealed contract it now meets (unless
+    ``contracts_auto_claim`` is off: then the seat claims with ``claim_contract``)."""
+    if not ctx.state.open_contracts or not ctx.state.rules.contracts_auto_claim:
         return
-    contracts = content().contracts
+    for contract_id in content().contract_order:  # each checked after the rewards before it
+        if contract_id in ctx.state.open_contracts and meets(ctx.state, seat, contract_id):
+            claim_contract(ctx, seat, contract_id)
+
+
+def meets(state: GameState, seat: int, contract_id: str) -> bool:
     player = state.players[seat]
-    for contract_id in content().contract_order:
-        if contract_id not in ctx.state.open_contracts:
-            continue
-        contract = contracts[contract_id]
-        if all(condition_holds(player, cond) for cond in contract.requires):
-            ctx.emit(ev.ContractClaimed(seat, contract_id))
-            gain(ctx, seat, contract.reward, f"contract:{contract_id}")
-            player = ctx.state.players[seat]
+    return all(condition_holds(player, cond) for cond in content().contracts[contract_id].requires)
+
+
+def met_contracts(state: GameState, seat: int) -> list[str]:
+    """The revealed, unclaimed contracts whose requirements ``seat`` meets now, in GC1...GC8 order."""
+    return [c for c in content().contract_order if c in state.open_contracts and meets(state, seat, c)]
+
+
+def claimable_contracts(state: GameState, seat: int) -> list[str]:
+    """``contracts_auto_claim = false``: what ``seat`` may claim now, at any prompt of its own turn."""
+    turn = state.turn
+    if state.rules.contracts_auto_claim or state.phase != "turn" or turn is None or turn.seat != seat:
+        return []
+    return met_contracts(state, seat)
+
+
+def claim_contract(ctx: Ctx, seat: int, contract_id: str) -> None:
+    """The seat takes the contract and gains its reward at once (a trigger, §6.15); it is not replaced."""
+    ctx.emit(ev.ContractClaimed(seat, contract_id))
+    gain(ctx, seat, content().contracts[contract_id].reward, f"contract:{contract_id}")
 
 
 # --- automatic nodes ----------------------------------------------------------------------------------------
@@ -282,10 +299,16 @@ def simulate_build(state: GameState, seat: int, kind: str, site: str, paid: Res)
 
 
 def pending_upgrade(ctx: Ctx, seat: int, site: str) -> None:
-    """build_upgrade: upgrade the piece just built, at the usual cost, if it can still be paid."""
+    """build_upgrade: upgrade the piece just built, at the usual cost, once the frames its triggers pushed are
+    resolved; skipped when one of them upgraded it already (a structure is upgraded once) or spent what the
+    upgrade costs (§6.5 RULING: the piece stays built)."""
     player = ctx.state.players[seat]
-    kind = player.pieces[site].kind
-    for bag in upgrade_bags(player, kind, "usual"):
+    piece = player.pieces[site]
+    if piece.upgraded:
+        ctx.emit(ev.UpgradeSkipped(seat, site, "already_upgraded"))
+        return
+    for bag in upgrade_bags(player, piece.kind, "usual"):
         if covers(player.res, bag):
             upgrade(ctx, seat, site, bag)
             return
+    ctx.emit(ev.UpgradeSkipped(seat, site, "cannot_pay"))

@@ -21,8 +21,8 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     federation_start_small: Literal["first_n", "compensate_last"] = "first_n"
     tunnel_pair_both_adjacent: bool = True
     solo_symbiotic_limit: Literal[7] | None = None
-    contracts_auto_claim: Literal[True] = True
-    early_discard: Literal[False] = False
+    contracts_auto_claim: bool = True
+    early_discard: bool = False
     discard_pile_public: bool = True
     known_special_hand_cards_public: bool = True
     draw3_min_deck: Literal[3, 4] = 4
