@@ -127,9 +127,15 @@ async def _pool_events(redis_url: str) -> list[ev.Event]:
 
 
 async def _unseated(redis_url: str) -> bool:
-    """A wave's tables decided, not all their games created yet."""
+    """A wave's tables decided, not all their games created yet (read from the stream's newest entries: cheap
+    enough to look every few milliseconds)."""
+    redis = Redis.from_url(redis_url)
+    try:
+        entries = await redis.xrevrange("{mm:pool}:events", count=100)
+    finally:
+        await redis.aclose()
     made, done = set(), set()
-    for e in await _pool_events(redis_url):
+    for e in (ev.pool_decoder.decode(fields[b"d"]) for _id, fields in entries):
         if isinstance(e, ev.MatchMade):
             made.add(e.match_id)
         elif isinstance(e, ev.MatchSeated | ev.MatchFailed):
@@ -144,7 +150,7 @@ async def _mid_wave(servers: PrivateSentinelSet, deadline: float) -> bool:
                 return True
         except Exception:  # noqa: BLE001 - a failover under way: look again
             pass
-        await asyncio.sleep(0.02)
+        await asyncio.sleep(0.005)
     return False
 
 

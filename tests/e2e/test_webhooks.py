@@ -333,7 +333,8 @@ def test_who_may_register_and_what_is_answered(platform: LocalPlatform) -> None:
     put = httpx.put(url, json={**body, "secret": "0123456789abcdef0123"}, headers=_operator(platform), timeout=10)
     assert put.status_code == 200 and put.json()["secret"] is None, "a secret given is never answered"
     got = httpx.get(url, headers=_backend(platform), timeout=10).json()
-    assert got["url"] == body["url"] and got["events"] == ["turn.started", "game.finished"] and got["secret"] is None
+    assert got["url"] == body["url"] and got["events"] == ["turn.started", "game.finished", "match.found",
+                                                                "ticket.expired"] and got["secret"] is None
     assert httpx.delete(url, headers=_backend(platform), timeout=10).status_code == 204
     gone = httpx.delete(url, headers=_backend(platform), timeout=10)
     assert (gone.status_code, gone.json()["code"]) == (404, "webhook_not_found")
