@@ -22,6 +22,10 @@ STEPS = [
     # Server CPU per move against boardgame.io 0.50 in memory (skips that side without node and npm).
     ("peer", ["-m", "bench.peer_bench", "--warmup", "3" if QUICK else "10", "--seconds", "5" if QUICK else "20",
               "--games", "20" if QUICK else "200"]),
+    # The matchmaker: pairing per wave for 1,000 / 10,000 / 100,000 waiting tickets, a whole wave in the service,
+    # its CPU per move and idle beside the other services'.
+    ("matchmaker", ["-m", "bench.matchmaker_bench", "--sizes", "1000,10000" if QUICK else "1000,10000,100000",
+                    "--wave-sizes", "300" if QUICK else "1000,10000", "--games", "6" if QUICK else "30"]),
     ("archive", ["-m", "bench.archive_bench", "--games", "5" if QUICK else "30"]),
     # schemathesis against both APIs, longer than the bounded run of make test.
     ("api_fuzz", ["-m", "bench.api_fuzz", "--examples", "20" if QUICK else "100"]),

@@ -24,7 +24,7 @@ import httpx
 
 from benthic.local.localplatform import LocalPlatform
 
-APIS = ("command", "read", "notifier")
+APIS = ("command", "read", "notifier", "matchmaker")
 # The platform's settings these runs need: long-polls capped at 1 s (cases ask for waits up to 1e308 s).
 ENV = {
     "BENTHIC_LONG_POLL_MAX_S": "1",
@@ -119,6 +119,16 @@ def _config(setup: dict[str, str], api: str, max_examples: int) -> str:
             'include-method = "PUT"',
             'checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404"]',
         ]
+    if api == "matchmaker":
+        # A player's JWT; a schema-valid ticket or invitation may still be refused by the game's rules or by the
+        # player's state (a cap reached, no such invitee, on vacation): the documented 4xx of the operation.
+        lines += [
+            "[auth.openapi.playerJwt]",
+            f'bearer = "{setup["player_jwt"]}"',
+            "[[operations]]",
+            'include-path-regex = "^/(matchmaking|invitations|players)"',
+            'checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "422"]',
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -130,7 +140,8 @@ def run(platform: LocalPlatform, workdir: Path, max_examples: int, seed: int | N
         config = workdir / f"schemathesis-{api}.toml"
         config.write_text(_config(setup, api, max_examples))
         report = workdir / f"schemathesis-{api}.json"
-        url = {"read": platform.read_url, "notifier": platform.url("notifier")}.get(api, platform.command_url)
+        url = {"read": platform.read_url, "notifier": platform.url("notifier"),
+               "matchmaker": platform.url("matchmaker")}.get(api, platform.command_url)
         command = [sys.executable, "-m", "schemathesis.cli", "--config-file", str(config), "--no-color", "run",
                    f"{url}/schema/openapi.json", "--checks", "all", "--report", "json",
                    "--report-json-path", str(report)]

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import secrets
-
 from benthic.errors import ApiError
-from benthic.game import lifecycle as lc
-from benthic.game.gamestate import Folded
 from benthic.play import PlayerGames, PlayPath
-from benthic.rules import GameConfig, RuleViolation, UnknownGameType, game_types, get_engine
-from benthic.runtime.telemetry import EVENTS_APPENDED, GAMES_CREATED, SEAT_TOKENS_ISSUED, log
-from benthic.store import Actor, EventStore, GameMeta, JoinRefused, NewEvent, SeatInfo
+from benthic.play.creation import GameCreation, new_game_id
+from benthic.rules import UnknownGameType, game_types, get_engine
+from benthic.runtime.telemetry import SEAT_TOKENS_ISSUED, log
+from benthic.store import Actor, EventStore, GameMeta, JoinRefused, SeatInfo
 from benthic.trust.auth import IssuedToken, SeatTokens, now_ms
 from benthic.trust.identity import PLAYER, Credential
 from services.command.game_facts import GameFacts
@@ -34,6 +31,7 @@ class Lobby:
         self.facts = facts
         self.tokens = tokens
         self.players = players
+        self.creation = GameCreation(store, play, players)
 
     async def create(self, request: CreateGame, creator: Credential, seed_allowed: bool) -> GameCreated:
         try:
@@ -45,52 +43,13 @@ class Lobby:
         if request.seed is not None and not seed_allowed:
             raise ApiError(403, "seed_requires_operator", "only an operator may choose a game's seed")
         seats = seats_at_creation(request.seats, creator)
-        try:
-            lc.parse_options(request.options)
-        except lc.InvalidOption as error:
-            raise ApiError(422, "invalid_option", error.message) from None
-        seeded = request.seed is not None
-        rated = rated_at_creation(request.rated, seeded, creator, seats)
-        seed = request.seed if request.seed is not None else secrets.randbits(62)
-        try:
-            events = engine.start(GameConfig(seats=len(seats), seed=seed, options=lc.engine_options(request.options)))
-        except RuleViolation as violation:
-            raise ApiError(422, violation.code, violation.message) from None
-        game_id = f"{request.game_type[:2]}_{secrets.token_hex(8)}"
-        created_ms = now_ms()
+        rated = rated_at_creation(request.rated, request.seed is not None, creator, seats)
         # The cap binds players creating for themselves; a trusted backend places players as it sees fit.
-        reservations = []
-        try:
-            for seat in seats:
-                if seat is not None and seat.kind != BOT:
-                    reservations.append(
-                        await self.players.reserve(seat.player_id, game_id, created_ms, capped=not creator.trusted)
-                    )
-            commit = await self.store.create(
-                game_id,
-                engine.game_type,
-                [NewEvent(engine.event_name(e), engine.encode_event(e), engine_version=engine.engine_version)
-                 for e in events],
-                seats=seats,
-                options=request.options,
-                engine_version=engine.version,
-                seeded=seeded,
-                now_ms=created_ms,
-                rated=rated,
-                actor=Actor(creator.subject, creator.kind),
-                managed=lc.bots_look_after(seats, request.options),
-            )
-        except BaseException:
-            for reservation in reservations:
-                await reservation.release()
-            raise
-        self.play.remember_created(game_id, engine, Folded(commit.last_version, engine.replay(events)))
-        GAMES_CREATED.labels(engine.game_type).inc()
-        EVENTS_APPENDED.labels(engine.game_type).inc(len(events))
-        status = "running" if all(seats) else "open"
+        opened = await self.creation.create(engine, new_game_id(engine.game_type), seats, request.options,
+                                            rated=rated, actor=Actor(creator.subject, creator.kind),
+                                            seed=request.seed, capped=not creator.trusted)
+        game_id, status = opened.game_id, opened.status
         self.facts.created(game_id, engine.game_type, running=status == "running")
-        log().info("game_created", game_id=game_id, game_type=engine.game_type, seats=len(seats),
-                   version=commit.last_version, rated=rated)
         grants = []
         for i, s in enumerate(seats):
             if s is None:
@@ -100,7 +59,7 @@ class Lobby:
                 grants.append(SeatGrant(i, s.player_id, s.name, issued.token, issued.expires_at_ms))
             else:
                 grants.append(SeatGrant(i, s.player_id, s.name))
-        return GameCreated(game_id, engine.game_type, commit.last_version, status, rated, grants)
+        return GameCreated(game_id, engine.game_type, opened.version, status, rated, grants)
 
     async def join(self, game_id: str, request: JoinGame, player: Credential) -> Joined:
         if request.player_id is not None and request.player_id != player.subject:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from benthic.archive import Archive
 from benthic.errors import ApiError
 from benthic.i18n import DEFAULT_LANGUAGE
-from benthic.play import CommandOutcome, Played, PlayerGames, PlayPath
+from benthic.play import CommandOutcome, Played, PlayerGames, PlayPath, platform_commits
 from benthic.rules import AnyEngine, CommandFormatError, get_engine
-from benthic.runtime.telemetry import COMMAND_DURATION, UNDOS, Timer, series
+from benthic.runtime.telemetry import COMMAND_DURATION, UNDOS, Timer, log, series
 from benthic.store import Actor, EventStore, GameMeta
 from benthic.store.loader import StateLoader
 from benthic.trust.auth import SeatClaim, SeatGate, SeatTokens
@@ -78,6 +78,8 @@ class CommandService:
             try:
                 played = await self.play.play(engine, game_id, claim.seat, command, request.command_id,
                                               request.expected_version, Actor(claim.player_id, PLAYER), outcome)
+                if played.back_from_vacation:
+                    await self._back_from_vacation(game_id, claim, request.command_id)
                 return _accepted(engine, game_id, request.command_id, claim.seat, played, include_legal, language)
             except BaseException as error:
                 outcome.failed(error)
@@ -85,6 +87,17 @@ class CommandService:
             finally:
                 series(COMMAND_DURATION, engine.game_type).observe(timer.elapsed())
 
+    async def _back_from_vacation(self, game_id: str, claim: SeatClaim, command_id: str) -> None:
+        """The player moved while on vacation: ``vacation_ended`` in this game (its history shows it; the
+        matchmaker, following the lifecycle feeds, ends the vacation everywhere).  The move stands if this fails:
+        the fold already counts the move as the end of the vacation here."""
+        try:
+            await self.play.platform(
+                game_id, f"back:{command_id}", Actor(claim.player_id, PLAYER),
+                lambda engine, meta, folded: platform_commits.vacation_ended(engine, meta, folded, claim.player_id,
+                                                                             "moved"))
+        except Exception as error:  # noqa: BLE001 - the move is acknowledged; the matchmaker's sweep ends it later
+            log().warning("vacation_end_not_recorded", game_id=game_id, error=repr(error))
 
     async def undo(self, game_id: str, claim: SeatClaim, request: UndoRequest) -> UndoDone:
         """The caller's seat takes back its last commit (benthic.game.undo); 409 ``undo_not_allowed`` says why

@@ -5,6 +5,8 @@ acknowledged only once its deliveries are in the queue (a failure leaves it pend
 
 ``turn.started`` goes to the players of its seats, ``game.finished`` to every seated player; the seats' players
 come from the game's meta hash (a game already archived out of Redis is past any turn: its events are skipped).
+The matchmaker's ``match.found`` goes to every player it seats and ``ticket.expired`` to the ticket's player (both
+name their players).
 Bot seats (``bot:...``) get nothing.  Other event types are acknowledged and ignored."""
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import time
 
 from benthic.feed.faststream_groups import GroupSubscription
-from benthic.feed.integration import GameFinished, TurnStarted, decode_event, type_of
+from benthic.feed.integration import GameFinished, MatchFound, TicketExpired, TurnStarted, decode_event, type_of
 from benthic.runtime.config import Settings
 from benthic.runtime.telemetry import WEBHOOK_ENQUEUED, WEBHOOK_QUEUE_FULL, log
 from benthic.store import EventStore
@@ -34,18 +36,14 @@ class EventRouter:
         """Enqueue the deliveries of the event ``body`` (its JSON); returns how many were added.  Raises
         ``QueueFull`` (or a Redis error) to leave the entry pending."""
         event = decode_event(body)
-        if not isinstance(event, TurnStarted | GameFinished):
+        if isinstance(event, MatchFound):
+            players = list(dict.fromkeys(s.player_id for s in event.seats if not is_bot_player_id(s.player_id)))
+        elif isinstance(event, TicketExpired):
+            players = [event.player_id]
+        elif isinstance(event, TurnStarted | GameFinished):
+            players = await self._seated(event)
+        else:
             return 0
-        meta = await self.store.meta(event.game_id)
-        if meta is None:
-            log().info("webhook_game_gone", game_id=event.game_id, event_id=event.id)
-            return 0
-        seats = event.seats if isinstance(event, TurnStarted) else range(len(meta.seats))
-        players = []
-        for seat in seats:
-            holder = meta.seats[seat] if 0 <= seat < len(meta.seats) else None
-            if holder is not None and not is_bot_player_id(holder.player_id) and holder.player_id not in players:
-                players.append(holder.player_id)
         now = int(time.time() * 1000)
         text = body.decode()
         kind = type_of(event)
@@ -56,6 +54,19 @@ class EventRouter:
         if added:
             WEBHOOK_ENQUEUED.labels(kind).inc(added)
         return added
+
+    async def _seated(self, event: TurnStarted | GameFinished) -> list[str]:
+        meta = await self.store.meta(event.game_id)
+        if meta is None:
+            log().info("webhook_game_gone", game_id=event.game_id, event_id=event.id)
+            return []
+        seats = event.seats if isinstance(event, TurnStarted) else range(len(meta.seats))
+        players: list[str] = []
+        for seat in seats:
+            holder = meta.seats[seat] if 0 <= seat < len(meta.seats) else None
+            if holder is not None and not is_bot_player_id(holder.player_id) and holder.player_id not in players:
+                players.append(holder.player_id)
+        return players
 
 
 def subscription(settings: Settings, router: EventRouter) -> GroupSubscription:

@@ -11,8 +11,9 @@ import msgspec
 
 from services.notifier.keys import WebhookKeys
 
-EventType = Literal["turn.started", "game.finished"]
-NOTIFIED: tuple[str, ...] = ("turn.started", "game.finished")  # the integration events a webhook can receive
+EventType = Literal["turn.started", "game.finished", "match.found", "ticket.expired"]
+# the integration events a webhook can receive
+NOTIFIED: tuple[str, ...] = ("turn.started", "game.finished", "match.found", "ticket.expired")
 Secret = Annotated[str, msgspec.Meta(min_length=16, max_length=256, pattern=r"^[\x21-\x7e]+$",
                                      description="the HMAC key (16 to 256 printable ASCII characters)")]
 
@@ -23,7 +24,7 @@ class WebhookRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     url: Annotated[str, msgspec.Meta(min_length=1, max_length=2048, description="http:// or https:// receiver")]
     secret: Secret | None = None
-    events: Annotated[list[EventType], msgspec.Meta(min_length=1, max_length=2)] | None = None
+    events: Annotated[list[EventType], msgspec.Meta(min_length=1, max_length=4)] | None = None
 
 
 class Webhook(msgspec.Struct, frozen=True, kw_only=True):

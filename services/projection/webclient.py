@@ -30,15 +30,18 @@ def root() -> Redirect:
 class ClientConfig(msgspec.Struct, frozen=True):
     command_url: str | None  # BENTHIC_PUBLIC_COMMAND_URL; null: the page's host with command_port
     command_port: int
+    matchmaker_url: str | None = None  # BENTHIC_PUBLIC_MATCHMAKER_URL; null: the page's host with matchmaker_port
+    matchmaker_port: int = 8007
 
 
 @get("/client-config", summary="The web client's settings: where the command API is", tags=["web"],
      sync_to_thread=False, opt=doc(store=False))
 def client_config(request: Request[Any, Any, Any]) -> ClientConfig:
     """`command_url` (BENTHIC_PUBLIC_COMMAND_URL) or null, then the client uses the page's host with
-    `command_port`."""
+    `command_port`; the matchmaker's the same way (BENTHIC_PUBLIC_MATCHMAKER_URL, `matchmaker_port`)."""
     settings: Settings = request.app.state.settings
-    return ClientConfig(settings.public_command_url or None, settings.command_port)
+    return ClientConfig(settings.public_command_url or None, settings.command_port,
+                        settings.public_matchmaker_url or None, settings.matchmaker_port)
 
 
 @get("/app/messages.json", summary="The web client's own words in a language", tags=["web"],

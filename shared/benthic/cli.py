@@ -1,6 +1,6 @@
 """``benthic``: run the services, and a command-line client of the APIs.
 
-    benthic serve command|projection|scoring|archiver|bots|notifier|all
+    benthic serve command|projection|scoring|archiver|bots|notifier|matchmaker|all
     benthic run                      the whole platform locally + the bot demo (what `make run` does)
     benthic dev-token alice [--scope benthic:matchmaker]    a JWT of the development issuer (dev only)
     benthic create nautilus --player alice --player bob [--open 1] [--option key=json] [--unrated]
@@ -313,7 +313,8 @@ def main(argv: list[str] | None = None) -> None:
     sub = parser.add_subparsers(dest="cmd", required=True)
 
     serve = sub.add_parser("serve", help="run a service (all: every service in one process)")
-    serve.add_argument("service", choices=["command", "projection", "scoring", "archiver", "bots", "notifier", "all"])
+    serve.add_argument("service", choices=["command", "projection", "scoring", "archiver", "bots", "notifier",
+                                           "matchmaker", "all"])
     serve.add_argument("--port", type=int, default=None)
 
     run = sub.add_parser("run", help="the whole platform locally, and bots playing every game")

@@ -65,6 +65,7 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
                                           "fragment, or is over 2048 characters"),
     ErrorCode(400, "webhook_url_not_public", "a webhook URL on a loopback, private or reserved address (allowed only "
                                              "with BENTHIC_WEBHOOK_ALLOW_PRIVATE)"),
+    ErrorCode(400, "cannot_block_self", "a player cannot block themselves"),
     # 401: no credential, or one that cannot be trusted (with WWW-Authenticate)
     ErrorCode(401, "missing_token", "no bearer credential"),
     ErrorCode(401, "invalid_token", "a credential that is malformed or not signed by a trusted key"),
@@ -90,6 +91,9 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode(404, "not_finished", "the game has no final scores yet"),
     ErrorCode(404, "webhook_not_found", "the player has no webhook"),
     ErrorCode(404, "dead_letter_not_found", "no such entry in the webhook dead-letter stream"),
+    ErrorCode(404, "ticket_not_found", "no such matchmaking ticket of the caller (or closed longer ago than "
+                                       "BENTHIC_MATCH_KEEP_S)"),
+    ErrorCode(404, "invitation_not_found", "no such invitation sent to or by the caller"),
     ErrorCode(404, "not_found", "no such resource (a path parameter of the wrong type)"),
     ErrorCode(405, "method_not_allowed", "the path has no such method (with Allow; any path, not per operation)"),
     # 409: the request is valid, the game's state refuses it now
@@ -107,6 +111,18 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
                                        "does not allow it (`details.reason`: `nothing_to_undo`, `reveals_information`, "
                                        "`another_seat_acted`, `undo_off`, `game_over`)"),
     ErrorCode(409, "too_many_open_games", "the player sits in too many unfinished games (`details.limit`)"),
+    ErrorCode(409, "too_many_tickets", "the player holds BENTHIC_MATCH_TICKETS_PER_PLAYER open tickets already "
+                                       "(`details.limit`)"),
+    ErrorCode(409, "ticket_closed", "the ticket is matched, cancelled or expired already (`details.status`, and "
+                                    "`details.game_id` for a matched one)"),
+    ErrorCode(409, "on_vacation", "the player is on vacation: end it (DELETE /players/me/vacation) to queue again"),
+    ErrorCode(409, "already_on_vacation", "the player is on vacation already"),
+    ErrorCode(409, "not_on_vacation", "the player is not on vacation"),
+    ErrorCode(409, "vacation_budget_exceeded", "more days than the player's vacation budget holds "
+                                               "(`details.available_days`)"),
+    ErrorCode(409, "invitation_closed", "the invitation started, expired, was declined or cancelled already "
+                                        "(`details.status`)"),
+    ErrorCode(409, "too_many_blocks", "the player blocks the most players allowed already (`details.limit`)"),
     # 413
     ErrorCode(413, "body_too_large", "the body is over BENTHIC_MAX_BODY_BYTES"),
     # 422: well-formed, refused by the game's rules
@@ -115,6 +131,11 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode(422, "creator_not_seated", "a player creating a game must take a seat in it"),
     ErrorCode(422, "no_such_seat", "the game has no such seat"),
     ErrorCode(422, "invalid_option", "an option of the game, or the platform's `clock`/`on_expiry`, is invalid"),
+    ErrorCode(422, "unknown_pace", "a matchmaking pace that is not one of the presets (`details.paces`)"),
+    ErrorCode(422, "invalid_seats", "a seat count or range outside the game type's seats"),
+    ErrorCode(422, "invalid_invitees", "an invitation to oneself, to a bot, to a player twice, or to more players "
+                                       "than the table seats"),
+    ErrorCode(422, "invitee_blocked", "the inviter blocks one of the invitees (unblock them first)"),
     ErrorCode(422, RULE, "a rule violation or an invalid game setup: the code names the rule (`not_your_turn`, "
                          "`insufficient_funds`, `invalid_option`, `invalid_player_count`, ...), the message cites it"),
     # 429

@@ -13,7 +13,7 @@ import pytest
 
 from benthic.local.devredis import free_port
 
-SERVICES = ("command", "projection", "scoring", "archiver")
+SERVICES = ("command", "projection", "scoring", "archiver", "bots", "notifier", "matchmaker")
 
 
 def _serve_all(redis_url: str, archive_url: str | None) -> tuple[dict[str, int], str]:
@@ -28,7 +28,7 @@ def _serve_all(redis_url: str, archive_url: str | None) -> tuple[dict[str, int],
     process = subprocess.Popen([sys.executable, "-m", "benthic.cli", "serve", "all"], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     codes = dict.fromkeys(SERVICES, 0)
-    expected = SERVICES if archive_url else SERVICES[:3]
+    expected = [s for s in SERVICES if archive_url or s != "archiver"]
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not all(codes[s] == 200 for s in expected):
@@ -47,5 +47,5 @@ def _serve_all(redis_url: str, archive_url: str | None) -> tuple[dict[str, int],
 @pytest.mark.parametrize("with_archive", [True, False])
 def test_serve_all_runs_every_service(redis_url: str, archive_url: str, with_archive: bool) -> None:
     codes, log = _serve_all(redis_url, archive_url if with_archive else None)
-    assert codes == {"command": 200, "projection": 200, "scoring": 200, "archiver": 200 if with_archive else 0}, log
+    assert codes == {**dict.fromkeys(SERVICES, 200), "archiver": 200 if with_archive else 0}, log
     assert ("archiver_disabled" in log) is not with_archive

@@ -56,6 +56,7 @@ def platform(make_platform: PlatformFactory) -> LocalPlatform:
         "BENTHIC_CLAIM_IDLE_MS": "1500",
         "BENTHIC_CLAIM_INTERVAL_S": "0.5",
         "BENTHIC_CONSUMER_BLOCK_MS": "200",
+        "BENTHIC_MATCH_WAVE_S": "0.5",
     })
 
 
@@ -332,7 +333,8 @@ def test_who_may_register_and_what_is_answered(platform: LocalPlatform) -> None:
     put = httpx.put(url, json={**body, "secret": "0123456789abcdef0123"}, headers=_operator(platform), timeout=10)
     assert put.status_code == 200 and put.json()["secret"] is None, "a secret given is never answered"
     got = httpx.get(url, headers=_backend(platform), timeout=10).json()
-    assert got["url"] == body["url"] and got["events"] == ["turn.started", "game.finished"] and got["secret"] is None
+    assert got["url"] == body["url"] and got["events"] == ["turn.started", "game.finished", "match.found",
+                                                                "ticket.expired"] and got["secret"] is None
     assert httpx.delete(url, headers=_backend(platform), timeout=10).status_code == 204
     gone = httpx.delete(url, headers=_backend(platform), timeout=10)
     assert (gone.status_code, gone.json()["code"]) == (404, "webhook_not_found")
@@ -382,3 +384,29 @@ async def test_the_notifier_goes_on_when_its_consumer_group_is_deleted_under_it(
         assert ready
     finally:
         await redis.aclose()
+
+
+async def test_the_matchmakers_match_found_and_ticket_expired_reach_the_players_webhooks(
+    platform: LocalPlatform, receiver: Receiver
+) -> None:
+    name = f"mm{uuid.uuid4().hex[:4]}"
+    players = [f"{name}-{i}" for i in range(3)]
+    for player in players:
+        _register(platform, player, f"{receiver.url}/ok/{player}", events=["match.found", "ticket.expired"])
+    backend = _backend(platform)
+    matchmaker = platform.url("matchmaker")
+    for player, body in zip(players, [{}, {}, {"game_type": "aquatica", "expires_in": 1}], strict=True):
+        answer = httpx.post(f"{matchmaker}/matchmaking/tickets", headers=backend, timeout=10,
+                            json={"game_type": GAME, "pace": "live", "player_id": player, **body})
+        assert answer.status_code == 201, answer.text
+
+    def delivered() -> list[dict[str, Any]] | None:
+        bodies = [json.loads(r["body"]) for p in players for r in receiver.of(p)]
+        return bodies if len(bodies) >= 3 else None
+
+    bodies = await until(_async(delivered), "match.found twice and ticket.expired once", timeout=30)
+    found = [b for b in bodies if b["type"] == "match.found"]
+    assert len(found) == 2 and found[0]["id"] == found[1]["id"] and found[0]["game_id"]
+    assert sorted(s["player_id"] for s in found[0]["seats"]) == players[:2]
+    expired = [b for b in bodies if b["type"] == "ticket.expired"]
+    assert [e["player_id"] for e in expired] == [players[2]]

@@ -27,6 +27,7 @@ DASHBOARDS = sorted((DEPLOY / "grafana/dashboards").glob("*.json"))
 OVERLAYS = ("base", "overlays/dev", "overlays/prod", "overlays/prod-cluster")
 SERVICES = {
     "command": 8001, "projection": 8002, "scoring": 8003, "archiver": 8004, "bots": 8005, "notifier": 8006,
+    "matchmaker": 8007,
 }
 ARCHIVE_CLIENTS = {"command", "projection", "archiver"}  # the services that connect to PostgreSQL
 INSTALL_HINT = "install it with scripts/install-ops-tools.sh"

@@ -378,6 +378,7 @@ def _routes() -> dict[str, list[str]]:
     """The HTTP routes each service serves, read from the apps themselves (built, not started)."""
     from benthic.runtime.config import from_env
     from services.command.app import create_app as command_app
+    from services.matchmaker.app import create_app as matchmaker_app
     from services.notifier.app import create_app as notifier_app
     from services.projection.app import create_app as projection_app
 
@@ -388,6 +389,7 @@ def _routes() -> dict[str, list[str]]:
             "benthic-command": [r.path for r in command_app(settings).routes],
             "benthic-projection": [r.path for r in projection_app(settings).routes],
             "benthic-notifier": [r.path for r in notifier_app(settings).routes],
+            "benthic-matchmaker": [r.path for r in matchmaker_app(settings).routes],
         }
 
 
@@ -429,6 +431,10 @@ CLIENT_PATHS = {
     "/ops/webhooks/dead-letters": "benthic-notifier",
     "/ops/webhooks/dead-letters/1700000000000-0/redrive": "benthic-notifier",
     "/players/p-1/webhook/extra": "benthic-projection",
+    "/matchmaking/tickets/t_0123456789abcdef0123": "benthic-matchmaker",
+    "/players/me/blocks/p-1": "benthic-matchmaker",
+    "/invitations/i_0123456789abcdef0123/accept": "benthic-matchmaker",
+    "/players/me/tickets/extra": "benthic-projection",
 }
 
 
@@ -689,7 +695,7 @@ def test_service_ports_are_open_to_prometheus_and_only_the_public_ones_to_the_in
                         .get("matchLabels", {})
                         .get("kubernetes.io/metadata.name", "?")
                     )
-        public = service in ("command", "projection", "notifier")
+        public = service in ("command", "projection", "notifier", "matchmaker")
         assert allowed == ({"ingress-nginx", "monitoring"} if public else {"monitoring"}), (service, allowed)
 
 
@@ -861,6 +867,14 @@ CONFIG_MAP_DEFAULTS = {
     "BENTHIC_WEBHOOK_DEAD_LETTER_MAX": 10000,
     "BENTHIC_WEBHOOK_CONCURRENCY": 16,
     "BENTHIC_WEBHOOK_POLL_MS": 200,
+    # matchmaking (the matchmaker)
+    "BENTHIC_MATCH_WAVE_S": 10,
+    "BENTHIC_MATCH_TICKETS_PER_PLAYER": 3,
+    "BENTHIC_MATCH_TICKET_TTL_S": 604800,
+    "BENTHIC_MATCH_KEEP_S": 604800,
+    "BENTHIC_INVITATION_TTL_S": 259200,
+    "BENTHIC_VACATION_INITIAL_DAYS": 10,
+    "BENTHIC_VACATION_CAP_DAYS": 30,
 }
 
 

@@ -17,9 +17,12 @@ from benthic.feed.integration import (
     GameScored,
     GameStarted,
     IntegrationEvent,
+    MatchedSeat,
+    MatchFound,
     RatingChanged,
     SeatHolder,
     SeatResult,
+    TicketExpired,
     TurnStarted,
     event_type,
 )
@@ -41,6 +44,9 @@ EXAMPLES: list[IntegrationEvent] = [
                results=[SeatResult(seat=0, player_id=None, score=3, rank=1)]),
     RatingChanged(id="g:p:rating", game_id="g", game_type="nautilus", at=6, player_id="p", rating=1.5, mu=26.0,
                   sigma=8.0),
+    MatchFound(id="m:match.found", game_id="g", game_type="nautilus", at=7, match_id="m", rated=True, pace="daily",
+               seats=[MatchedSeat(seat=0, player_id="p", ticket_id="t"), MatchedSeat(seat=1, player_id="q")]),
+    TicketExpired(id="t:ticket.expired", game_type="nautilus", at=8, ticket_id="t", player_id="p", waited_ms=5),
 ]
 
 
@@ -59,7 +65,8 @@ def _resolve(document: dict[str, Any], ref: str) -> Any:
 def test_the_document_names_every_event_type_on_the_stream(document: dict[str, Any]) -> None:
     assert document["asyncapi"] == "3.0.0"
     types = [event_type(e) for e in EVENTS]
-    assert types == ["game.created", "game.started", "turn.started", "game.finished", "game.scored", "rating.changed"]
+    assert types == ["game.created", "game.started", "turn.started", "game.finished", "game.scored", "rating.changed",
+                     "match.found", "ticket.expired"]
     for type_ in types:
         channel = document["channels"][type_]
         assert channel["address"] == STREAM

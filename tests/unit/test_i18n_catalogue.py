@@ -191,6 +191,9 @@ PLATFORM_EVENTS = [
     {"type": lifecycle.SEAT_FORFEITED, "seat": 1},
     {"type": lifecycle.GAME_ABORTED, "reason": "operator", "by": "ops"},
     {"type": lifecycle.GAME_ENDED, "reason": "too_few_seats_in_play"},
+    {"type": lifecycle.VACATION_STARTED, "seat": 1, "player_id": "bob", "until_ms": 9},
+    {"type": lifecycle.VACATION_ENDED, "seat": 1, "player_id": "bob", "reason": "moved"},
+    {"type": lifecycle.VACATION_ENDED, "seat": 1, "player_id": "bob", "reason": "returned"},
     {"type": COMMAND_UNDONE, "seat": 1, "command_id": "c9", "first_version": 7, "last_version": 8},
     {"type": "game_scored", "game_type": "nautilus", "results": []},
 ]

@@ -152,3 +152,39 @@ def test_the_engine_never_sees_the_platform_options() -> None:
     options = {"clock": {"mode": "per_move", "per_move_s": 60}, "on_expiry": "abort", "content": "x"}
     assert lc.engine_options(options) == {"content": "x"}
     assert lc.parse_options(options).on_expiry == "abort"
+
+
+def test_a_vacation_stops_the_seats_clock_until_it_ends() -> None:
+    stream = Stream()
+    stream.platform(1_000, ("clocks_started", {}))
+    assert lc.next_deadline(stream.folded().life, FISCHER, 2) == (11_000, 0)
+    stream.platform(4_000, ("vacation_started", {"seat": 0, "player_id": "ann", "until_ms": 100_000}))
+    life = stream.folded().life
+    # 3 s used before it; the other 7 s run from the vacation's end
+    assert life.away == {0: 100_000} and lc.next_deadline(life, FISCHER, 2) == (107_000, 0)
+    assert lc.summary(life, FISCHER, 2)["seats"][0]["vacation_until"] == 100_000
+    view = lc.clock_view(life, FISCHER, 2)
+    assert view is not None and view.seats[0].remaining_ms == 7_000
+    stream.platform(50_000, ("vacation_ended", {"seat": 0, "player_id": "ann", "reason": "returned"}))
+    life = stream.folded().life
+    assert life.away == {} and lc.next_deadline(life, FISCHER, 2) == (57_000, 0)
+
+
+def test_a_vacation_pauses_per_move_clocks_and_the_seats_move_ends_it() -> None:
+    stream = Stream()
+    stream.platform(0, ("clocks_started", {}))
+    stream.platform(1_000, ("vacation_started", {"seat": 1, "player_id": "bob", "until_ms": 500_000}))
+    stream.move(2_000, 0)  # seat 1 prompted while away: its clock starts when the vacation ends
+    life = stream.folded().life
+    assert lc.next_deadline(life, PER_MOVE, 2) == (530_000, 1)
+    stream.move(3_000, 1)  # its own move: back in this game
+    life = stream.folded().life
+    assert life.away == {} and lc.next_deadline(life, PER_MOVE, 2) == (33_000, 0)
+
+
+def test_a_game_whose_every_seat_is_away_has_no_deadline_before_they_return() -> None:
+    stream = Stream()
+    stream.platform(0, ("clocks_started", {}))
+    stream.platform(1_000, ("vacation_started", {"seat": 0, "player_id": "ann", "until_ms": 900_000}),
+                    ("vacation_started", {"seat": 1, "player_id": "bob", "until_ms": 800_000}))
+    assert lc.next_deadline(stream.folded().life, PER_MOVE, 2) == (930_000, 0)  # seat 0's turn: after its return

@@ -19,6 +19,7 @@ from benthic.game.gameschemas import game_schemas
 from benthic.runtime.config import from_env
 from benthic.service.apidoc import DOC, FinishedJson, finish
 from services.command.app import create_app as command_app
+from services.matchmaker.app import create_app as matchmaker_app
 from services.notifier.app import create_app as notifier_app
 from services.projection.app import create_app as projection_app
 
@@ -29,7 +30,8 @@ def _handlers(app: Litestar) -> list[Any]:
     return [h for route in app.routes for h in getattr(route, "route_handlers", ()) if h.resolve_include_in_schema()]
 
 
-@pytest.mark.parametrize(("create", "at_least"), [(command_app, 10), (projection_app, 10), (notifier_app, 5)])
+@pytest.mark.parametrize(("create", "at_least"), [(command_app, 10), (projection_app, 10), (notifier_app, 5),
+                                                  (matchmaker_app, 12)])
 def test_every_documented_route_declares_its_answers(create: Any, at_least: int) -> None:
     app = create(SETTINGS)
     handlers = _handlers(app)
@@ -56,7 +58,7 @@ def _served(create: Any) -> dict[str, Any]:
 def test_the_documents_are_in_forms_client_generators_read() -> None:
     """No tuple `items: false`, no boolean `enum`, no title shared by two components (issue 25: openapi-python-client
     refused the first and warned on the others)."""
-    for create in (command_app, projection_app, notifier_app):
+    for create in (command_app, projection_app, notifier_app, matchmaker_app):
         document = _served(create)
         text = json.dumps(document)
         assert '"items": false' not in text
@@ -78,7 +80,8 @@ def test_the_documents_are_in_forms_client_generators_read() -> None:
 def test_openapi_python_client_generates_every_client_without_a_warning(tmp_path: Path) -> None:
     config = tmp_path / "config.yaml"
     config.write_text("post_hooks: []\n")  # no formatter run: only what the generator says of the documents
-    for name, create in (("command", command_app), ("read", projection_app), ("notifier", notifier_app)):
+    for name, create in (("command", command_app), ("read", projection_app), ("notifier", notifier_app),
+                         ("matchmaker", matchmaker_app)):
         spec = tmp_path / f"{name}.json"
         spec.write_text(json.dumps(_served(create)))
         run = subprocess.run(
@@ -103,7 +106,7 @@ def test_the_labels_keep_their_public_schema_name() -> None:
     assert "Label" not in schemas
 
 
-@pytest.mark.parametrize("service", ["command", "projection", "notifier", "scoring", "archiver", "bots"])
+@pytest.mark.parametrize("service", ["command", "projection", "notifier", "matchmaker", "scoring", "archiver", "bots"])
 def test_no_service_declares_a_route_in_a_deprecated_form(service: str) -> None:
     """Litestar warns of the forms it drops in 3.0 (inferred path and query parameters, `data` without a body
     marker, `Parameter(header=...)`) when an app is built and documented: every service uses the current ones."""

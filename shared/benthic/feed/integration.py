@@ -107,9 +107,36 @@ class RatingChanged(IntegrationEvent, frozen=True, tag="rating.changed"):
     previous_rating: float | None = None  # None: the player's first rated game of this type
 
 
+class MatchedSeat(msgspec.Struct, frozen=True, kw_only=True):
+    seat: int
+    player_id: str
+    ticket_id: str | None = None  # None: seated from an invitation
+
+
+class MatchFound(IntegrationEvent, frozen=True, kw_only=True, tag="match.found"):
+    """The matchmaker seated waiting tickets (or an invitation's players) at a new game (published by the
+    matchmaker once the game exists; ``game.created`` reports the game itself)."""
+
+    match_id: str
+    rated: bool
+    pace: str
+    seats: list[MatchedSeat]
+    invitation_id: str | None = None
+
+
+class TicketExpired(IntegrationEvent, frozen=True, kw_only=True, tag="ticket.expired"):
+    """A matchmaking ticket waited until its expiry without a table (``game_id`` is empty: no game)."""
+
+    game_id: str = ""
+    ticket_id: str
+    player_id: str
+    waited_ms: int
+
+
 EVENTS: tuple[type[IntegrationEvent], ...] = (GameCreated, GameStarted, TurnStarted, GameFinished, GameScored,
-                                              RatingChanged)
-AnyIntegrationEvent = GameCreated | GameStarted | TurnStarted | GameFinished | GameScored | RatingChanged
+                                              RatingChanged, MatchFound, TicketExpired)
+AnyIntegrationEvent = (GameCreated | GameStarted | TurnStarted | GameFinished | GameScored | RatingChanged | MatchFound
+                       | TicketExpired)
 
 
 def event_type(event: type[IntegrationEvent]) -> str:
@@ -139,6 +166,14 @@ def turn_id(game_id: str, version: int) -> str:
 
 def rating_id(game_id: str, player_id: str) -> str:
     return f"{game_id}:{player_id}:rating"
+
+
+def match_found_id(match_id: str) -> str:
+    return f"{match_id}:match.found"
+
+
+def ticket_expired_id(ticket_id: str) -> str:
+    return f"{ticket_id}:ticket.expired"
 
 
 _encoder = msgspec.json.Encoder()

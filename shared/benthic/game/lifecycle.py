@@ -12,10 +12,15 @@ Platform events (public, shown in every history as stored):
 ``seat_forfeited``   {seat}                          clock expiry under the forfeit policy: ranked last
 ``game_aborted``     {reason, by}                    the operator (or a clock under the abort policy): unrated
 ``game_ended``       {reason}                        the platform ends the game before the rules do
+``vacation_started`` {seat, player_id, until_ms}     the seat's player is on vacation: its clock stops until then
+``vacation_ended``   {seat, player_id, reason}       back early (returned, moved: the player's first move anywhere)
 
 Clocks (docs/INTEGRATION.md, "Bots, clocks, resign and abort"): a *move* is one accepted command of the seat.
 Fischer: each seat has ``initial_s`` and gains ``increment_s`` per move; its time runs while it is prompted.
-Per move: each move must come within ``per_move_s`` of the seat being prompted.  A seat's clock restarts from
+Per move: each move must come within ``per_move_s`` of the seat being prompted.  A seat on vacation (the
+matchmaker's vacations, services/matchmaker) has its clock stopped: a running stretch is closed when the vacation
+starts and the seat's clock starts again at its ``until_ms`` (``since`` is then in the future), or at the
+``vacation_ended`` before it; the seat's own move ends its vacation in the game too.  A seat's clock restarts from
 scratch when the player reclaims it; the clock of a seat the house bot plays is not enforced.
 """
 
@@ -37,8 +42,10 @@ PLAYER_RESIGNED = "player_resigned"
 SEAT_FORFEITED = "seat_forfeited"
 GAME_ABORTED = "game_aborted"
 GAME_ENDED = "game_ended"
+VACATION_STARTED = "vacation_started"
+VACATION_ENDED = "vacation_ended"
 EVENT_TYPES = frozenset({CLOCKS_STARTED, CLOCK_EXPIRED, SEAT_TAKEN_OVER, SEAT_RECLAIMED, PLAYER_RESIGNED,
-                         SEAT_FORFEITED, GAME_ABORTED, GAME_ENDED})
+                         SEAT_FORFEITED, GAME_ABORTED, GAME_ENDED, VACATION_STARTED, VACATION_ENDED})
 
 HOUSE_BOT = "greedy"  # the bot that plays a seat after a takeover, a resignation or a forfeit
 POLICIES = ("takeover", "forfeit", "abort")
@@ -131,6 +138,7 @@ class Lifecycle(msgspec.Struct, frozen=True):
     used: dict[int, int] = {}  # seat -> ms used while prompted (closed stretches)
     moves: dict[int, int] = {}  # seat -> moves made (Fischer increments)
     last_ts: int = 0  # the newest commit's time
+    away: dict[int, int] = {}  # seat -> until (ms) of its player's vacation (clock stopped until then)
 
     @property
     def over(self) -> bool:
@@ -175,7 +183,24 @@ def _apply_platform(life: Lifecycle, type_: str, data: dict[str, Any], ts_ms: in
         return msgspec.structs.replace(life, aborted=str(data.get("reason", "")))
     if type_ == GAME_ENDED:
         return msgspec.structs.replace(life, ended=str(data.get("reason", "")))
+    if type_ == VACATION_STARTED and isinstance(seat, int):
+        until = int(data.get("until_ms", ts_ms))
+        since, used = dict(life.since), dict(life.used)
+        if seat in since:  # the running stretch ends now; the clock starts again when the vacation does
+            used[seat] = used.get(seat, 0) + max(0, ts_ms - since[seat])
+            since[seat] = max(ts_ms, until)
+        return msgspec.structs.replace(life, away={**life.away, seat: until}, since=since, used=used)
+    if type_ == VACATION_ENDED and seat in life.away:
+        return _back(life, seat, ts_ms)
     return life
+
+
+def _back(life: Lifecycle, seat: int, ts_ms: int) -> Lifecycle:
+    """The seat's vacation ends at ``ts_ms``: a clock waiting for its end starts now."""
+    since = dict(life.since)
+    if since.get(seat, 0) > ts_ms:
+        since[seat] = ts_ms
+    return msgspec.structs.replace(life, away={s: u for s, u in life.away.items() if s != seat}, since=since)
 
 
 def advance(
@@ -187,6 +212,8 @@ def advance(
     for type_, data in platform:
         if type_ in EVENT_TYPES:
             life = _apply_platform(life, type_, _data_decoder.decode(data), ts_ms)
+    if life.away and engine_commit and seat in life.away:  # the seat's own move ends its vacation here
+        life = _back(life, seat, ts_ms)
     if not life.clock_on:
         return msgspec.structs.replace(life, last_ts=ts_ms) if ts_ms != life.last_ts else life
     prompted: set[int] = set()
@@ -202,7 +229,8 @@ def advance(
     if engine_commit and seat is not None:
         moves[seat] = moves.get(seat, 0) + 1
     for s in prompted:
-        since.setdefault(s, ts_ms)
+        if s not in since:
+            since[s] = max(ts_ms, life.away.get(s, 0))  # on vacation: the clock starts when it ends
     return msgspec.structs.replace(life, since=since, used=used, moves=moves, last_ts=ts_ms)
 
 
@@ -260,7 +288,7 @@ def clock_view(life: Lifecycle, options: LifecycleOptions, seats: int) -> ClockV
         if clock.mode == "fischer":
             bank = clock.initial_s * 1000 + life.moves.get(s, 0) * clock.increment_s * 1000 - life.used.get(s, 0)
             start = life.since.get(s)
-            remaining = bank - (life.last_ts - start if start is not None else 0)
+            remaining = bank - (max(0, life.last_ts - start) if start is not None else 0)
         rows.append(SeatClock(s, remaining, s in due))
     first = next_deadline(life, options, seats)
     return ClockView(clock.mode, life.last_ts, first[0] if first else None, first[1] if first else None, rows,
@@ -280,10 +308,13 @@ def seat_status(life: Lifecycle, seat: int) -> str:
 
 
 def summary(life: Lifecycle, options: LifecycleOptions, seats: int) -> dict[str, Any]:
-    """What every view shows of the lifecycle: each seat's status and clock, the current deadline, an abort."""
+    """What every view shows of the lifecycle: each seat's status and clock (``vacation_until``: its player is on
+    vacation until then), the current deadline, an abort."""
     clock = clock_view(life, options, seats)
     return {
-        "seats": [{"seat": s, "status": seat_status(life, s)} for s in range(seats)],
+        "seats": [{"seat": s, "status": seat_status(life, s)} if s not in life.away or life.away[s] <= life.last_ts
+                  else {"seat": s, "status": seat_status(life, s), "vacation_until": life.away[s]}
+                  for s in range(seats)],
         "clock": msgspec.to_builtins(clock) if clock is not None else None,
         "aborted": life.aborted,
         "ended": life.ended,

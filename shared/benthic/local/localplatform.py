@@ -22,7 +22,7 @@ from benthic.local.devpostgres import PrivatePostgres
 from benthic.local.devredis import PrivateRedis, free_port
 from benthic.trust.devissuer import DevIssuer
 
-SERVICES = ("command", "projection", "scoring", "archiver", "bots", "notifier")
+SERVICES = ("command", "projection", "scoring", "archiver", "bots", "notifier", "matchmaker")
 
 
 class LocalPlatform:
@@ -53,6 +53,7 @@ class LocalPlatform:
             "BENTHIC_DEV_ISSUER_DIR": str(self.log_dir / "dev-issuer"),
             # The web client (served by the read API) calls the command API on its own port.
             "BENTHIC_PUBLIC_COMMAND_URL": f"http://127.0.0.1:{self.ports['command']}",
+            "BENTHIC_PUBLIC_MATCHMAKER_URL": f"http://127.0.0.1:{self.ports['matchmaker']}",
             "BENTHIC_CORS_ORIGINS": f"http://127.0.0.1:{self.ports['projection']},"
                                     f"http://localhost:{self.ports['projection']}",
             # Local development: webhook receivers on this machine (the notifier refuses private addresses otherwise).

@@ -6,6 +6,7 @@ bot.  Ctrl-C stops everything."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import sys
 import time
@@ -13,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from benthic.clients.client import ApiFailure, BenthicClient
+from benthic.local.house import house_player
 from benthic.local.localplatform import SERVICES, LocalPlatform
 from benthic.local.signals import stop_servers_on_signals
 from benthic.rules import game_types, get_engine
 
 DEFAULT_PORTS = {"command": 8001, "projection": 8002, "scoring": 8003, "archiver": 8004, "bots": 8005,
-                 "notifier": 8006}
+                 "notifier": 8006, "matchmaker": 8007}
 
 
 def _port_free(port: int) -> bool:
@@ -105,6 +107,8 @@ async def demo(platform: LocalPlatform, seats: int | None, bots: str = "greedy",
                                              options={"clock": {"mode": "per_move", "per_move_s": 600}})
         say(f"  {game_type:<18} {open_game['game_id']}  join and play: {read}/app/#/game/{open_game['game_id']}")
     say("  or from a terminal: .venv/bin/benthic join GAME --player you, then `benthic legal` and `benthic play`")
+    say(f"Or ask for a game on the Play page, {read}/app/#/play: the house player waits there for a game of every")
+    say("type (2-4 seats, a move a day) and is seated with you at the next wave (BENTHIC_MATCH_WAVE_S).")
     say("")
     say("The bot games (the version counts the events so far):")
     started = time.monotonic()
@@ -175,6 +179,23 @@ async def _wait_for(probe: Any, timeout: float = 30.0) -> Any:
             await asyncio.sleep(0.2)
 
 
+async def _run(platform: LocalPlatform, seats: int | None, bots: str, exit_after_demo: bool) -> None:
+    """The demo, with the house player queueing from the start; then (unless ``exit_after_demo``) forever."""
+    client = BenthicClient(platform.command_url, platform.read_url, operator_token=platform.operator_token,
+                           mint=platform.mint)
+    house = asyncio.create_task(house_player(client, platform.url("matchmaker"), platform.mint).run())
+    try:
+        await demo(platform, seats, bots)
+        if not exit_after_demo:
+            say("\nThe platform keeps running; Ctrl-C stops everything.")
+            await asyncio.Event().wait()
+    finally:
+        house.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await house
+        await client.aclose()
+
+
 def main(exit_after_demo: bool = False, seats: int | None = None, bots: str = "greedy") -> None:
     import os
 
@@ -207,6 +228,8 @@ def main(exit_after_demo: bool = False, seats: int | None = None, bots: str = "g
     say(f"  archive         BENTHIC_ARCHIVE_URL='{platform.archive_url}'   (for `benthic archive show|export GAME`)")
     say(f"  webhooks        {platform.url('notifier')}   (OpenAPI: {platform.url('notifier')}/schema; "
         "PUT /players/{id}/webhook with a backend JWT: `benthic dev-token hub --scope benthic:matchmaker`)")
+    say(f"  matchmaker      {platform.url('matchmaker')}   (OpenAPI: {platform.url('matchmaker')}/schema; "
+        "the Play page of the web client)")
     say("  metrics         " + "  ".join(f"{platform.url(s)}/metrics" for s in SERVICES))
     say(f"  logs            {platform.log_dir}/")
     say(f"  operator token  {platform.operator_token}")
@@ -220,11 +243,7 @@ def main(exit_after_demo: bool = False, seats: int | None = None, bots: str = "g
         + ("(greedy bots against a random one; " if bots == "greedy" else "(random legal moves; ")
         + "BENTHIC_BOT_MOVE_DELAY_MS between moves):")
     try:
-        asyncio.run(demo(platform, seats, bots))
-        if not exit_after_demo:
-            say("\nThe platform keeps running; Ctrl-C stops everything.")
-            while True:
-                time.sleep(3600)
+        asyncio.run(_run(platform, seats, bots, exit_after_demo))
     except KeyboardInterrupt:
         pass
     finally:

@@ -45,6 +45,9 @@ class Played(msgspec.Struct, frozen=True):
     duplicate: bool  # committed before under the same command id: its first commit, nothing new
     events: list[dict[str, Any]]  # {version, event}, each event redacted for the seat
     state: Any = None  # the engine state after the commit (None for a duplicate)
+    # the seat's player was on vacation (a field of the folded lifecycle): this move ends it (the command service
+    # records vacation_ended, and the matchmaker ends it in the player's other games)
+    back_from_vacation: bool = False
 
 
 class Undone(msgspec.Struct, frozen=True):
@@ -287,7 +290,8 @@ class PlayPath:
             log().debug("command_accepted", game_id=game_id, command_id=command_id, version=commit.last_version,
                         events=len(decided))
             events = [_redacted(engine, e, seat, v) for v, e in enumerate(decided, commit.first_version)]
-            return Played(commit.first_version, commit.last_version, False, events, after)
+            away = folded.life.away and folded.life.away.get(seat, 0) > ts
+            return Played(commit.first_version, commit.last_version, False, events, after, bool(away))
         raise outcome.refuse("conflict", ApiError(409, "too_many_conflicts",
                                                   "the game changed too often while deciding; retry the command"))
 

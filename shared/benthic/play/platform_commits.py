@@ -95,3 +95,30 @@ def expire(engine: AnyEngine, meta: GameMeta, folded: Folded, now_ms: int) -> tu
         return _leaving(meta, folded, seat, [expired, event(lc.SEAT_FORFEITED, seat=seat)]), seat, policy
     taken = event(lc.SEAT_TAKEN_OVER, seat=seat, reason="clock", bot=lc.HOUSE_BOT)
     return PlatformCommit([expired, taken], meta=MANAGED), seat, policy
+
+
+def _seat_of(meta: GameMeta, player_id: str) -> int | None:
+    return next((i for i, s in enumerate(meta.seats) if s is not None and s.kind != "bot" and s.player_id == player_id),
+                None)
+
+
+def vacation_started(engine: AnyEngine, meta: GameMeta, folded: Folded, player_id: str,
+                     until_ms: int) -> PlatformCommit | None:
+    """The player's seat goes on vacation until ``until_ms`` (its clock stops); None when the game is over, the
+    player holds no seat, or the seat is away already."""
+    seat = _seat_of(meta, player_id)
+    if seat is None or lc.is_finished(engine, folded.state, folded.life) or seat in folded.life.away:
+        return None
+    return PlatformCommit([event(lc.VACATION_STARTED, seat=seat, player_id=player_id, until_ms=until_ms)])
+
+
+def vacation_ended(engine: AnyEngine, meta: GameMeta, folded: Folded, player_id: str,
+                   reason: str) -> PlatformCommit | None:
+    """The player's seat is back (``reason``: returned, moved, elapsed); None when it is not away (or the game is
+    over).  ``moved``: the seat's move just ended it in the fold (the command service saw the seat away when it
+    decided the move), so it is recorded even though the seat is no longer away."""
+    seat = _seat_of(meta, player_id)
+    away = seat in folded.life.away or reason == "moved"
+    if seat is None or not away or lc.is_finished(engine, folded.state, folded.life):
+        return None
+    return PlatformCommit([event(lc.VACATION_ENDED, seat=seat, player_id=player_id, reason=reason)])

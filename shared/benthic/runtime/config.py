@@ -88,6 +88,22 @@ class Settings(msgspec.Struct, frozen=True):
     webhook_poll_ms: int = 200  # how often due deliveries are looked for
     # Receivers on loopback, private, link-local or reserved addresses are refused (SSRF); true for local dev.
     webhook_allow_private: bool = False
+    # Matchmaking (the matchmaker service, services/matchmaker; docs/INTEGRATION.md#matchmaking)
+    matchmaker_port: int = 8007
+    match_wave_s: float = 10.0  # a pairing wave this often
+    match_tickets_per_player: int = 3  # open tickets a player may hold at once
+    match_ticket_ttl_s: int = 7 * 86_400  # a ticket's expiry unless it names one (expires_in, at most 30 days)
+    match_window_base: float = 3.0  # rating gap (the leaderboard's ordinal) a ticket accepts in its first wave ...
+    match_window_growth: float = 3.0  # ... widened this much per wave it missed ...
+    match_window_max: float = 40.0  # ... up to this
+    match_priority: int = 200  # pairing weight per wave missed (a rating point of gap weighs 100)
+    match_keep_s: int = 7 * 86_400  # matched, cancelled or expired tickets still answer their state this long
+    invitation_ttl_s: int = 3 * 86_400  # an invitation's expiry unless it names one
+    # Vacation budget (days): granted at the first vacation, added every 30 days, at most, charged at least per use
+    vacation_initial_days: int = 10
+    vacation_days_per_month: int = 3
+    vacation_cap_days: int = 30
+    vacation_min_charge_days: int = 1
     host: str = "127.0.0.1"
     # --- players and trust (identity, seat tokens, abuse limits) ---------------------------------------------
     # Player and backend JWTs, verified against the identity provider's JWKS (a URL or a file).  Without either,
@@ -119,6 +135,7 @@ class Settings(msgspec.Struct, frozen=True):
     # The command API's URL as browsers reach it (the web client's config); empty: the page's host with
     # BENTHIC_COMMAND_PORT.
     public_command_url: str = ""
+    public_matchmaker_url: str = ""  # the matchmaker API's URL as browsers reach it (empty: page host, its port)
     # directories of extra content packs (os.pathsep-separated in BENTHIC_CONTENT_DIRS), besides the built-in ones
     content_dirs: tuple[str, ...] = ()
 

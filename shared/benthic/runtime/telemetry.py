@@ -193,6 +193,21 @@ WEBHOOK_QUEUE_FULL = Counter("benthic_webhook_queue_full_total",
                              "Integration events left pending because the delivery queue was at its cap")
 WEBHOOK_QUEUE_DEPTH = Gauge("benthic_webhook_queue_depth", "Deliveries waiting (due, backing off or being sent)")
 WEBHOOK_DEAD_LETTERS = Gauge("benthic_webhook_dead_letters", "Entries of the webhook dead-letter stream")
+# The matchmaker (services/matchmaker)
+TICKETS_OPENED = Counter("benthic_match_tickets_opened_total", "Matchmaking tickets opened", ["game_type"])
+TICKETS_CLOSED = Counter("benthic_match_tickets_closed_total", "Tickets closed, by how (cancelled, expired)",
+                         ["reason"])
+MATCHES_MADE = Counter("benthic_matches_made_total", "Tables made, by source (wave, invitation)", ["source"])
+MATCH_WAVES = Counter("benthic_match_waves_total", "Pairing waves run")
+MATCH_PAIRING_SECONDS = Histogram("benthic_match_pairing_seconds", "CPU time of one wave's pairing (folds included)",
+                                  buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+                                           60.0))
+MATCH_TICKETS_WAITING = Gauge("benthic_match_tickets_waiting", "Tickets waiting for a table")
+MATCH_OLDEST_WAITING = Gauge("benthic_match_oldest_waiting_seconds", "How long the oldest waiting ticket has waited")
+MATCH_UNSEATED = Gauge("benthic_match_unseated", "Matches made whose game is not created yet")
+MATCH_LAST_WAVE = Gauge("benthic_match_last_wave_timestamp_seconds", "When this process last ran a wave (unix time)")
+VACATIONS = Counter("benthic_vacations_total", "Vacations started and ended, by reason (started, returned, moved, "
+                    "elapsed)", ["event"])
 EXPIRY_POLICIES = ("takeover", "forfeit", "abort")
 
 
@@ -250,6 +265,15 @@ def zero_series(service: str, game_types: tuple[str, ...], groups: tuple[str, ..
             WEBHOOK_DELIVERIES.labels(outcome)
         for result in ("2xx", "4xx", "5xx", "error", "blocked"):
             WEBHOOK_ATTEMPTS.labels(result)
+    if service == "matchmaker":
+        for game_type in game_types:
+            TICKETS_OPENED.labels(game_type)
+        for reason in ("cancelled", "expired"):
+            TICKETS_CLOSED.labels(reason)
+        for source in ("wave", "invitation"):
+            MATCHES_MADE.labels(source)
+        for event in ("started", "returned", "moved", "elapsed"):
+            VACATIONS.labels(event)
     if service == "archiver":
         for step in ARCHIVE_STEPS:
             ARCHIVE_FAILURES.labels(step)

@@ -1,4 +1,4 @@
-"""Running the services: ``benthic serve command|projection|scoring|archiver|bots|notifier|all`` (all: one
+"""Running the services: ``benthic serve command|projection|scoring|archiver|bots|notifier|matchmaker|all`` (all: one
 process, one port per service; without BENTHIC_ARCHIVE_URL ``all`` runs without the archiver and says so).
 
 The ASGI server is uvicorn (httptools), or with ``BENTHIC_HTTP_SERVER=granian`` granian's server embedded in the
@@ -18,7 +18,7 @@ import uvicorn
 from benthic.runtime.config import Settings, check_production
 from benthic.runtime.telemetry import BUILD_INFO, configure_logging, log
 
-SERVICES = ("command", "projection", "scoring", "archiver", "bots", "notifier")
+SERVICES = ("command", "projection", "scoring", "archiver", "bots", "notifier", "matchmaker")
 
 
 class _Server(uvicorn.Server):
@@ -52,6 +52,10 @@ def build_app(service: str, settings: Settings) -> tuple[Any, int]:
         from services.notifier.app import create_app as notifier_app
 
         return notifier_app(settings), settings.notifier_port
+    if service == "matchmaker":
+        from services.matchmaker.app import create_app as matchmaker_app
+
+        return matchmaker_app(settings), settings.matchmaker_port
     raise SystemExit(f"unknown service {service!r}; choose one of {', '.join(SERVICES)} or all")
 
 

@@ -4,6 +4,7 @@ import { lobbyPage } from "./lobby.js";
 import { createPage } from "./create.js";
 import { gamePage } from "./game.js";
 import { watchTurns, yourGamesPage } from "./yourgames.js";
+import { playPage } from "./play.js";
 import { loadMessages, t } from "./i18n.js";
 
 const main = document.getElementById("main");
@@ -55,6 +56,7 @@ async function route() {
   try {
     if (parts[0] === "create") leave = await createPage(main, parts[1]);
     else if (parts[0] === "mine") leave = await yourGamesPage(main);
+    else if (parts[0] === "play") leave = await playPage(main);
     else if (parts[0] === "game" && parts[1]) leave = await gamePage(main, parts[1], parts[2] === "watch");
     else leave = await lobbyPage(main, new URLSearchParams(path.split("?")[1] || ""));
   } catch (error) {
@@ -64,7 +66,7 @@ async function route() {
 
 // The page's own words (index.html) in the chosen language.
 function renderFrame() {
-  const nav = { "#/": t("Lobby"), "#/create": t("New game"), "#/mine": t("Your games") };
+  const nav = { "#/": t("Lobby"), "#/play": t("Play"), "#/create": t("New game"), "#/mine": t("Your games") };
   for (const link of document.querySelectorAll("nav a[href]")) {
     if (nav[link.getAttribute("href")]) link.firstChild.textContent = nav[link.getAttribute("href")] + (link.children.length ? " " : "");
   }

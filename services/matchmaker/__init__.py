@@ -1,0 +1,1 @@
+"""The matchmaker service (services/matchmaker/app.py)."""
