@@ -129,30 +129,36 @@ async def _view_response(
 
 async def _view_at_response(request: Request[Any, Any, Any], game_id: str, viewer: int | None,
                             at: int) -> Response[bytes]:
-    """The view at version ``at``: the same body (and ETag) the live view had at that version."""
+    """The view at version ``at``: the same body (and ETag) the live view had at that version, or at the end of
+    the commit that holds it when ``at`` lies inside a commit (a state nobody saw: benthic.game.commits)."""
     try:
-        body = await _reads(request).view_at(game_id, viewer, at)
+        past = await _reads(request).view_at(game_id, viewer, at)
     except VersionNotFound as beyond:
         raise ApiError(404, "version_not_found", f"game {game_id!r} has no version {at} (it is at version "
                                                  f"{beyond.current})", {"current_version": beyond.current}) from None
-    if body is None:
+    if past is None:
         raise _not_found(game_id)
-    etag = f'"{game_id}:{at}:{viewer_name(viewer)}"'
-    headers = {"ETag": etag, "X-Benthic-Version": str(at), "Cache-Control": "no-cache"}
+    etag = f'"{game_id}:{past.version}:{viewer_name(viewer)}"'
+    headers = {"ETag": etag, "X-Benthic-Version": str(past.version),
+               "X-Benthic-Previous-Version": str(past.previous), "Cache-Control": "no-cache"}
     if request.headers.get("if-none-match") == etag:
         return Response(b"", status_code=304, headers=headers)
-    return Response(body, media_type="application/json", headers=headers)
+    return Response(past.body, media_type="application/json", headers=headers)
 
 
 _VIEW_DOC: dict[str, Any] = {
     "ok": lambda shared: view_schema(STATUSES), "not_modified": True,
-    "ok_headers": {"ETag": "`\"<game>:<version>:<viewer>\"`", "X-Benthic-Version": "the view's version"},
+    "ok_headers": {"ETag": "`\"<game>:<version>:<viewer>\"`", "X-Benthic-Version": "the view's version",
+                   "X-Benthic-Previous-Version": "with `?at=`: the version of the view before this one (the end "
+                                                 "of the commit before; 0: none), where a replay steps back to"},
     "description": "`?after_version=N&wait=S` long-polls: the answer waits (at most S seconds, capped by "
                    "BENTHIC_LONG_POLL_MAX_S) for a version after N, also for a game created but not projected yet; "
                    "after the wait it is the current view (or 404 if the game is still not projected).  "
-                   "`?at=V`: the view as it was at version V (1 to the current version; the same redaction as "
-                   "the live view, for archived games too), then `after_version` and `wait` are ignored; beyond "
-                   "the current version `404 version_not_found` (`details.current_version`).",
+                   "`?at=V`: the view as it was at version V (1 to the current version; the same body, ETag and "
+                   "redaction as the live view had then, for archived games too), then `after_version` and `wait` "
+                   "are ignored; a V between two events of one commit (a state no viewer saw) is answered with the "
+                   "view at the end of that commit, its version in `X-Benthic-Version`; beyond the current version "
+                   "`404 version_not_found` (`details.current_version`).",
 }
 TokenQuery = Annotated[str | None, Parameter(
     description="the seat token, where `Authorization` cannot be set (EventSource)")]
