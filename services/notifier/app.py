@@ -28,9 +28,10 @@ from benthic.service.bootstrap import redis_lifespan, service_app, subscription_
 from benthic.service.config import Settings, check_identity
 from benthic.service.errorcodes import JWT_AUTH, OPERATOR_AUTH
 from benthic.service.http import OPERATOR, PLAYER_JWT, ApiError, refuse_deep_bodies, security_schemes
+from benthic.service.patterns import whole
 from benthic.service.telemetry import log, zero_series
 from benthic.trust.callers import caller_credential
-from benthic.trust.identity import MATCHMAKER, Credential
+from benthic.trust.identity import MATCHMAKER, PLAYER_ID, Credential
 from benthic.trust.identity import OPERATOR as OPERATOR_KIND
 from services.command.app import build_identity
 from services.notifier.consumer import EventRouter, subscription
@@ -42,9 +43,9 @@ from services.notifier.urls import URL_PATTERN, UrlRefused, check_url
 
 SERVICE = "notifier"
 BACKEND_AUTH = (*JWT_AUTH, "backend_only")
-PlayerId = Annotated[str, Parameter(pattern=r"^[A-Za-z0-9_.:@|+\-]{1,128}$", description="the player's id")]
+PlayerId = Annotated[str, Parameter(pattern=PLAYER_ID.pattern, description="the player's id")]
 # 19 digits at most: every such number is below 2^64, as Redis' stream ids are
-EntryId = Annotated[str, Parameter(pattern=r"^[0-9]{1,19}-[0-9]{1,19}$",
+EntryId = Annotated[str, Parameter(pattern=whole(r"[0-9]{1,19}-[0-9]{1,19}"),
                                    description="a dead letter's entry id in the dead-letter stream")]
 
 
@@ -142,7 +143,7 @@ class WebhookRoutes(Controller):
      security=[{OPERATOR: []}], opt=doc(*OPERATOR_AUTH))
 async def dead_letters(
     request: Request[Any, Any, Any],
-    after: Annotated[str, Parameter(pattern=r"^[0-9]{1,19}(-[0-9]{1,19})?$", description="an entry id: the page "
+    after: Annotated[str, Parameter(pattern=whole(r"[0-9]{1,19}(-[0-9]{1,19})?"), description="an entry id: the page "
                                     "after it (0: from the oldest)")] = "0",
     limit: Annotated[int, Parameter(ge=1, le=1000, description="at most this many")] = 100,
 ) -> DeadLetters:

@@ -9,11 +9,12 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from benthic.service.patterns import whole
 from services.notifier.keys import WebhookKeys
 
 EventType = Literal["turn.started", "game.finished"]
 NOTIFIED: tuple[str, ...] = ("turn.started", "game.finished")  # the integration events a webhook can receive
-Secret = Annotated[str, msgspec.Meta(min_length=16, max_length=256, pattern=r"^[\x21-\x7e]+$",
+Secret = Annotated[str, msgspec.Meta(min_length=16, max_length=256, pattern=whole(r"[\x21-\x7e]+"),
                                      description="the HMAC key (16 to 256 printable ASCII characters)")]
 
 

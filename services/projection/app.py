@@ -13,7 +13,7 @@ from litestar import Litestar, Request, Response, get
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components
-from litestar.params import FromPath, FromQuery, HeaderParameter, Parameter
+from litestar.params import FromQuery, HeaderParameter, Parameter
 from litestar.response import Stream
 
 from benthic.feed.consumer import FeedConsumer
@@ -30,9 +30,11 @@ from benthic.service.bootstrap import consumer_lifespan, readiness, redis_lifesp
 from benthic.service.config import Settings
 from benthic.service.errorcodes import FOLD, GAME_BY_ID, SEAT_AUTH
 from benthic.service.http import (
+    GAME_TYPE_PATTERN,
     SEAT_TOKEN,
     ApiError,
     GameId,
+    GameType,
     Seat,
     cors_config,
     open_archive_reader,
@@ -195,7 +197,7 @@ async def public_view(
     return await _view_response(request, game_id, None, after_version, wait)
 
 
-@get("/games/{game_id:str}/seats/{seat:int}/view", summary="A seat's view (needs its token)", tags=["read"],
+@get("/games/{game_id:str}/seats/{seat:str}/view", summary="A seat's view (needs its token)", tags=["read"],
      security=[{SEAT_TOKEN: []}], opt=doc(*SEAT_AUTH, "wrong_seat", *GAME_BY_ID, "too_many_live_clients",
                                           "version_not_found", *FOLD, **_VIEW_DOC))
 async def seat_view(
@@ -237,7 +239,7 @@ async def public_history(
     return await _history(request, game_id, None, after, limit, lang)
 
 
-@get("/games/{game_id:str}/seats/{seat:int}/history", summary="Event history as a seat sees it", tags=["read"],
+@get("/games/{game_id:str}/seats/{seat:str}/history", summary="Event history as a seat sees it", tags=["read"],
      security=[{SEAT_TOKEN: []}], opt=doc(*SEAT_AUTH, "wrong_seat", *GAME_BY_ID, *FOLD, **_HISTORY_DOC))
 async def seat_history(
     request: Request[Any, Any, Any], game_id: GameId, seat: Seat, after: After = 0, limit: Limit = 500,
@@ -396,7 +398,7 @@ async def public_live(
     return await _live(request, game_id, None, deltas, _has(since, last_event_id))
 
 
-@get("/games/{game_id:str}/seats/{seat:int}/live", summary="Server-sent events: a seat's view", tags=["live"],
+@get("/games/{game_id:str}/seats/{seat:str}/live", summary="Server-sent events: a seat's view", tags=["live"],
      security=[{SEAT_TOKEN: []}], opt=doc(*SEAT_AUTH, "wrong_seat", *GAME_BY_ID, "too_many_live_clients", **_LIVE_DOC))
 async def seat_live(
     request: Request[Any, Any, Any], game_id: GameId, seat: Seat, token: TokenQuery = None, deltas: Deltas = False,
@@ -446,12 +448,13 @@ class Leaderboard(msgspec.Struct, frozen=True):
 
 
 PageLimit = Annotated[int, Parameter(ge=1, description="at most this many (and at most 500)")]
+GameTypeQuery = Annotated[str | None, Parameter(pattern=GAME_TYPE_PATTERN, description="only games of this type")]
 
 
 @get("/lobby", summary="Games by type and status, newest first", tags=["lobby"],
      opt=doc("404:unknown_game_type", ok=LobbyPage))
 async def lobby(
-    request: Request[Any, Any, Any], game_type: FromQuery[str | None] = None,
+    request: Request[Any, Any, Any], game_type: GameTypeQuery = None,
     status: FromQuery[Literal[STATUSES] | None] = None,  # type: ignore[valid-type]
     limit: PageLimit = 50,
 ) -> dict[str, Any]:
@@ -466,7 +469,7 @@ async def lobby(
 @get("/leaderboards/{game_type:str}", summary="Ratings leaderboard of a game type", tags=["ratings"],
      opt=doc("404:unknown_game_type", ok=Leaderboard))
 async def leaderboard(
-    request: Request[Any, Any, Any], game_type: FromPath[str], limit: PageLimit = 20
+    request: Request[Any, Any, Any], game_type: GameType, limit: PageLimit = 20
 ) -> dict[str, Any]:
     if game_type not in game_types():
         raise ApiError(404, "unknown_game_type", f"unknown game type {game_type!r}")
