@@ -39,7 +39,7 @@ from services.notifier.delivery import Deliverer
 from services.notifier.keys import WebhookKeys
 from services.notifier.queue import DeadLetter, DeliveryQueue
 from services.notifier.registrations import Registrations, Webhook, WebhookRequest
-from services.notifier.urls import URL_PATTERN, UrlRefused, check_url
+from services.notifier.urls import MAX_URL_LENGTH, URL_PATTERN, UrlRefused, check_url
 
 SERVICE = "notifier"
 BACKEND_AUTH = (*JWT_AUTH, "backend_only")
@@ -62,11 +62,12 @@ class Redriven(msgspec.Struct, frozen=True):
 
 
 def _webhook_body(components: dict[str, Any]) -> dict[str, Any]:
-    """The PUT's body as the service takes it, the URL's scheme said in the schema too (the service answers a URL
-    that breaks it ``invalid_webhook_url``, with the reason, rather than a bare pattern mismatch)."""
+    """The PUT's body as the service takes it, the URL's form and length said in the schema too (the service
+    answers a URL that breaks them ``invalid_webhook_url``, with the reason, rather than a bare pattern or length
+    mismatch)."""
     _, schemas = msgspec.json.schema_components([WebhookRequest])
     body: dict[str, Any] = schemas["WebhookRequest"]
-    body["properties"]["url"]["pattern"] = URL_PATTERN
+    body["properties"]["url"].update(pattern=URL_PATTERN, maxLength=MAX_URL_LENGTH)
     return body
 
 

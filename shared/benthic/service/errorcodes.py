@@ -31,10 +31,10 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode(400, "unknown_bot", "a bot seat names no registered bot"),
     ErrorCode(400, "invalid_bot_level", "a bot seat's level is outside 1..10"),
     ErrorCode(400, "reserved_player_id", "a player id starting with `bot:`: those are the platform's bots"),
-    ErrorCode(400, "invalid_webhook_url", "a webhook URL that is not http(s), names no host, carries credentials or a "
-                                          "fragment, or is over 2048 characters"),
-    ErrorCode(400, "webhook_url_not_public", "a webhook URL on a loopback, private or reserved address (allowed only "
-                                             "with BENTHIC_WEBHOOK_ALLOW_PRIVATE)"),
+    ErrorCode(400, "invalid_webhook_url", "a webhook URL that is not http(s), names no host or a percent-encoded one, "
+                                          "carries credentials or a fragment, or is over 2048 characters"),
+    ErrorCode(400, "webhook_url_not_public", "a webhook URL on a loopback, private or reserved address, in any "
+                                             "spelling (allowed only with BENTHIC_WEBHOOK_ALLOW_PRIVATE)"),
     # 401: no credential, or one that cannot be trusted (with WWW-Authenticate)
     ErrorCode(401, "missing_token", "no bearer credential"),
     ErrorCode(401, "invalid_token", "a credential that is malformed or not signed by a trusted key"),
