@@ -79,6 +79,9 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode(409, "too_many_open_games", "the player sits in too many unfinished games (`details.limit`)"),
     # 413
     ErrorCode(413, "body_too_large", "the body is over BENTHIC_MAX_BODY_BYTES"),
+    # 414, 431: the request's head over its limits (benthic.service.headlimits), HTTP and WebSocket handshakes alike
+    ErrorCode(414, "request_line_too_long", "the request's target (path and query) is over 8,000 bytes"),
+    ErrorCode(431, "request_headers_too_large", "over 100 header fields, one over 8,190 bytes, or a head over 64 KiB"),
     # 422: well-formed, refused by the game's rules
     ErrorCode(422, "unknown_game_type", "no such game type (POST /games)"),
     ErrorCode(422, "duplicate_player", "one player named for two seats"),

@@ -16,6 +16,7 @@ from typing import Any
 import uvicorn
 
 from benthic.service.config import Settings, check_production
+from benthic.service.headlimits import AnsweringWebSocketProtocol, BoundedHttpToolsProtocol
 from benthic.service.telemetry import BUILD_INFO, configure_logging, log
 
 SERVICES = ("command", "projection", "scoring", "archiver", "bots", "notifier")
@@ -106,6 +107,9 @@ async def serve(services: list[str], settings: Settings, port: int | None = None
             # The client address (per-IP rate limits) is X-Forwarded-For's only from these proxies.
             proxy_headers=True,
             forwarded_allow_ips=settings.forwarded_allow_ips,
+            # a request's head within the same limits for HTTP and WebSocket handshakes, answered when over them
+            http=BoundedHttpToolsProtocol,
+            ws=AnsweringWebSocketProtocol,
         )
         servers.append(_Server(config))
     loop = asyncio.get_running_loop()
