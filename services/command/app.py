@@ -13,7 +13,7 @@ from litestar import Litestar, Request, Response, get, post
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components
-from litestar.params import FromPath, FromQuery, JSONBody, Parameter
+from litestar.params import FromQuery, JSONBody, Parameter
 
 from benthic.errors import FOLD, GAME_BY_ID, JWT_AUTH, OPERATOR_AUTH, PLAYER_AUTH, RULE, SEAT_AUTH, WRITE, ApiError
 from benthic.game.content import install as install_content
@@ -30,6 +30,7 @@ from benthic.service.http import (
     PLAYER_JWT,
     SEAT_TOKEN,
     GameId,
+    GameType,
     cors_config,
     open_archive_reader,
     refuse_deep_bodies,
@@ -58,6 +59,7 @@ from services.command import gametypes
 from services.command.devtoken import dev_token
 from services.command.play_socket import play_socket
 from services.command.schemas import (
+    ID_PATTERN,
     CommandAccepted,
     CommandRequest,
     CreateGame,
@@ -278,7 +280,7 @@ class AbortGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 LifecycleCommandId = Annotated[str | None, Parameter(
-    pattern=r"^[A-Za-z0-9_.:\-]{1,128}$", description="makes a retry safe: a repeat returns the first answer")]
+    pattern=ID_PATTERN, description="makes a retry safe: a repeat returns the first answer")]
 _LIFECYCLE_ERRORS = (*SEAT_AUTH, "rate_limited", *GAME_BY_ID, *FOLD, "game_finished", "seat_resigned",
                      "too_many_conflicts", *WRITE)
 
@@ -406,7 +408,7 @@ def dev_jwks(request: Request[Any, Any, Any]) -> dict[str, Any]:
      tags=["content"], sync_to_thread=False,
      opt=doc("404:unknown_game_type", **{**_CACHEABLE, "ok": gametypes.GameType}))
 def game_type(
-    request: Request[Any, Any, Any], game_type: FromPath[str], v: FromQuery[str | None] = None, lang: Lang = None
+    request: Request[Any, Any, Any], game_type: GameType, v: FromQuery[str | None] = None, lang: Lang = None
 ) -> Response[Any]:
     """Cacheable (strong `ETag`, `If-None-Match` → 304, long `max-age`); `?v=<content version>` pins it.  The name
     and the options' texts are in the language of `?lang=` or `Accept-Language`."""
@@ -426,7 +428,7 @@ PackQuery = Annotated[str | None, Parameter(
              **{**_CACHEABLE, "ok_headers": {**_CACHEABLE["ok_headers"],
                                             "X-Benthic-Content-Pack": "the pack (`id@version`) it is drawn from",
                                             "Content-Language": "the language of the texts"}}))
-def game_type_content(request: Request[Any, Any, Any], game_type: FromPath[str], v: FromQuery[str | None] = None,
+def game_type_content(request: Request[Any, Any, Any], game_type: GameType, v: FromQuery[str | None] = None,
                       pack: PackQuery = None, lang: Lang = None) -> Response[Any]:
     """Every card, tile, board, space, track, term and option, with texts and geometry (see
     docs/ENGINE_CONTRACT.md), of the default content pack or of `?pack=`.  Cacheable like `/game-types/{type}`.

@@ -9,10 +9,12 @@ from typing import Annotated, Any
 import msgspec
 
 from benthic.errors import ApiError
+from benthic.patterns import whole
 from benthic.rules import Label
 from services.command.seating import Name, PlayerId, SeatRequest
 
-_ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,128}$")
+ID_PATTERN = whole(r"[A-Za-z0-9_.:\-]{1,128}")  # command ids
+_ID = re.compile(ID_PATTERN)
 CommandId = Annotated[str, msgspec.Meta(pattern=_ID.pattern, description="1-128 of [A-Za-z0-9_.:-]; unique per "
                                                                          "command: a repeat returns the first answer")]
 Seed = Annotated[int, msgspec.Meta(ge=-(2**53), le=2**53)]  # JSON-safe integers: exact in every client

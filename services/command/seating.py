@@ -22,6 +22,7 @@ from typing import Annotated
 import msgspec
 
 from benthic.errors import ApiError
+from benthic.patterns import END
 from benthic.rules.bots import BOT_NAMES, make_bot
 from benthic.store import SeatInfo
 from benthic.trust.identity import BOT_PLAYER_PREFIX, PLAYER, PLAYER_ID, Credential, is_bot_player_id
@@ -32,7 +33,7 @@ NAME_LIMIT = 64
 # A display name: no control, format, separator (but the space) or private-use characters; the same pattern is
 # enforced (msgspec) and documented (OpenAPI).
 NAME_PATTERN = ("^[^\\u0000-\\u001f\\u007f-\\u00a0\\u00ad\\u061c\\u1680\\u180e\\u2000-\\u200f\\u2028-\\u202f"
-                "\\u205f-\\u206f\\u3000\\ue000-\\uf8ff\\ufeff\\ufff0-\\uffff]*$")
+                "\\u205f-\\u206f\\u3000\\ue000-\\uf8ff\\ufeff\\ufff0-\\uffff]*" + END)
 _NAME = re.compile(NAME_PATTERN)
 PlayerId = Annotated[str, msgspec.Meta(pattern=PLAYER_ID.pattern, description="1-128 of [A-Za-z0-9_.:@|+-]")]
 Name = Annotated[str, msgspec.Meta(max_length=NAME_LIMIT, pattern=NAME_PATTERN,

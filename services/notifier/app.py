@@ -24,13 +24,14 @@ from litestar.openapi.spec import Components
 from litestar.params import JSONBody, Parameter
 
 from benthic.errors import JWT_AUTH, OPERATOR_AUTH, ApiError
+from benthic.patterns import whole
 from benthic.runtime.config import Settings, check_identity
 from benthic.runtime.telemetry import log, zero_series
 from benthic.service.apidoc import FinishedJson, doc
 from benthic.service.bootstrap import redis_lifespan, service_app, subscription_lifespan, tasks_lifespan
 from benthic.service.http import OPERATOR, PLAYER_JWT, refuse_deep_bodies, security_schemes
 from benthic.trust.callers import caller_credential
-from benthic.trust.identity import MATCHMAKER, Credential
+from benthic.trust.identity import MATCHMAKER, PLAYER_ID, Credential
 from benthic.trust.identity import OPERATOR as OPERATOR_KIND
 from benthic.trust.provider import build_identity
 from services.notifier.consumer import EventRouter, subscription
@@ -38,13 +39,13 @@ from services.notifier.delivery import Deliverer
 from services.notifier.keys import WebhookKeys
 from services.notifier.queue import DeadLetter, DeliveryQueue
 from services.notifier.registrations import Registrations, Webhook, WebhookRequest
-from services.notifier.urls import URL_PATTERN, UrlRefused, check_url
+from services.notifier.urls import MAX_URL_LENGTH, URL_PATTERN, UrlRefused, check_url
 
 SERVICE = "notifier"
 BACKEND_AUTH = (*JWT_AUTH, "backend_only")
-PlayerId = Annotated[str, Parameter(pattern=r"^[A-Za-z0-9_.:@|+\-]{1,128}$", description="the player's id")]
+PlayerId = Annotated[str, Parameter(pattern=PLAYER_ID.pattern, description="the player's id")]
 # 19 digits at most: every such number is below 2^64, as Redis' stream ids are
-EntryId = Annotated[str, Parameter(pattern=r"^[0-9]{1,19}-[0-9]{1,19}$",
+EntryId = Annotated[str, Parameter(pattern=whole(r"[0-9]{1,19}-[0-9]{1,19}"),
                                    description="a dead letter's entry id in the dead-letter stream")]
 
 
@@ -61,11 +62,12 @@ class Redriven(msgspec.Struct, frozen=True):
 
 
 def _webhook_body(components: dict[str, Any]) -> dict[str, Any]:
-    """The PUT's body as the service takes it, the URL's scheme said in the schema too (the service answers a URL
-    that breaks it ``invalid_webhook_url``, with the reason, rather than a bare pattern mismatch)."""
+    """The PUT's body as the service takes it, the URL's form and length said in the schema too (the service
+    answers a URL that breaks them ``invalid_webhook_url``, with the reason, rather than a bare pattern or length
+    mismatch)."""
     _, schemas = msgspec.json.schema_components([WebhookRequest])
     body: dict[str, Any] = schemas["WebhookRequest"]
-    body["properties"]["url"]["pattern"] = URL_PATTERN
+    body["properties"]["url"].update(pattern=URL_PATTERN, maxLength=MAX_URL_LENGTH)
     return body
 
 
@@ -142,7 +144,7 @@ class WebhookRoutes(Controller):
      security=[{OPERATOR: []}], opt=doc(*OPERATOR_AUTH))
 async def dead_letters(
     request: Request[Any, Any, Any],
-    after: Annotated[str, Parameter(pattern=r"^[0-9]{1,19}(-[0-9]{1,19})?$", description="an entry id: the page "
+    after: Annotated[str, Parameter(pattern=whole(r"[0-9]{1,19}(-[0-9]{1,19})?"), description="an entry id: the page "
                                     "after it (0: from the oldest)")] = "0",
     limit: Annotated[int, Parameter(ge=1, le=1000, description="at most this many")] = 100,
 ) -> DeadLetters:

@@ -9,12 +9,13 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from benthic.patterns import whole
 from services.notifier.keys import WebhookKeys
 
 EventType = Literal["turn.started", "game.finished", "match.found", "ticket.expired"]
 # the integration events a webhook can receive
 NOTIFIED: tuple[str, ...] = ("turn.started", "game.finished", "match.found", "ticket.expired")
-Secret = Annotated[str, msgspec.Meta(min_length=16, max_length=256, pattern=r"^[\x21-\x7e]+$",
+Secret = Annotated[str, msgspec.Meta(min_length=16, max_length=256, pattern=whole(r"[\x21-\x7e]+"),
                                      description="the HMAC key (16 to 256 printable ASCII characters)")]
 
 
@@ -22,7 +23,9 @@ class WebhookRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """``PUT /players/{player_id}/webhook``: where to POST the player's events, the HMAC secret (omitted: one is
     generated and answered once) and which events (default: all of ``NOTIFIED``)."""
 
-    url: Annotated[str, msgspec.Meta(min_length=1, max_length=2048, description="http:// or https:// receiver")]
+    # Its rules (at most 2048 characters included) are checked by urls.check_url, whose refusals name them
+    # (invalid_webhook_url); the OpenAPI document states them (services/notifier/app.py).
+    url: Annotated[str, msgspec.Meta(min_length=1, description="http:// or https:// receiver")]
     secret: Secret | None = None
     events: Annotated[list[EventType], msgspec.Meta(min_length=1, max_length=4)] | None = None
 

@@ -2,9 +2,11 @@
 
 Private addresses (loopback, RFC 1918, link-local, unique-local, reserved, multicast, unspecified) are refused
 unless ``BENTHIC_WEBHOOK_ALLOW_PRIVATE`` (local development): a backend must not make the notifier call into the
-platform's own network.  The check runs twice: at registration on the URL's host (an IP literal, or ``localhost``),
-and before every POST on the addresses the host name resolves to then, so a public name that later resolves to a
-private address is refused too (httpx resolves again when it connects: a rebinding in between is not caught)."""
+platform's own network.  The check runs twice: at registration on the URL's host (an IP literal in any spelling
+the system's resolver reads as an address: ``2130706433``, ``0x7f000001``, ``0177.0.0.1``, ``127.1``, with or
+without a trailing dot; or ``localhost``), and before every POST on the addresses the host name resolves to then,
+so a public name that later resolves to a private address is refused too (httpx resolves again when it connects:
+a rebinding in between is not caught)."""
 
 from __future__ import annotations
 
@@ -39,6 +41,20 @@ def _private(address: str) -> bool:
     return not ip.is_global or ip.is_multicast
 
 
+def _address(host: str) -> str | None:
+    """The IP address ``host`` spells, or None for a host name: an IP literal, or another spelling of an IPv4
+    address that the system's resolver takes for one (``inet_aton``: decimal, hex and octal numbers, short forms
+    of one to three parts), as getaddrinfo reads it before each POST."""
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        pass
+    try:
+        return socket.inet_ntoa(socket.inet_aton(host))
+    except OSError:
+        return None
+
+
 def check_url(url: str, allow_private: bool) -> str:
     """``url`` if it may be registered, else raises :class:`UrlRefused`."""
     if len(url) > MAX_URL_LENGTH:
@@ -60,15 +76,16 @@ def check_url(url: str, allow_private: bool) -> str:
     if not _URL.fullmatch(url):
         raise UrlRefused("invalid_webhook_url", "the URL must be scheme://host[:port][/path][?query] with a host "
                                                 "name or address and no spaces or control characters")
+    if "%" in host:
+        raise UrlRefused("invalid_webhook_url", "the URL's host must not be percent-encoded")
     if not allow_private:
-        if host == "localhost" or host.endswith(".localhost"):
+        name = host[:-1] if host.endswith(".") else host  # a fully qualified name: the same host
+        if name == "localhost" or name.endswith(".localhost"):
             raise UrlRefused("webhook_url_not_public", "the URL names this machine (localhost)")
-        try:
-            literal = _private(host)
-        except ValueError:
-            literal = False  # a host name: checked again when it is resolved, before each POST
-        if literal:
-            raise UrlRefused("webhook_url_not_public", f"{host} is a private, loopback or reserved address")
+        address = _address(name)  # None: a host name, checked again when it is resolved, before each POST
+        if address is not None and _private(address):
+            raise UrlRefused("webhook_url_not_public", f"{host} is a private, loopback or reserved address"
+                                                       + (f" ({address})" if address != name else ""))
     return url
 
 

@@ -13,7 +13,7 @@ from litestar import Litestar, Request, Response, get
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components
-from litestar.params import FromPath, FromQuery, HeaderParameter, Parameter
+from litestar.params import FromQuery, HeaderParameter, Parameter
 from litestar.response import Stream
 
 from benthic.errors import FOLD, GAME_BY_ID, SEAT_AUTH, ApiError
@@ -30,7 +30,16 @@ from benthic.service.admission import release_slot
 from benthic.service.apidoc import FinishedJson, doc
 from benthic.service.asyncapi import asyncapi_document
 from benthic.service.bootstrap import consumer_lifespan, readiness, redis_lifespan, service_app
-from benthic.service.http import SEAT_TOKEN, GameId, Seat, cors_config, open_archive_reader, security_schemes
+from benthic.service.http import (
+    GAME_TYPE_PATTERN,
+    SEAT_TOKEN,
+    GameId,
+    GameType,
+    Seat,
+    cors_config,
+    open_archive_reader,
+    security_schemes,
+)
 from benthic.service.languages import Lang, language_headers, request_language
 from benthic.store.loader import StateLoader
 from benthic.trust.auth import SeatGate, SeatTokens, bearer
@@ -121,30 +130,36 @@ async def _view_response(
 
 async def _view_at_response(request: Request[Any, Any, Any], game_id: str, viewer: int | None,
                             at: int) -> Response[bytes]:
-    """The view at version ``at``: the same body (and ETag) the live view had at that version."""
+    """The view at version ``at``: the same body (and ETag) the live view had at that version, or at the end of
+    the commit that holds it when ``at`` lies inside a commit (a state nobody saw: benthic.game.commits)."""
     try:
-        body = await _reads(request).view_at(game_id, viewer, at)
+        past = await _reads(request).view_at(game_id, viewer, at)
     except VersionNotFound as beyond:
         raise ApiError(404, "version_not_found", f"game {game_id!r} has no version {at} (it is at version "
                                                  f"{beyond.current})", {"current_version": beyond.current}) from None
-    if body is None:
+    if past is None:
         raise _not_found(game_id)
-    etag = f'"{game_id}:{at}:{viewer_name(viewer)}"'
-    headers = {"ETag": etag, "X-Benthic-Version": str(at), "Cache-Control": "no-cache"}
+    etag = f'"{game_id}:{past.version}:{viewer_name(viewer)}"'
+    headers = {"ETag": etag, "X-Benthic-Version": str(past.version),
+               "X-Benthic-Previous-Version": str(past.previous), "Cache-Control": "no-cache"}
     if request.headers.get("if-none-match") == etag:
         return Response(b"", status_code=304, headers=headers)
-    return Response(body, media_type="application/json", headers=headers)
+    return Response(past.body, media_type="application/json", headers=headers)
 
 
 _VIEW_DOC: dict[str, Any] = {
     "ok": lambda shared: view_schema(STATUSES), "not_modified": True,
-    "ok_headers": {"ETag": "`\"<game>:<version>:<viewer>\"`", "X-Benthic-Version": "the view's version"},
+    "ok_headers": {"ETag": "`\"<game>:<version>:<viewer>\"`", "X-Benthic-Version": "the view's version",
+                   "X-Benthic-Previous-Version": "with `?at=`: the version of the view before this one (the end "
+                                                 "of the commit before; 0: none), where a replay steps back to"},
     "description": "`?after_version=N&wait=S` long-polls: the answer waits (at most S seconds, capped by "
                    "BENTHIC_LONG_POLL_MAX_S) for a version after N, also for a game created but not projected yet; "
                    "after the wait it is the current view (or 404 if the game is still not projected).  "
-                   "`?at=V`: the view as it was at version V (1 to the current version; the same redaction as "
-                   "the live view, for archived games too), then `after_version` and `wait` are ignored; beyond "
-                   "the current version `404 version_not_found` (`details.current_version`).",
+                   "`?at=V`: the view as it was at version V (1 to the current version; the same body, ETag and "
+                   "redaction as the live view had then, for archived games too), then `after_version` and `wait` "
+                   "are ignored; a V between two events of one commit (a state no viewer saw) is answered with the "
+                   "view at the end of that commit, its version in `X-Benthic-Version`; beyond the current version "
+                   "`404 version_not_found` (`details.current_version`).",
 }
 TokenQuery = Annotated[str | None, Parameter(
     description="the seat token, where `Authorization` cannot be set (EventSource)")]
@@ -181,7 +196,7 @@ async def public_view(
     return await _view_response(request, game_id, None, after_version, wait)
 
 
-@get("/games/{game_id:str}/seats/{seat:int}/view", summary="A seat's view (needs its token)", tags=["read"],
+@get("/games/{game_id:str}/seats/{seat:str}/view", summary="A seat's view (needs its token)", tags=["read"],
      security=[{SEAT_TOKEN: []}], opt=doc(*SEAT_AUTH, "wrong_seat", *GAME_BY_ID, "too_many_live_clients",
                                           "version_not_found", *FOLD, **_VIEW_DOC))
 async def seat_view(
@@ -223,7 +238,7 @@ async def public_history(
     return await _history(request, game_id, None, after, limit, lang)
 
 
-@get("/games/{game_id:str}/seats/{seat:int}/history", summary="Event history as a seat sees it", tags=["read"],
+@get("/games/{game_id:str}/seats/{seat:str}/history", summary="Event history as a seat sees it", tags=["read"],
      security=[{SEAT_TOKEN: []}], opt=doc(*SEAT_AUTH, "wrong_seat", *GAME_BY_ID, *FOLD, **_HISTORY_DOC))
 async def seat_history(
     request: Request[Any, Any, Any], game_id: GameId, seat: Seat, after: After = 0, limit: Limit = 500,
@@ -382,7 +397,7 @@ async def public_live(
     return await _live(request, game_id, None, deltas, _has(since, last_event_id))
 
 
-@get("/games/{game_id:str}/seats/{seat:int}/live", summary="Server-sent events: a seat's view", tags=["live"],
+@get("/games/{game_id:str}/seats/{seat:str}/live", summary="Server-sent events: a seat's view", tags=["live"],
      security=[{SEAT_TOKEN: []}], opt=doc(*SEAT_AUTH, "wrong_seat", *GAME_BY_ID, "too_many_live_clients", **_LIVE_DOC))
 async def seat_live(
     request: Request[Any, Any, Any], game_id: GameId, seat: Seat, token: TokenQuery = None, deltas: Deltas = False,
@@ -432,12 +447,13 @@ class Leaderboard(msgspec.Struct, frozen=True):
 
 
 PageLimit = Annotated[int, Parameter(ge=1, description="at most this many (and at most 500)")]
+GameTypeQuery = Annotated[str | None, Parameter(pattern=GAME_TYPE_PATTERN, description="only games of this type")]
 
 
 @get("/lobby", summary="Games by type and status, newest first", tags=["lobby"],
      opt=doc("404:unknown_game_type", ok=LobbyPage))
 async def lobby(
-    request: Request[Any, Any, Any], game_type: FromQuery[str | None] = None,
+    request: Request[Any, Any, Any], game_type: GameTypeQuery = None,
     status: FromQuery[Literal[STATUSES] | None] = None,  # type: ignore[valid-type]
     limit: PageLimit = 50,
 ) -> dict[str, Any]:
@@ -452,7 +468,7 @@ async def lobby(
 @get("/leaderboards/{game_type:str}", summary="Ratings leaderboard of a game type", tags=["ratings"],
      opt=doc("404:unknown_game_type", ok=Leaderboard))
 async def leaderboard(
-    request: Request[Any, Any, Any], game_type: FromPath[str], limit: PageLimit = 20
+    request: Request[Any, Any, Any], game_type: GameType, limit: PageLimit = 20
 ) -> dict[str, Any]:
     if game_type not in game_types():
         raise ApiError(404, "unknown_game_type", f"unknown game type {game_type!r}")

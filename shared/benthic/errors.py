@@ -61,10 +61,10 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode(400, "unknown_bot", "a bot seat names no registered bot"),
     ErrorCode(400, "invalid_bot_level", "a bot seat's level is outside 1..10"),
     ErrorCode(400, "reserved_player_id", "a player id starting with `bot:`: those are the platform's bots"),
-    ErrorCode(400, "invalid_webhook_url", "a webhook URL that is not http(s), names no host, carries credentials or a "
-                                          "fragment, or is over 2048 characters"),
-    ErrorCode(400, "webhook_url_not_public", "a webhook URL on a loopback, private or reserved address (allowed only "
-                                             "with BENTHIC_WEBHOOK_ALLOW_PRIVATE)"),
+    ErrorCode(400, "invalid_webhook_url", "a webhook URL that is not http(s), names no host or a percent-encoded one, "
+                                          "carries credentials or a fragment, or is over 2048 characters"),
+    ErrorCode(400, "webhook_url_not_public", "a webhook URL on a loopback, private or reserved address, in any "
+                                             "spelling (allowed only with BENTHIC_WEBHOOK_ALLOW_PRIVATE)"),
     ErrorCode(400, "cannot_block_self", "a player cannot block themselves"),
     # 401: no credential, or one that cannot be trusted (with WWW-Authenticate)
     ErrorCode(401, "missing_token", "no bearer credential"),
@@ -125,6 +125,9 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode(409, "too_many_blocks", "the player blocks the most players allowed already (`details.limit`)"),
     # 413
     ErrorCode(413, "body_too_large", "the body is over BENTHIC_MAX_BODY_BYTES"),
+    # 414, 431: the request's head over its limits (benthic.service.headlimits), HTTP and WebSocket handshakes alike
+    ErrorCode(414, "request_line_too_long", "the request's target (path and query) is over 8,000 bytes"),
+    ErrorCode(431, "request_headers_too_large", "over 100 header fields, one over 8,190 bytes, or a head over 64 KiB"),
     # 422: well-formed, refused by the game's rules
     ErrorCode(422, "unknown_game_type", "no such game type (POST /games)"),
     ErrorCode(422, "duplicate_player", "one player named for two seats"),

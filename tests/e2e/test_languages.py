@@ -1,6 +1,7 @@
 """End to end, against the services as processes: `Accept-Language` and `?lang=` choose the language of the
 content catalogue, the labels of `/legal` and the history's sentences (Portuguese or English, the default);
-`Content-Language` says which, `Vary: Accept-Language` keeps shared caches apart.  The play socket chooses its
+`Content-Language` says which (as we spell the language, whatever the case of the tag asked: one language, one
+ETag), `Vary: Accept-Language` keeps shared caches apart.  The play socket chooses its
 language at the handshake, the same way."""
 
 from __future__ import annotations
@@ -60,6 +61,14 @@ async def test_the_content_catalogue_in_portuguese_english_and_the_fallback(
     assert pt.headers["etag"] != english_etag  # a cache keyed on the ETag keeps the languages apart
     revalidated = await client.http.get(url, headers={**PT, "If-None-Match": pt.headers["etag"]})
     assert revalidated.status_code == 304
+    for headers, params in (({"Accept-Language": "PT"}, {}), ({"Accept-Language": "Pt"}, {}),  # any case: one tag
+                            ({"Accept-Language": "PT-br"}, {}), ({}, {"lang": "PT"}), ({}, {"lang": "pT-Br"})):
+        spelled = await client.http.get(url, headers=headers, params=params)
+        _in(spelled, "pt")
+        assert spelled.content == pt.content and spelled.headers["etag"] == pt.headers["etag"], (headers, params)
+    shouted = await client.http.get(url, headers={"Accept-Language": "EN-us"})
+    _in(shouted, "en")
+    assert shouted.headers["etag"] == english_etag
     document = await client.http.get(f"{platform.command_url}/game-types/{game}", headers=PT)
     _in(document, "pt")
     assert document.json()["options"] == pt.json()["options"] and document.json()["name"] == pt.json()["name"]

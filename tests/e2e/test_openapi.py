@@ -61,7 +61,7 @@ def test_the_documents_say_what_the_services_answer(platform: LocalPlatform) -> 
         command = http.get(f"{platform.command_url}/schema/openapi.json").json()
         read = http.get(f"{platform.read_url}/schema/openapi.json").json()
     play = command["paths"]["/games/{game_id}/commands"]["post"]["responses"]
-    assert set(play) == {"200", "400", "401", "403", "404", "409", "413", "422", "429", "503"}
+    assert set(play) == {"200", "400", "401", "403", "404", "409", "413", "414", "422", "429", "431", "503"}
     assert play["403"]["content"]["application/json"]["schema"]["properties"]["code"]["enum"] == ["wrong_game"]
     assert "body_too_deep" in play["400"]["content"]["application/json"]["schema"]["properties"]["code"]["enum"]
     assert play["401"]["headers"]["WWW-Authenticate"]["required"] is True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import socket
 from typing import Any
 
 import msgspec
@@ -154,3 +155,59 @@ async def test_sockets_that_ask_for_turn_pushes_get_their_legal_commands_when_pr
         with pytest.raises(ConnectionClosed) as closed:
             await socket.recv()
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 4400
+
+
+def _raw_request(host: str, port: int, path: str, headers: list[tuple[str, str]], upgrade: bool) -> bytes:
+    """Send one request's head over a raw socket; what comes back before the server closes (at most 5 s: a
+    server that neither answers nor closes fails the test, as the play socket's handshake did)."""
+    lines = [f"GET {path} HTTP/1.1", f"Host: {host}:{port}"]
+    if upgrade:
+        lines += ["Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+                  "Sec-WebSocket-Version: 13"]
+    else:
+        lines.append("Connection: close")
+    lines += [f"{name}: {value}" for name, value in headers]
+    with socket.create_connection((host, port), timeout=5) as raw:
+        raw.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        answer = b""
+        try:
+            while chunk := raw.recv(65536):
+                answer += chunk
+                if upgrade and answer.startswith(b"HTTP/1.1 101"):
+                    break  # a WebSocket: it stays open
+        except TimeoutError:
+            raise AssertionError(f"no answer and no close within 5 s; got {answer[:200]!r}") from None
+    return answer
+
+
+OVERSIZED = [  # (what, extra header fields, padding of the target, status, code)
+    ("a 10 KB Accept-Language", [("Accept-Language", "a" * 10_000)], 0, 431, "request_headers_too_large"),
+    ("200 header fields", [(f"X-Field-{i}", "v") for i in range(200)], 0, 431, "request_headers_too_large"),
+    ("a 9 KB request line", [], 9_000, 414, "request_line_too_long"),
+    ("a 1 MB header field", [("X-Big", "b" * 1_000_000)], 0, 431, "request_headers_too_large"),
+]
+
+
+async def test_an_oversized_handshake_is_answered_at_once_with_the_limits_of_plain_http(
+    platform: LocalPlatform, client: BenthicClient
+) -> None:
+    """Issue 33: a handshake of the play socket whose head is over the limits (benthic.service.headlimits) hung,
+    neither answered nor closed.  Now the play socket and a plain HTTP request get the same answer for the same
+    head: the status and the services' error body, and the connection closed; within the limits both work."""
+    game_id, tokens = await start_bot_game(client, "nautilus", 2, name=f"head{random.randrange(10**6)}")
+    host, port = platform.command_url.removeprefix("http://").split(":")
+    play = f"/games/{game_id}/play?token={tokens[0]}"
+    plain = "/game-types/nautilus"
+    for what, headers, padding, status, code in OVERSIZED:
+        pad = "&pad=" + "p" * padding if padding else ""
+        for path, upgrade in ((play + pad, True), (plain + ("?" + pad[1:] if pad else ""), False)):
+            answer = await asyncio.to_thread(_raw_request, host, int(port), path, headers, upgrade)
+            head, _, body = answer.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 %d " % status), (what, upgrade, answer[:300])
+            assert msgspec.json.decode(body)["code"] == code, (what, upgrade, body)
+            assert b"connection: close" in head.lower()
+    within = [("Accept-Language", "a" * 8_000), *[(f"X-Field-{i}", "v") for i in range(90)]]
+    opened = await asyncio.to_thread(_raw_request, host, int(port), play + "&pad=" + "p" * 7_000, within, True)
+    assert opened.startswith(b"HTTP/1.1 101 "), opened[:300]
+    served = await asyncio.to_thread(_raw_request, host, int(port), plain + "?pad=" + "p" * 7_000, within, False)
+    assert served.startswith(b"HTTP/1.1 200 "), served[:300]

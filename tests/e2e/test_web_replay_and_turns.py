@@ -1,6 +1,7 @@
 """The web client's replay mode, "your games" page with turn notifications, and Nautilus research tracks, in a real
 headless Chromium (Playwright) against the services as processes.  Games are played by bots over the HTTP API;
-what the page draws is checked against the read API's answers for the same versions."""
+what the page draws is checked against the read API's answers for the same versions.  A replay steps from one
+commit's end to the next (the versions a viewer saw: benthic.game.commits)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,11 @@ import pytest
 
 from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.clients.client import BenthicClient
+from benthic.game.commits import commit_span
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import game_types
 from tests.e2e.test_web_client import Page, _beside_the_browser, browser  # noqa: F401 - the browser fixture
-from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory
+from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory, raw_game
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +47,12 @@ async def _bot_game(platform: LocalPlatform, game_type: str, name: str, moves: i
                 pass
             assert time.monotonic() < deadline, f"{game_id} not projected at {version}"
             await asyncio.sleep(0.2)
+
+
+def _ends(platform: LocalPlatform, game_id: str) -> list[int]:
+    """The versions that end a commit of the game, oldest first: the versions a replay steps through."""
+    _, envelopes, _ = _beside_the_browser(raw_game(platform, game_id))
+    return sorted({commit_span(envelopes, e.version)[1] for e in envelopes})
 
 
 def _view_at(platform: LocalPlatform, game_id: str, version: int) -> dict[str, Any]:
@@ -107,8 +115,10 @@ def finished_nautilus(platform: LocalPlatform) -> tuple[str, int]:
 def test_replay_of_a_finished_game(platform: LocalPlatform, browser: Any,  # noqa: F811
                                    finished_nautilus: tuple[str, int]) -> None:
     """A finished game's page: first, step, jump to a move of the list, play and pause, back to the end; each
-    version shown is the read API's view at that version."""
+    version shown is the read API's view at that version, and the steps go from one commit's end to the next."""
     game_id, last = finished_nautilus
+    ends = _ends(platform, game_id)
+    assert ends[-1] == last and len(ends) < last, "commits of several events"
     watcher = Page(browser, platform.read_url)
     watcher.goto(f"#/game/{game_id}/watch")
     watcher.page.wait_for_selector("[data-testid=replay]")
@@ -116,26 +126,32 @@ def test_replay_of_a_finished_game(platform: LocalPlatform, browser: Any,  # noq
     assert "Final position" in watcher.page.inner_text("[data-testid=replay-where]")
 
     watcher.page.click("[data-testid=replay] button[aria-label='First move']")
-    _wait_shown(watcher, 1)
-    assert watcher.page.inner_text("[data-testid=prompt]").startswith("Replay of version 1")
+    _wait_shown(watcher, ends[0])  # the end of the setup: the first version anyone saw
+    assert watcher.page.inner_text("[data-testid=prompt]").startswith(f"Replay of version {ends[0]}")
     assert _round_shown(watcher) == str(_view_at(platform, game_id, 1)["view"]["round"])
     assert _research_drawn(watcher) == _research_of(_view_at(platform, game_id, 1)["view"])
     for _ in range(2):
         watcher.page.click("[data-testid=replay] button[aria-label='Step forward']")
-    _wait_shown(watcher, 3)
+    _wait_shown(watcher, ends[2])
     watcher.page.click("[data-testid=replay] button[aria-label='Step back']")
-    _wait_shown(watcher, 2)
+    _wait_shown(watcher, ends[1])
 
     watcher.page.click("[data-testid=replay] details summary")
     entries = watcher.page.locator("[data-testid=replay-moves] li[data-version]")
     entries.last.wait_for()
     assert entries.count() >= last // 4, "the move list holds the history's entries"
-    middle = entries.nth(entries.count() // 2)
-    jump_to = int(middle.get_attribute("data-version"))
+    inside = [i for i in range(entries.count()) if int(entries.nth(i).get_attribute("data-version")) not in ends]
+    middle = entries.nth(inside[len(inside) // 2])  # a move inside a commit: the commit's end is shown
+    asked = int(middle.get_attribute("data-version"))
+    jump_to = next(end for end in ends if end >= asked)
     middle.locator("button").click()
     _wait_shown(watcher, jump_to)
-    assert watcher.page.get_attribute("[data-testid=replay-moves] li.current", "data-version") == str(jump_to)
-    expected = _view_at(platform, game_id, jump_to)["view"]
+    previous = ends[ends.index(jump_to) - 1]
+    current = [int(v) for v in watcher.page.eval_on_selector_all(
+        "[data-testid=replay-moves] li.current", "(items) => items.map((i) => i.dataset.version)")]
+    assert asked in current and all(previous < v <= jump_to for v in current), (current, previous, jump_to)
+    expected = _view_at(platform, game_id, asked)["view"]
+    assert expected == _view_at(platform, game_id, jump_to)["view"]
     assert _round_shown(watcher) == str(expected["round"])
     assert _research_drawn(watcher) == _research_of(expected)
     assert watcher.page.input_value("[data-testid=replay-slider]") == str(jump_to)
@@ -143,7 +159,7 @@ def test_replay_of_a_finished_game(platform: LocalPlatform, browser: Any,  # noq
 
     watcher.page.click("[data-testid=replay] button[aria-label='Play']")
     watcher.page.wait_for_function("([v]) => +document.querySelector('.game').dataset.shownVersion >= v",
-                                   arg=[jump_to + 2], timeout=20_000)
+                                   arg=[ends[ends.index(jump_to) + 2]], timeout=20_000)
     watcher.page.click("[data-testid=replay] button[aria-label='Pause']")
     paused_at = _shown(watcher)
     watcher.page.wait_for_timeout(2000)
@@ -151,9 +167,9 @@ def test_replay_of_a_finished_game(platform: LocalPlatform, browser: Any,  # noq
 
     watcher.page.focus("[data-testid=replay-slider]")  # the slider, with the keyboard
     watcher.page.keyboard.press("Home")
-    _wait_shown(watcher, 1)
+    _wait_shown(watcher, ends[0])
     watcher.page.keyboard.press("ArrowRight")
-    _wait_shown(watcher, 2)
+    _wait_shown(watcher, ends[1])
     watcher.page.click("[data-testid=replay] button[aria-label='Last move (live)']")
     _wait_shown(watcher, last)
     assert "Final position" in watcher.page.inner_text("[data-testid=replay-where]")
@@ -170,7 +186,7 @@ def _assignment_shown(page: Page, seat: int) -> str:
 async def _an_assignment_only_its_seat_sees(platform: LocalPlatform, game_id: str, player: str,
                                            last: int) -> tuple[int, int, str]:
     """(the player's seat, the first version at which the seat's view tells its special assignment and the
-    spectator's does not, that assignment), read with the player's seat token."""
+    spectator's does not, that assignment), read with the player's seat token (a version that ends a commit)."""
     async with _client(platform) as client:
         granted = await client.seat_token(game_id, player)
         seat = granted["seat"]
@@ -180,7 +196,7 @@ async def _an_assignment_only_its_seat_sees(platform: LocalPlatform, game_id: st
             known, shown = (next(s for s in v["view"]["seats"] if s["seat"] == seat)["assignment"]
                             for v in (mine, public))
             if known is not None and shown is None:
-                return seat, version, known
+                return seat, mine["version"], known
     raise AssertionError("no version at which only the seat knows its assignment")
 
 
@@ -192,6 +208,7 @@ def test_a_player_replays_their_own_game_as_their_seat_saw_it(platform: LocalPla
     game_id, last = finished_nautilus
     seat, version, assignment = _beside_the_browser(
         _an_assignment_only_its_seat_sees(platform, game_id, "replay-nautilus-0", last))
+    ends = _ends(platform, game_id)
     name = httpx.get(f"{platform.command_url}/game-types/nautilus/content", timeout=30).json()["components"][
         assignment]["name"]
 
@@ -202,11 +219,13 @@ def test_a_player_replays_their_own_game_as_their_seat_saw_it(platform: LocalPla
     player.goto(f"#/game/{game_id}")
     player.page.wait_for_selector("[data-testid=replay]")
     _wait_shown(player, last)
-    player.page.fill("[data-testid=replay-slider]", str(version))
-    _wait_shown(player, version)
+    later = ends[ends.index(version) + 1]  # a version to step back from (the first may have no version before it)
+    player.page.fill("[data-testid=replay-slider]", str(later))
+    _wait_shown(player, later)
     assert _assignment_shown(player, seat) == name
     player.page.click("[data-testid=replay] button[aria-label='Step back']")
-    _wait_shown(player, version - 1)
+    _wait_shown(player, version)
+    assert _assignment_shown(player, seat) == name
     assert asked and set(asked) == {f"{platform.read_url}/games/{game_id}/seats/{seat}/view"}, asked
     player.close()
 
@@ -228,8 +247,10 @@ def test_a_spectator_replays_a_live_game_while_it_goes_on(platform: LocalPlatfor
     watcher.goto(f"#/game/{game_id}/watch")
     _wait_shown(watcher, version)
     assert "Live" in watcher.page.inner_text("[data-testid=replay-where]")
+    ends = _ends(platform, game_id)
+    before = ends[ends.index(version) - 1]  # the end of the commit before the last
     watcher.page.click("[data-testid=replay] button[aria-label='Step back']")
-    _wait_shown(watcher, version - 1)
+    _wait_shown(watcher, before)
 
     async def more() -> int:
         async with _client(platform) as client:
@@ -240,9 +261,9 @@ def test_a_spectator_replays_a_live_game_while_it_goes_on(platform: LocalPlatfor
     now = _beside_the_browser(more())
     assert now > version
     watcher.page.wait_for_function("([v]) => +document.querySelector('.game').dataset.version >= v", arg=[now])
-    assert _shown(watcher) == version - 1
+    assert _shown(watcher) == before
     assert watcher.page.get_attribute("[data-testid=replay-slider]", "max") == str(now)
-    assert f"version {version - 1} of {now}" in watcher.page.inner_text("[data-testid=replay-where]")
+    assert f"version {before} of {now}" in watcher.page.inner_text("[data-testid=replay-where]")
     watcher.page.click("[data-testid=replay] button[aria-label='Last move (live)']")
     _wait_shown(watcher, now)
     assert "Live" in watcher.page.inner_text("[data-testid=replay-where]")

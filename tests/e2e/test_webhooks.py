@@ -298,8 +298,10 @@ BAD_INPUTS = [
     ({"url": "https://user:pw@example.com/hook"}, 400, "invalid_webhook_url"),
     ({"url": "https:///nohost"}, 400, "invalid_webhook_url"),
     ({"url": "https://example.com/hook#frag"}, 400, "invalid_webhook_url"),
-    ({"url": "https://example.com/" + "a" * 2100}, 400, "invalid_request"),
+    ({"url": "https://example.com/" + "a" * 2100}, 400, "invalid_webhook_url"),
     ({"url": "https://example.com/hook", "secret": "short"}, 400, "invalid_request"),
+    ({"url": "https://example.com/hook", "secret": "x" * 20 + "\n"}, 400, "invalid_request"),
+    ({"url": "https://example.com/hook", "secret": "x" * 10 + "\t" + "x" * 10}, 400, "invalid_request"),
     ({"url": "https://example.com/hook", "events": ["game.scored"]}, 400, "invalid_request"),
     ({"url": "https://example.com/hook", "events": []}, 400, "invalid_request"),
     ({"url": "https://example.com/hook", "colour": "red"}, 400, "invalid_request"),
@@ -351,7 +353,9 @@ def test_private_addresses_are_refused_unless_allowed(platform: LocalPlatform) -
     try:
         platform.wait_ready(60, ("strict",))
         for url in ("http://127.0.0.1:9/hook", "http://10.1.2.3/hook", "http://[::1]/hook", "http://localhost/h",
-                    "http://169.254.169.254/latest/meta-data", "http://[::ffff:192.168.1.1]/hook"):
+                    "http://169.254.169.254/latest/meta-data", "http://[::ffff:192.168.1.1]/hook",
+                    "http://2130706433/hook", "http://0x7f000001/hook", "http://0177.0.0.1/hook", "http://127.1/hook",
+                    "http://127.0.0.1./hook", "http://localhost./hook", "http://0xa9fea9fe/latest/meta-data"):
             answer = httpx.put(f"{platform.url('strict')}/players/rae/webhook", json={"url": url},
                                headers=_backend(platform), timeout=10)
             assert (answer.status_code, answer.json()["code"]) == (400, "webhook_url_not_public"), url

@@ -15,6 +15,7 @@ from faststream.redis.parser import BinaryMessageFormatV1
 from benthic.feed.encoding import DATA_FIELD
 from benthic.feed.keys import feed_key, lifecycle_key
 from benthic.feed.notification import notification_decoder
+from benthic.game.commits import commit_span
 from benthic.store import Actor, EventStore, GameNotFound, JoinRefused, NewEvent, SeatInfo, Snapshot, VersionConflict
 from benthic.store.entries import DATA, HEAD
 
@@ -107,6 +108,22 @@ class EventStoreContract:
         assert meta is not None
         assert meta.version == 6 and meta.status == "finished" and meta.seats[2] is None
         assert meta.seats[0] == SeatInfo("p0", "P0") and meta.engine_version == "t1"
+
+    async def test_the_commit_of_a_version_is_read_from_its_head_as_folds_group_the_entries(self, store) -> None:
+        """``commit_span`` (a replay inside a commit answers its end: benthic.game.commits) from the commit heads,
+        the same spans as the entries' grouping by command id and time that folds and the archive use, across
+        commits longer than the backwards read's page."""
+        game_id = await new_game(store)
+        version = 1
+        for n, size in enumerate((1, 3, 150, 2, 70, 1)):
+            commit = await store.append(game_id, "test", version, events(size, f"c{n}"), command_id=f"c{n}", now_ms=3)
+            version = commit.last_version
+        entries = await store.load(game_id)
+        for entry in entries:
+            assert await store.commit_span(game_id, entry.version) == commit_span(entries, entry.version), entry
+        assert await store.commit_span(game_id, 100) == (6, 155)
+        assert await store.commit_span(game_id, version + 1) is None
+        assert await store.commit_span("no-such-game", 1) is None
 
     async def test_each_event_is_stored_once_with_the_commit_metadata_on_its_first_entry(self, store, client) -> None:
         game_id = await new_game(store)

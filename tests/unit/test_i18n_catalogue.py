@@ -126,6 +126,16 @@ def test_a_portuguese_label_and_sentence_read_in_portuguese() -> None:
     ("pt", "xx", "pt"),  # an unknown ?lang= is ignored
     (None, "pt_BR", "pt"),
     ("garbage;;q=zz,,", None, "en"),
+    # tags are case-insensitive (RFC 5646 §2.1.1), answered with our own spelling
+    ("PT", None, "pt"),
+    ("Pt", None, "pt"),
+    ("PT-br", None, "pt"),
+    ("PT-BR;q=0.9, EN;q=0.8", None, "pt"),
+    ("EN-us", None, "en"),
+    (None, "PT", "pt"),
+    (None, "pT-Br", "pt"),
+    (None, "PT_BR", "pt"),
+    ("fr", "EN", "en"),
 ])
 def test_negotiation(header: str | None, lang: str | None, expected: str) -> None:
     assert negotiate(header, lang) == expected

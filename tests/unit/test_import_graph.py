@@ -19,7 +19,7 @@ REPO = SHARED.parent  # holds services
 LAYERS: list[tuple[str, ...]] = [
     ("benthic.rules",),  # pure rules engines: no I/O, nothing of the platform
     ("benthic.i18n",),  # the engines' texts in a language (Babel catalogues)
-    ("benthic.runtime", "benthic.errors"),  # settings, logs and metrics, Redis connections; the refusals and codes
+    ("benthic.runtime", "benthic.errors", "benthic.patterns"),  # settings, logs, Redis; refusals; patterns
     ("benthic.game",),  # a game as the platform sees it, pure: envelopes, folds, lifecycle, keys, content packs
     ("benthic.feed",),  # the partition feeds: the notification, its keys and encoding, the consumer groups
     ("benthic.store",),  # the event store: appends a commit with its feed notification; the state loader

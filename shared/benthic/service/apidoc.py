@@ -8,8 +8,8 @@ documented operation say what the service really answers, from what the route de
   the route can give (``benthic.errors``), ``WWW-Authenticate`` on 401 and ``Retry-After`` on 429/503.
   Added by themselves: the body errors (400 ``invalid_json``/``invalid_request``/``body_too_deep``, 413) on
   routes with a body, ``invalid_request`` on routes with query parameters or constrained path parameters,
-  ``not_found`` on routes with an integer path parameter, ``store_unavailable`` unless ``store=False``, and
-  ``overloaded`` (admission control);
+  ``not_found`` on routes with an ``{x:int}`` path parameter, ``store_unavailable`` unless ``store=False``,
+  ``overloaded`` (admission control), and 414/431 (the request head's limits, ``benthic.service.headlimits``);
 - its success body: the msgspec type of the handler's ``data`` and return annotation (msgspec's own JSON
   Schema, the types that decode and encode the bodies), or ``ok=`` (a type, or a JSON Schema for bodies the
   route writes as bytes), with ``media_type=``, ``ok_headers=`` and other media types ``also=``;
@@ -253,11 +253,12 @@ def _operation(operation: dict[str, Any], handler: Any, spec: Doc, components: _
     constrained = ("pattern", "minimum", "maximum", "enum", "minLength", "maxLength")
     if any(p.get("in") == "query" or any(k in p.get("schema", {}) for k in constrained) for p in parameters):
         errors.append("invalid_request")
-    if any(p.get("in") == "path" and p.get("schema", {}).get("type") == "integer" for p in parameters):
+    if any(":int}" in path for path in handler.paths):  # Litestar's own 404 for a segment that is no integer
         errors.append("not_found")
     if spec.store:
         errors.append("store_unavailable")
     errors.append("overloaded")  # admission control (benthic.service.admission) may refuse any route
+    errors += ["request_line_too_long", "request_headers_too_large"]  # so may the head's limits (headlimits)
     if spec.description:
         operation["description"] = spec.description
     for guessed in [s for s in responses if not s.startswith("2")]:

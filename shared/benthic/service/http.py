@@ -18,6 +18,7 @@ from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 from benthic.archive import Archive, ArchiveUnavailable
 from benthic.errors import RETRY_AFTER_S, ApiError, store_unavailable
 from benthic.i18n import negotiate
+from benthic.patterns import whole
 from benthic.rules import GameNotSupported
 from benthic.runtime.config import Settings
 from benthic.runtime.redisconn import is_unavailable
@@ -191,8 +192,12 @@ async def refuse_deep_bodies(request: Request[Any, Any, Any]) -> None:
 
 # --- path parameters, as enforced and documented ------------------------------------------------------------------
 
-GameId = Annotated[str, Parameter(pattern=r"^[A-Za-z0-9_.:\-]{1,128}$", description="a game id (as created)")]
+GameId = Annotated[str, Parameter(pattern=whole(r"[A-Za-z0-9_.:\-]{1,128}"), description="a game id (as created)")]
+# Routes name it `{seat:str}`: Litestar parses a `{seat:int}` segment with Python's int(), which takes "0\n", " 0"
+# or "٠" for 0; from a string, msgspec takes the digits and nothing else (anything else: 400 invalid_request).
 Seat = Annotated[int, Parameter(ge=0, description="a seat of the game, from 0")]
+GAME_TYPE_PATTERN = whole(r"[a-z][a-z0-9_]{0,63}")
+GameType = Annotated[str, Parameter(pattern=GAME_TYPE_PATTERN, description="a game type's name")]
 
 
 # --- OpenAPI: how callers authenticate ---------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import uvicorn
 
 from benthic.runtime.config import Settings, check_production
 from benthic.runtime.telemetry import BUILD_INFO, configure_logging, log
+from benthic.service.headlimits import AnsweringWebSocketProtocol, BoundedHttpToolsProtocol
 
 SERVICES = ("command", "projection", "scoring", "archiver", "bots", "notifier", "matchmaker")
 
@@ -110,6 +111,9 @@ async def serve(services: list[str], settings: Settings, port: int | None = None
             # The client address (per-IP rate limits) is X-Forwarded-For's only from these proxies.
             proxy_headers=True,
             forwarded_allow_ips=settings.forwarded_allow_ips,
+            # a request's head within the same limits for HTTP and WebSocket handshakes, answered when over them
+            http=BoundedHttpToolsProtocol,
+            ws=AnsweringWebSocketProtocol,
         )
         servers.append(_Server(config))
     loop = asyncio.get_running_loop()

@@ -21,7 +21,16 @@ from benthic.game.events import Envelope
 from benthic.game.keys import GameKeys
 from benthic.store import append, join, snapshot
 from benthic.store.durability import NO_ACK, Ack, DurabilityUnconfirmed
-from benthic.store.entries import CommitHead, encode_head, envelopes, last_head, starts_inside_commit
+from benthic.store.entries import (
+    HEAD,
+    CommitHead,
+    decode_head,
+    encode_head,
+    envelopes,
+    last_head,
+    starts_inside_commit,
+    version_of,
+)
 from benthic.store.pipelining import ScriptBatcher
 from benthic.store.records import (
     Actor,
@@ -218,6 +227,23 @@ class EventStore:
             before = cast(_Entries, await self.redis.xrevrange(key, f"{first - 1}-0", "-", count=_LOOKBACK))
             head = last_head(before)
         return envelopes(entries, head)
+
+    async def commit_span(self, game_id: str, version: int) -> tuple[int, int] | None:
+        """(first, last): the versions of the commit that holds ``version``, from its head (read backwards from
+        ``version``; benthic.game.commits), or None when the stream does not hold ``version``."""
+        key = self.keys(game_id).events
+        end = version
+        while end >= 1:
+            entries = cast(_Entries, await self.redis.xrevrange(key, f"{end}-0", "-", count=_LOOKBACK))
+            if not entries or (end == version and version_of(entries[0][0]) != version):
+                return None
+            for entry_id, fields in entries:
+                raw_head = fields.get(HEAD)
+                if raw_head:
+                    first = version_of(entry_id)
+                    return first, first + decode_head(raw_head).events - 1
+            end = version_of(entries[-1][0]) - 1
+        return None
 
     async def committed(self, game_id: str, command_id: str) -> Commit | None:
         """The commit of ``command_id`` (``duplicate=True``), or None.  With an ack that waits, a commit is

@@ -24,6 +24,7 @@ import msgspec
 from jwt import PyJWK, PyJWKClient, PyJWKSet
 from jwt.exceptions import PyJWKClientConnectionError, PyJWKClientError, PyJWKSetError, PyJWTError
 
+from benthic.patterns import whole
 from benthic.runtime.telemetry import log
 
 # Credential kinds: who acted, as recorded in every event's audit metadata and in the logs.
@@ -39,7 +40,7 @@ OPERATOR_SCOPE = "benthic:operator"
 ALGORITHMS = ("RS256", "ES256", "EdDSA")
 
 # Player ids (the JWT's `sub`): what identity providers use (UUIDs, `auth0|123`, e-mail addresses).
-PLAYER_ID = re.compile(r"^[A-Za-z0-9_.:@|+\-]{1,128}$")
+PLAYER_ID = re.compile(whole(r"[A-Za-z0-9_.:@|+\-]{1,128}"))
 # The platform's bots play as `bot:<name>` (and `bot:<name>@<level>`): no person can be one, or they would share
 # a bot's leaderboard entry and its seats' history.
 BOT_PLAYER_PREFIX = "bot:"

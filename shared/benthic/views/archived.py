@@ -9,11 +9,19 @@ from collections import OrderedDict
 import msgspec
 
 from benthic.archive import Archive, ArchivedGame
+from benthic.game.commits import commit_span
 from benthic.game.gamestate import Folded, UndoBeforeStart, fold_envelopes
 from benthic.game.history import history_page, seat_names
 from benthic.i18n import DEFAULT_LANGUAGE
 from benthic.rules import get_engine
-from benthic.views.readmodel import VersionNotFound, stored_version, unpack_view, view_at, view_field
+from benthic.views.readmodel import (
+    PastView,
+    VersionNotFound,
+    stored_version,
+    unpack_view,
+    view_at,
+    view_field,
+)
 
 
 class ArchivedReads:
@@ -44,33 +52,35 @@ class ArchivedReads:
         game = await self.game(game_id)
         return None if game is None else (game.last_version, game.read_models.get(field))
 
-    async def view_at(self, game_id: str, viewer: int | None, at: int) -> bytes | None:
-        """The view ``viewer`` had at version ``at``: the archived events folded to ``at`` and rendered as the live
-        views were (the archived view itself at the last version).  None: no such game; VersionNotFound beyond
-        its last version."""
+    async def view_at(self, game_id: str, viewer: int | None, at: int) -> PastView | None:
+        """The view ``viewer`` had at version ``at``: at the end of the commit that holds ``at``
+        (benthic.game.commits), the archived events folded to it and rendered as the live views were (the
+        archived view itself at the last version).  None: no such game; VersionNotFound beyond its last version."""
         game = await self.game(game_id)
         if game is None:
             return None
         if at > game.last_version:
             raise VersionNotFound(game.last_version)
+        first, shown = commit_span(game.envelopes, at)
         stored = game.read_models.get(view_field(viewer))
-        if at == game.last_version and stored is not None and stored_version(stored) == at:
-            return unpack_view(stored)
+        if shown == game.last_version and stored is not None and stored_version(stored) == shown:
+            return PastView(shown, first - 1, unpack_view(stored))
         engine = get_engine(game.game_type)
         folded = self._folded.get(game_id)
-        if folded is None or folded.version > at:
+        if folded is None or folded.version > shown:
             folded = Folded(0, engine.initial_state())
-        tail = [e for e in game.envelopes if folded.version < e.version <= at]
+        tail = [e for e in game.envelopes if folded.version < e.version <= shown]
         try:
             folded = fold_envelopes(engine, folded, tail, game_id) if tail else folded
         except UndoBeforeStart:  # an undo voids versions the cached state holds: from the start
-            tail = [e for e in game.envelopes if e.version <= at]
+            tail = [e for e in game.envelopes if e.version <= shown]
             folded = fold_envelopes(engine, Folded(0, engine.initial_state()), tail, game_id)
         self._folded[game_id] = folded
         self._folded.move_to_end(game_id)
         while len(self._folded) > self.cache_games:
             self._folded.popitem(last=False)
-        return view_at(engine, game_id, folded, "finished", game.options, len(game.seats), viewer)
+        return PastView(shown, first - 1,
+                        view_at(engine, game_id, folded, "finished", game.options, len(game.seats), viewer))
 
     async def history(
         self, game_id: str, viewer: int | None, after: int, limit: int, language: str = DEFAULT_LANGUAGE

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -63,6 +63,16 @@ def stored_version(stored: bytes) -> int | None:
 def unpack_view(stored: bytes) -> bytes:
     _, sep, packed = stored.partition(b":")
     return zlib.decompress(packed if sep and stored[:1].isdigit() else stored)
+
+
+class PastView(NamedTuple):
+    """The answer of ``GET .../view?at=V``: the view at ``version``, the end of the commit that holds V (the only
+    versions a viewer saw: benthic.game.commits), and ``previous``, the version of the view before it (the end of
+    the commit before; 0 for the game's first)."""
+
+    version: int
+    previous: int
+    body: bytes
 
 
 class VersionNotFound(LookupError):

@@ -29,6 +29,7 @@ from benthic.views.readmodel import (
     STATUSES,
     SUMMARY,
     VERSION,
+    PastView,
     VersionNotFound,
     build_views,
     stored_version,
@@ -111,9 +112,10 @@ class ReadModels:
         stored = [game.read_models.get(view_field(v)) for v in viewers]
         return game.last_version, {v: unpack_view(body) for v, body in zip(viewers, stored, strict=True) if body}
 
-    async def view_at(self, game_id: str, viewer: int | None, at: int) -> bytes | None:
-        """The view ``viewer`` had of the game at version ``at`` (1 ≤ at ≤ the projected version): the game's
-        events folded to ``at`` and rendered as the live views are; None when the game is nowhere;
+    async def view_at(self, game_id: str, viewer: int | None, at: int) -> PastView | None:
+        """The view ``viewer`` had of the game at version ``at`` (1 ≤ at ≤ the projected version): at the end of the
+        commit that holds ``at`` (a version inside a commit is a state nobody saw: benthic.game.commits), the
+        game's events folded to it and rendered as the live views are; None when the game is nowhere;
         VersionNotFound beyond the projected version."""
         raw = cast(_Fields, await self.redis.hmget(self.keys(game_id).read_model,
                                                    [VERSION, "status", GAME_TYPE, SUMMARY, view_field(viewer)]))
@@ -124,14 +126,19 @@ class ReadModels:
         projected, status = int(raw[0]), (raw[1] or b"").decode()
         if at > projected:
             raise VersionNotFound(projected)
-        if at == projected and raw[4] is not None and _shows(raw[4], at, status):
-            return unpack_view(raw[4])  # the live view itself
+        span = await self.store.commit_span(game_id, at)
+        if span is None:  # archived under us: the archive has it whole
+            return await self._archived_view_at(game_id, viewer, at)
+        first, shown = span
+        if shown == projected and raw[4] is not None and _shows(raw[4], shown, status):
+            return PastView(shown, first - 1, unpack_view(raw[4]))  # the live view itself
         engine = get_engine(raw[2].decode())
         meta = await self.store.meta(game_id)
-        folded = await self._fold_at(game_id, engine, at) if meta is not None else None
-        if meta is None or folded is None or folded.version != at:  # archived under us: the archive has it whole
+        folded = await self._fold_at(game_id, engine, shown) if meta is not None else None
+        if meta is None or folded is None or folded.version != shown:  # archived under us: the archive has it whole
             return await self._archived_view_at(game_id, viewer, at)
-        return view_at(engine, game_id, folded, status, meta.options, len(meta.seats), viewer)
+        return PastView(shown, first - 1,
+                        view_at(engine, game_id, folded, status, meta.options, len(meta.seats), viewer))
 
     async def _fold_at(self, game_id: str, engine: Any, at: int) -> Folded:
         """The state at ``at``: on from the state the last ``?at=`` of this game folded (a replay steps forward),
@@ -156,7 +163,7 @@ class ReadModels:
                 self._at_states.popitem(last=False)
         return folded
 
-    async def _archived_view_at(self, game_id: str, viewer: int | None, at: int) -> bytes | None:
+    async def _archived_view_at(self, game_id: str, viewer: int | None, at: int) -> PastView | None:
         if self.archived is None:
             return None
         return await self.archived.view_at(game_id, viewer, at)

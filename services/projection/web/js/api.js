@@ -27,7 +27,8 @@ export function setLanguage(lang) {
   if (lang) localStorage.setItem(LANGUAGE, lang); else localStorage.removeItem(LANGUAGE);
 }
 
-async function call(base, method, path, { body, bearer, signal } = {}) {
+// `withHeaders`: answer `{ data, headers }` (the response's headers) instead of the body alone.
+async function call(base, method, path, { body, bearer, signal, withHeaders = false } = {}) {
   const headers = {};
   if (language()) headers["Accept-Language"] = language();
   if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -42,7 +43,7 @@ async function call(base, method, path, { body, bearer, signal } = {}) {
     throw new ApiError(response.status, data?.code || "http_error", data?.message || `HTTP ${response.status}`,
       Number.isFinite(retryAfter) ? retryAfter : null);
   }
-  return data;
+  return withHeaders ? { data, headers: response.headers } : data;
 }
 
 export const read = (path, options) => call("", "GET", path, options);

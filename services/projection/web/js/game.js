@@ -363,8 +363,8 @@ export async function gamePage(main, gameId, watchOnly) {
 
   // A path of the game's read API as this page's viewer sees it: the seat's (with its token, renewed when refused)
   // for its player, the spectator's for everyone else.
-  const asViewer = (path) => (g.seat === null ? read(`/games/${gameId}${path}`)
-    : retried(() => read(`/games/${gameId}/seats/${g.seat}${path}`, { bearer: mySeat.token })));
+  const asViewer = (path, options = {}) => (g.seat === null ? read(`/games/${gameId}${path}`, options)
+    : retried(() => read(`/games/${gameId}/seats/${g.seat}${path}`, { ...options, bearer: mySeat.token })));
 
   // Spectators of a running game and everyone once it is over can step through its versions, each seeing the
   // versions as they saw them then (a player their seat's view, a spectator the public one).

@@ -2,6 +2,8 @@
 // list of moves from the history), showing the view as it was at a version with the page's own drawers: the
 // viewer's own view, a seat's (`GET /games/{id}/seats/{seat}/view?at=V` with its token) for a player, the spectator's
 // (`GET /games/{id}/view?at=V`) for everyone else.  The page stays live underneath: new versions extend the bar.
+// Only the versions that end a commit were ever seen: `?at=V` answers the view at the end of the commit that holds V
+// (its `version`), and says the version before it (`X-Benthic-Previous-Version`), where a step back goes.
 import { h } from "./dom.js";
 import { entryInWords } from "./history.js";
 import { t } from "./i18n.js";
@@ -9,16 +11,16 @@ import { t } from "./i18n.js";
 const PLAY_EVERY_MS = 900;
 
 /** The bar of a game; `show(body)` draws a view answer (`{version, view, ...}`), `show(null)` the live view.
- * `asViewer(path)` reads a path of the game's read API (`/view?at=V`, `/history?after=N&limit=L`) as the page's
- * viewer sees it: the seat's view and history for its player, the spectator's otherwise.
+ * `asViewer(path, options)` reads a path of the game's read API (`/view?at=V`, `/history?after=N&limit=L`) as the
+ * page's viewer sees it: the seat's view and history for its player, the spectator's otherwise.
  * Returns `{element, latest(version, finished)}`: the page tells it each live version it gets. */
 export function replayBar({ cat, name, show, asViewer }) {
-  const state = { latest: 0, finished: false, shown: null, playing: null, historyAfter: 0, asked: 0 };
-  const views = new Map();  // version -> view answer (a version's view never changes)
+  const state = { latest: 0, finished: false, shown: null, previous: 0, playing: null, historyAfter: 0, asked: 0 };
+  const answers = new Map();  // version asked or shown -> {body, previous} (a version's view never changes)
 
   const button = (label, text, onclick) => h("button.small", { type: "button", "aria-label": label, title: label, onclick }, text);
   const first = button(t("First move"), `|◀ ${t("First")}`, () => { pause(); go(1); });
-  const back = button(t("Step back"), `◀ ${t("Back")}`, () => { pause(); go((state.shown ?? state.latest) - 1); });
+  const back = button(t("Step back"), `◀ ${t("Back")}`, () => { pause(); stepBack(); });
   const play = button(t("Play"), `▶ ${t("Play")}`, () => (state.playing ? pause() : start()));
   const forward = button(t("Step forward"), `${t("Next")} ▶`, () => { pause(); go((state.shown ?? state.latest) + 1); });
   const live = button(t("Last move (live)"), `${t("Live")} ▶|`, () => { pause(); go(state.latest); });
@@ -39,33 +41,47 @@ export function replayBar({ cat, name, show, asViewer }) {
     element.classList.toggle("replaying", state.shown !== null);
     slider.max = String(Math.max(1, state.latest));
     slider.value = String(at);
-    first.disabled = back.disabled = at <= 1;
+    first.disabled = back.disabled = state.shown !== null && state.previous < 1;
     forward.disabled = live.disabled = state.shown === null;
     play.textContent = state.playing ? `❚❚ ${t("Pause")}` : `▶ ${t("Play")}`;
     play.setAttribute("aria-label", state.playing ? t("Pause") : t("Play"));
-    for (const item of moves.querySelectorAll("[data-version]")) {
-      item.classList.toggle("current", Number(item.dataset.version) === at);
+    for (const item of moves.querySelectorAll("[data-version]")) {  // the moves of the commit shown
+      const version = Number(item.dataset.version);
+      item.classList.toggle("current", state.shown !== null && version > state.previous && version <= state.shown);
     }
   }
 
+  async function answerAt(version) {
+    let answer = answers.get(version);
+    if (!answer) {
+      const { data, headers } = await asViewer(`/view?at=${version}`, { withHeaders: true });
+      answer = { body: data, previous: Number(headers.get("X-Benthic-Previous-Version")) || 0 };
+      answers.set(version, answer);
+      answers.set(data.version, answer);
+    }
+    return answer;
+  }
+
   async function go(version) {
+    const asked = ++state.asked;
     const target = Math.max(1, Math.min(version, state.latest));
-    if (target === state.latest) {  // the last version is the live view the page already has
+    const answer = target < state.latest ? await answerAt(target) : null;
+    if (asked !== state.asked) return;  // a later choice won
+    if (answer === null || answer.body.version >= state.latest) {  // the last version is the live view the page has
       state.shown = null;
       show(null);
-      label();
-      return;
+    } else {
+      state.shown = answer.body.version;
+      state.previous = answer.previous;
+      show(answer.body);
     }
-    const asked = ++state.asked;
-    let body = views.get(target);
-    if (!body) {
-      body = await asViewer(`/view?at=${target}`);
-      views.set(target, body);
-    }
-    if (asked !== state.asked) return;  // a later choice won
-    state.shown = target;
-    show(body);
     label();
+  }
+
+  async function stepBack() {
+    const asked = state.asked;
+    const { previous } = await answerAt(state.shown ?? state.latest);
+    if (asked === state.asked && previous >= 1) await go(previous);
   }
 
   function start() {
