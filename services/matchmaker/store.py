@@ -105,8 +105,12 @@ class Streams:
                 return stream.state
 
     def _fold(self, stream: Stream[S], entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
+        # Reads take no lock, so two of them (or a read and a write's own fold) may have read the same entries
+        # while the other waited on Redis: what one has folded already, the other skips.
         for entry_id, fields in entries:
             version = int(text(entry_id).split("-", 1)[0])
+            if version <= stream.state.version:
+                continue
             if version != stream.state.version + 1:
                 raise RuntimeError(f"gap in {stream.events_key}: version {version} after {stream.state.version}")
             stream.state.apply_all(version, [stream.decoder.decode(fields[b"d"])])
@@ -134,11 +138,16 @@ class Streams:
                 made = list(decide(state))
                 if not made:
                     return state, []
+                expected = state.version
                 try:
-                    last = await self._write(stream, state.version, made)
+                    last = await self._write(stream, expected, made)
                 except Conflict:
                     continue
-                state.apply_all(last, made)
+                if state.version == expected:
+                    state.apply_all(last, made)
+                else:
+                    # a read folded some of the appended entries while the append was waiting: fold the rest
+                    state = await self.catch_up(stream)
                 return state, made
         raise ApiError(409, "too_many_conflicts", "the matchmaker's state changed too often while deciding; retry")
 
