@@ -9,6 +9,7 @@ import { applyPatch, PatchError } from "./patch.js";
 import * as underwaterCities from "./games/underwater_cities.js";
 import * as nautilus from "./games/nautilus.js";
 import * as aquatica from "./games/aquatica.js";
+import * as generic from "./games/generic.js";
 
 const LAYOUTS = { underwater_cities: underwaterCities, nautilus, aquatica };
 const ATTEMPTS = 5;  // of a move, or of reading the legal moves
@@ -29,7 +30,7 @@ async function summaryOf(gameId) {
 export async function gamePage(main, gameId, watchOnly) {
   let summary = await summaryOf(gameId);
   const cat = await catalogue(summary.game_type, summary.content_pack);
-  const layout = LAYOUTS[summary.game_type];
+  const layout = LAYOUTS[summary.game_type] ?? generic;
   let mySeat = watchOnly ? null : await seatFor(gameId);
   const g = {
     gameId, cat, summary, seat: mySeat?.seat ?? null, view: null, version: 0, moves: [], movesVersion: -1,
