@@ -324,7 +324,8 @@ def create_app(settings: Settings) -> Litestar:
         redis, store = app.state.redis, app.state.store
         policy = VacationPolicy(settings.vacation_initial_days, settings.vacation_days_per_month,
                                 settings.vacation_cap_days, settings.vacation_min_charge_days)
-        streams = Streams(redis, ack_of(settings), policy, keep_ms=settings.match_keep_s * 1000)
+        streams = Streams(redis, ack_of(settings), policy, settings.conflict_retries,
+                          keep_ms=settings.match_keep_s * 1000)
         forget = on_primary_change(streams.primary_changed)
         players = PlayerGames(redis, store, settings.max_open_games_per_player)
         play = PlayPath(store, StateLoader(store, 1000, settings.snapshot_every), players, settings.conflict_retries)

@@ -1,10 +1,10 @@
-"""The matchmaker's streams on Redis and its one write loop.
+"""The matchmaker's streams on Redis, written through the platform's one write loop (benthic.store.transact).
 
 A stream holds one aggregate's events, one entry per event with entry ID ``<version>-0``; its head hash holds the
 version.  Both keys of a stream share its hash tag (``{mm:pool}``, ``{mm:pl:<player>}``), so each append is one
 script on one Redis Cluster slot (append.lua): it appends only at the version the events were decided on.
 
-:meth:`Streams.transact` is the write loop, the one place a decision becomes events: bring the fold up to the
+:meth:`Streams.transact` is that loop here, the one place a decision becomes events: bring the fold up to the
 stream's head, decide on it (a pure function: events, or a refusal), append at that version, and on a conflict
 (another request, another replica, a wave) decide again on the new head.  Acknowledged as the game store
 acknowledges (``BENTHIC_REDIS_ACK_REPLICAS``: ``WAIT`` through ``ScriptBatcher``)."""
@@ -19,9 +19,11 @@ from typing import Any, Generic, Protocol, TypeVar, cast
 import msgspec
 
 from benthic.errors import ApiError
+from benthic.runtime.telemetry import APPEND_CONFLICTS
 from benthic.store.durability import Ack
 from benthic.store.pipelining import ScriptBatcher
 from benthic.store.scripts import load_lua, text
+from benthic.store.transact import RETRIES, TooManyConflicts, transact
 from services.matchmaker import events as ev
 from services.matchmaker.player import PlayerState, VacationPolicy
 from services.matchmaker.pool import Pool
@@ -66,7 +68,7 @@ class Stream(Generic[S]):
 
 
 class Streams:
-    def __init__(self, redis: Any, ack: Ack, policy: VacationPolicy, retries: int = 16,
+    def __init__(self, redis: Any, ack: Ack, policy: VacationPolicy, retries: int = RETRIES,
                  players_cached: int = 50_000, keep_ms: int = 7 * 86_400_000) -> None:
         self.redis = redis
         self.policy = policy
@@ -129,27 +131,35 @@ class Streams:
 
     # --- writing ----------------------------------------------------------------------------------------------
     async def transact(self, stream: Stream[S], decide: Decide[S], now: int | None = None) -> tuple[S, list[ev.Event]]:
-        """Decide on the fold at the stream's head and append what was decided, again on a conflict; returns the
-        fold after the append and the events appended (none: the decision changed nothing).  A refusal of
-        ``decide`` (an ApiError) is raised as it is."""
+        """Decide on the fold at the stream's head and append what was decided, again on a conflict
+        (benthic.store.transact); returns the fold after the append and the events appended (none: the decision
+        changed nothing).  A refusal of ``decide`` (an ApiError) is raised as it is."""
+
+        async def read(_fresh: bool) -> S:
+            return await self.catch_up(stream)
+
+        def decided(state: S) -> list[ev.Event] | None:
+            return list(decide(state)) or None
+
+        async def append(state: S, made: list[ev.Event]) -> S:
+            expected = state.version
+            last = await self._write(stream, expected, made)
+            if state.version == expected:
+                state.apply_all(last, made)
+                return state
+            # a read folded some of the appended entries while the append was waiting: fold the rest
+            return await self.catch_up(stream)
+
         async with stream.lock:
-            for _attempt in range(self.retries + 1):
-                state = await self.catch_up(stream)
-                made = list(decide(state))
-                if not made:
-                    return state, []
-                expected = state.version
-                try:
-                    last = await self._write(stream, expected, made)
-                except Conflict:
-                    continue
-                if state.version == expected:
-                    state.apply_all(last, made)
-                else:
-                    # a read folded some of the appended entries while the append was waiting: fold the rest
-                    state = await self.catch_up(stream)
-                return state, made
-        raise ApiError(409, "too_many_conflicts", "the matchmaker's state changed too often while deciding; retry")
+            try:
+                done = await transact(read, decided, append, retries=self.retries, conflict=Conflict,
+                                      on_conflict=APPEND_CONFLICTS.labels("matchmaker").inc)
+            except TooManyConflicts:
+                raise ApiError(409, "too_many_conflicts",
+                               "the matchmaker's state changed too often while deciding; retry") from None
+        if done.appended is None:
+            return done.state, []
+        return done.appended, done.decided or []
 
     async def _write(self, stream: Stream[Any], expected: int, made: Sequence[ev.Event]) -> int:
         reply = await self._append([stream.events_key, stream.head_key],

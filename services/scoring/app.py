@@ -65,7 +65,7 @@ def create_app(settings: Settings) -> Litestar:
     @contextlib.asynccontextmanager
     async def scorer(app: Litestar) -> AsyncIterator[None]:
         loader = StateLoader(app.state.store, min(settings.state_cache_games, 500), snapshot_every=0)
-        app.state.scorer = Scorer(app.state.redis, app.state.store, loader)
+        app.state.scorer = Scorer(app.state.redis, app.state.store, loader, settings.conflict_retries)
         zero_series(SERVICE, game_types())
         yield
 

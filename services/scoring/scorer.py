@@ -18,20 +18,23 @@ from redis.asyncio import Redis
 from benthic.feed.notification import Notification
 from benthic.game import lifecycle
 from benthic.game.events import PLATFORM, GameScored
+from benthic.game.gamestate import Folded
 from benthic.rules import FinalScores, UnknownGameType, get_engine
-from benthic.runtime.telemetry import GAMES_SCORED, RATINGS_UPDATED, SCORING_FAILURES, log
-from benthic.store import EventStore, GameMeta, NewEvent, VersionConflict
+from benthic.runtime.telemetry import APPEND_CONFLICTS, GAMES_SCORED, RATINGS_UPDATED, SCORING_FAILURES, log
+from benthic.store import Commit, EventStore, GameMeta, NewEvent
 from benthic.store.loader import StateLoader
+from benthic.store.transact import RETRIES, TooManyConflicts, transact
 from services.scoring.ratings import apply_ratings
 
 _encoder = msgspec.json.Encoder()
 
 
 class Scorer:
-    def __init__(self, redis: Redis, store: EventStore, loader: StateLoader) -> None:
+    def __init__(self, redis: Redis, store: EventStore, loader: StateLoader, conflict_retries: int = RETRIES) -> None:
         self.redis = redis
         self.store = store
         self.loader = loader
+        self.conflict_retries = conflict_retries
 
     async def handle(self, notes: list[Notification]) -> None:
         ended = {n.game_id: n.game_type for n in notes if n.ended}
@@ -54,39 +57,47 @@ class Scorer:
         meta = await self.store.meta(game_id)
         if meta is None:
             return False
-        appended = False
         rated_now = False
-        for _attempt in range(10):
-            folded = await self.loader.load(game_id, engine)
+
+        async def read(_fresh: bool) -> Folded:
+            return await self.loader.load(game_id, engine)
+
+        async def decide(folded: Folded) -> GameScored | None:
+            nonlocal rated_now
             scores = lifecycle.final_scores(engine, folded.state, folded.life, len(meta.seats))
             if scores is None:
-                return False
+                return None
             rated = meta.rated and folded.life.aborted is None
-            event = GameScored(
+            if rated and not rated_now:
+                rated_now = True
+                await self._rate(meta, game_type, game_id, scores)
+            return GameScored(
                 game_type=game_type,
                 results=[msgspec.to_builtins(r) for r in scores.results],
                 details=msgspec.to_builtins(scores.details),
                 players=[s.player_id if s else "" for s in meta.seats],
                 rated=rated,
             )
-            if rated and not rated_now:
-                rated_now = True
-                await self._rate(meta, game_type, game_id, scores)
-            try:
-                commit = await self.store.append(
-                    game_id,
-                    game_type,
-                    folded.version,
-                    [NewEvent("game_scored", _encoder.encode(event), kind=PLATFORM)],
-                    command_id=f"score:{game_id}",
-                    now_ms=int(time.time() * 1000),
-                )
-            except VersionConflict:
-                continue
-            appended = not commit.duplicate
-            break
-        else:
-            raise RuntimeError(f"could not append game_scored to {game_id}")
+
+        async def append(folded: Folded, event: GameScored) -> Commit:
+            return await self.store.append(
+                game_id,
+                game_type,
+                folded.version,
+                [NewEvent("game_scored", _encoder.encode(event), kind=PLATFORM)],
+                command_id=f"score:{game_id}",
+                now_ms=int(time.time() * 1000),
+            )
+
+        try:
+            done = await transact(read, decide, append, retries=self.conflict_retries,
+                                  on_conflict=APPEND_CONFLICTS.labels(game_type).inc)
+        except TooManyConflicts:
+            raise RuntimeError(f"could not append game_scored to {game_id}") from None
+        commit, event = done.appended, done.decided
+        if commit is None or event is None:
+            return False
+        appended, rated = not commit.duplicate, event.rated
         if appended:
             GAMES_SCORED.labels(game_type).inc()
             log().info("game_scored", game_id=game_id, version=commit.last_version)

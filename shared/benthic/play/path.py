@@ -22,8 +22,9 @@ from benthic.play.platform_commits import PlatformCommit
 from benthic.play.players import PlayerGames
 from benthic.rules import AnyEngine, RuleViolation, get_engine
 from benthic.runtime.telemetry import APPEND_CONFLICTS, EVENTS_APPENDED, count_platform_events, log, series
-from benthic.store import Actor, Commit, EventStore, GameMeta, NewEvent, VersionConflict
+from benthic.store import Actor, Commit, EventStore, GameMeta, NewEvent
 from benthic.store.loader import StateLoader
+from benthic.store.transact import Stale, TooManyConflicts, transact
 from benthic.trust.identity import PLAYER
 
 if TYPE_CHECKING:
@@ -62,13 +63,21 @@ UNDO_LOOKBACK = 64  # entries read back from the end to find the commit an undo 
 _undo_json = msgspec.json.Encoder()
 
 
-@dataclass(frozen=True)
-class _Refusal:
+@dataclass
+class _Refusal(Exception):  # raised out of the write loop: the decision refused
     outcome: str  # rejected | conflict
     code: str  # the outcome's code
     error: ApiError
     stale_may_explain: bool  # a cached state behind another replica's append may explain it: decide again, fresh
     may_be_done: bool  # the command may have been committed already (a retry): answer its first commit
+
+
+class _Committed(Exception):
+    """A refused undo whose command id was committed already (a retry): its first answer."""
+
+    def __init__(self, commit: Commit) -> None:
+        super().__init__(commit.first_version)
+        self.commit = commit
 
 
 class PlayPath:
@@ -142,33 +151,31 @@ class PlayPath:
         race decides again on the new state, unless ``expected_version`` pins the state)."""
         meta = await self.meta(game_id)
         engine = get_engine(meta.game_type)
+
+        def decided(folded: Folded) -> PlatformCommit | None:
+            if expected_version is not None and folded.version != expected_version:
+                return None  # pinned: a lost race is not decided again
+            return decide(engine, meta, folded)
+
+        async def append(folded: Folded, made: PlatformCommit) -> Commit:
+            return await self.store.append(
+                game_id, engine.game_type, folded.version, made.events, command_id=command_id, now_ms=now_ms(),
+                ended=made.ended, meta=made.meta, actor=actor,
+            )
+
         async with self._lock(game_id):
-            for _attempt in range(self.conflict_retries + 1):
-                folded = await self._loader.load(game_id, engine)
-                if expected_version is not None and folded.version != expected_version:
-                    return None, folded
-                made = decide(engine, meta, folded)
-                if made is None:
-                    return None, folded
-                try:
-                    commit = await self.store.append(
-                        game_id, engine.game_type, folded.version, made.events, command_id=command_id,
-                        now_ms=now_ms(), ended=made.ended, meta=made.meta, actor=actor,
-                    )
-                except VersionConflict:
-                    APPEND_CONFLICTS.labels(engine.game_type).inc()
-                    if expected_version is not None:
-                        return None, folded
-                    continue
-                self._loader.cache.drop(game_id)
-                if not commit.duplicate:
-                    count_platform_events(engine.game_type, [e.type for e in made.events])
-                    log().info("platform_commit", game_id=game_id, command_id=command_id,
-                               version=commit.last_version, events=[e.type for e in made.events])
-                    if made.ended:
-                        await self._game_over(game_id)
-                return commit, folded
-        raise ApiError(409, "too_many_conflicts", "the game changed too often; retry")
+            done = await self._transact(game_id, engine, decided, append)
+            commit, made = done.appended, done.decided
+            if commit is None or made is None:
+                return None, done.state
+            self._loader.cache.drop(game_id)
+            if not commit.duplicate:
+                count_platform_events(engine.game_type, [e.type for e in made.events])
+                log().info("platform_commit", game_id=game_id, command_id=command_id,
+                           version=commit.last_version, events=[e.type for e in made.events])
+                if made.ended:
+                    await self._game_over(game_id)
+            return commit, done.state
 
     async def undo(
         self, game_id: str, seat: int, command_id: str, expected_version: int | None, actor: Actor,
@@ -180,36 +187,41 @@ class PlayPath:
         meta = await self.meta(game_id)
         engine = get_engine(meta.game_type)
         undo_mode = lc.parse_options(meta.options).undo
+
+        async def decide(folded: Folded) -> undoing.CommandUndone:
+            if expected_version is not None and expected_version != folded.version:
+                decided: undoing.CommandUndone | ApiError = ApiError(
+                    409, "version_conflict", f"expected version {expected_version}, the game is at "
+                    f"{folded.version}", {"current_version": folded.version})
+            elif folded.life.house_plays(seat):  # the house bot's moves are not the player's to take back
+                decided = _house_plays(folded, seat)
+            else:
+                decided = await self._undo_of(engine, game_id, folded, undo_mode, seat)
+            if isinstance(decided, ApiError):
+                done = await self.store.committed(game_id, command_id)
+                if done is not None:  # a retry of an undo made: its first answer
+                    raise _Committed(done)
+                raise decided
+            return decided
+
+        async def append(folded: Folded, decided: undoing.CommandUndone) -> Commit:
+            made = NewEvent(undoing.COMMAND_UNDONE, _undo_json.encode(decided), kind=PLATFORM)
+            return await self.store.append(game_id, engine.game_type, folded.version, [made],
+                                           command_id=command_id, seat=seat, now_ms=now_ms(), actor=actor)
+
         async with self._lock(game_id):
-            for _attempt in range(self.conflict_retries + 1):
-                folded = await self._loader.load(game_id, engine)
-                if expected_version is not None and expected_version != folded.version:
-                    decided: undoing.CommandUndone | ApiError = ApiError(
-                        409, "version_conflict", f"expected version {expected_version}, the game is at "
-                        f"{folded.version}", {"current_version": folded.version})
-                elif folded.life.house_plays(seat):  # the house bot's moves are not the player's to take back
-                    decided = _house_plays(folded, seat)
-                else:
-                    decided = await self._undo_of(engine, game_id, folded, undo_mode, seat)
-                if isinstance(decided, ApiError):
-                    done = await self.store.committed(game_id, command_id)
-                    if done is not None:  # a retry of an undo made: its first answer
-                        return await self._undone(game_id, done)
-                    raise decided
-                made = NewEvent(undoing.COMMAND_UNDONE, _undo_json.encode(decided), kind=PLATFORM)
-                try:
-                    commit = await self.store.append(game_id, engine.game_type, folded.version, [made],
-                                                     command_id=command_id, seat=seat, now_ms=now_ms(), actor=actor)
-                except VersionConflict:
-                    APPEND_CONFLICTS.labels(engine.game_type).inc()
-                    continue  # decided again on the new state (a pinned expected version is refused there)
-                self._loader.cache.drop(game_id)  # the next load folds again from before the voided versions
-                if commit.duplicate:
-                    return await self._undone(game_id, commit)
-                log().info("command_undone", game_id=game_id, command_id=command_id, seat=seat,
-                           version=commit.last_version, undone=decided.command_id)
-                return Undone(commit.last_version, False, decided)
-        raise ApiError(409, "too_many_conflicts", "the game changed too often; retry")
+            try:
+                done = await self._transact(game_id, engine, decide, append)
+            except _Committed as first:
+                return await self._undone(game_id, first.commit)
+            commit, decided = done.appended, done.decided
+            assert commit is not None and decided is not None
+            self._loader.cache.drop(game_id)  # the next load folds again from before the voided versions
+            if commit.duplicate:
+                return await self._undone(game_id, commit)
+            log().info("command_undone", game_id=game_id, command_id=command_id, seat=seat,
+                       version=commit.last_version, undone=decided.command_id)
+            return Undone(commit.last_version, False, decided)
 
     async def _undo_of(
         self, engine: AnyEngine, game_id: str, folded: Folded, undo_mode: str, seat: int
@@ -238,62 +250,89 @@ class PlayPath:
             lock = self._locks[game_id] = asyncio.Lock()
         return lock
 
+    async def _transact(
+        self, game_id: str, engine: AnyEngine, decide: Callable[[Folded], Any], append: Callable[[Folded, Any], Any],
+        read: Callable[[bool], Any] | None = None, too_many: Callable[[], ApiError] | None = None,
+    ) -> Any:
+        """The write loop (benthic.store.transact) on the game's stream (by default every read a load: current);
+        after the retries, ``too_many()`` is raised (by default 409 too_many_conflicts)."""
+
+        async def load(_fresh: bool) -> Folded:
+            return await self._loader.load(game_id, engine)
+
+        try:
+            return await transact(read or load, decide, append, retries=self.conflict_retries,
+                                  on_conflict=APPEND_CONFLICTS.labels(engine.game_type).inc)
+        except TooManyConflicts:
+            raise (too_many or _too_many)() from None
+
     async def _decide_and_append(
         self, engine: AnyEngine, game_id: str, seat: int, command: Any, command_id: str, expected_version: int | None,
         actor: Actor, outcome: CommandOutcome,
     ) -> Played:
-        folded = self._loader.cached(game_id)
-        fresh = folded is None or (expected_version is not None and expected_version > folded.version)
-        if fresh:
-            folded = await self._loader.load(game_id, engine)
-        assert folded is not None
-        for _attempt in range(self.conflict_retries + 1):
+        cached = True  # whether the state decided on may be this process's cache, behind another replica's append
+        decided_on = 0
+
+        async def read(fresh: bool) -> Folded:
+            nonlocal cached
+            folded = None if fresh else self._loader.cached(game_id)
+            cached = folded is not None and (expected_version is None or expected_version <= folded.version)
+            return folded if cached and folded is not None else await self._loader.load(game_id, engine)
+
+        def decide(folded: Folded) -> list[Any]:
+            nonlocal decided_on
+            decided_on = folded.version
             decided = _decide(engine, folded, seat, command, expected_version, actor)
             if isinstance(decided, _Refusal):
-                if decided.stale_may_explain and not fresh:
-                    folded, fresh = await self._loader.load(game_id, engine), True
-                    continue
-                if decided.may_be_done and (done := await self.store.committed(game_id, command_id)) is not None:
-                    return await self._replayed(engine, game_id, seat, done, outcome)
-                if decided.error.status == 422:  # a rule violation
-                    log().info("command_rejected", game_id=game_id, command_id=command_id, version=folded.version,
-                               code=decided.code)
-                outcome.record(decided.outcome, decided.code)
-                raise decided.error
+                raise Stale(decided) if decided.stale_may_explain and cached else decided
+            return decided
+
+        async def append(folded: Folded, decided: list[Any]) -> tuple[Commit, Any, int]:
             after = engine.fold(folded.state, decided)
             ts = now_ms()
-            try:
-                commit = await self.store.append(
-                    game_id,
-                    engine.game_type,
-                    folded.version,
-                    [NewEvent(engine.event_name(e), engine.encode_event(e), engine_version=engine.engine_version)
-                     for e in decided],
-                    command_id=command_id,
-                    seat=seat,
-                    now_ms=ts,
-                    ended=engine.is_over(after),
-                    actor=actor,
-                )
-            except VersionConflict:
-                APPEND_CONFLICTS.labels(engine.game_type).inc()
-                folded, fresh = await self._loader.load(game_id, engine), True
-                continue
-            if commit.duplicate:
-                return await self._replayed(engine, game_id, seat, commit, outcome)
-            life = lc.advance(folded.life, engine, after, ts, seat, True)
-            self._loader.remember(game_id, engine, folded.version, Folded(commit.last_version, after, life))
-            if engine.is_over(after):
-                await self._game_over(game_id)
-            outcome.record("accepted")
-            series(EVENTS_APPENDED, engine.game_type).inc(len(decided))
-            log().debug("command_accepted", game_id=game_id, command_id=command_id, version=commit.last_version,
-                        events=len(decided))
-            events = [_redacted(engine, e, seat, v) for v, e in enumerate(decided, commit.first_version)]
-            away = folded.life.away and folded.life.away.get(seat, 0) > ts
-            return Played(commit.first_version, commit.last_version, False, events, after, bool(away))
-        raise outcome.refuse("conflict", ApiError(409, "too_many_conflicts",
-                                                  "the game changed too often while deciding; retry the command"))
+            commit = await self.store.append(
+                game_id,
+                engine.game_type,
+                folded.version,
+                [NewEvent(engine.event_name(e), engine.encode_event(e), engine_version=engine.engine_version)
+                 for e in decided],
+                command_id=command_id,
+                seat=seat,
+                now_ms=ts,
+                ended=engine.is_over(after),
+                actor=actor,
+            )
+            return commit, after, ts
+
+        def too_many() -> ApiError:
+            return outcome.refuse("conflict", ApiError(409, "too_many_conflicts",
+                                                       "the game changed too often while deciding; retry the command"))
+
+        try:
+            done = await self._transact(game_id, engine, decide, append, read, too_many)
+        except _Refusal as refused:
+            if refused.may_be_done and (first := await self.store.committed(game_id, command_id)) is not None:
+                return await self._replayed(engine, game_id, seat, first, outcome)
+            if refused.error.status == 422:  # a rule violation
+                log().info("command_rejected", game_id=game_id, command_id=command_id, version=decided_on,
+                           code=refused.code)
+            outcome.record(refused.outcome, refused.code)
+            raise refused.error from None
+        folded, decided = done.state, done.decided
+        commit, after, ts = done.appended
+        if commit.duplicate:
+            return await self._replayed(engine, game_id, seat, commit, outcome)
+        life = lc.advance(folded.life, engine, after, ts, seat, True)
+        self._loader.remember(game_id, engine, folded.version, Folded(commit.last_version, after, life))
+        if engine.is_over(after):
+            await self._game_over(game_id)
+        outcome.record("accepted")
+        series(EVENTS_APPENDED, engine.game_type).inc(len(decided))
+        log().debug("command_accepted", game_id=game_id, command_id=command_id, version=commit.last_version,
+                    events=len(decided))
+        events = [_redacted(engine, e, seat, v) for v, e in enumerate(decided, commit.first_version)]
+        away = folded.life.away and folded.life.away.get(seat, 0) > ts
+        return Played(commit.first_version, commit.last_version, False, events, after, bool(away))
 
     async def _replayed(
         self, engine: AnyEngine, game_id: str, seat: int, commit: Any, outcome: CommandOutcome
@@ -337,6 +376,10 @@ def _decide(
     except RuleViolation as violation:
         return _Refusal("rejected", violation.code, ApiError(422, violation.code, violation.message),
                         stale_may_explain=True, may_be_done=True)
+
+
+def _too_many() -> ApiError:
+    return ApiError(409, "too_many_conflicts", "the game changed too often; retry")
 
 
 def _house_plays(folded: Folded, seat: int) -> ApiError:

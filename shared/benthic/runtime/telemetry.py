@@ -45,7 +45,10 @@ COMMAND_DURATION = Histogram(
     buckets=_LATENCY_BUCKETS,
 )
 APPEND_CONFLICTS = Counter(
-    "benthic_append_conflicts_total", "Appends refused for a stale expected version", ["game_type"]
+    "benthic_append_conflicts_total",
+    "Appends refused for a stale expected version (benthic.store.transact), by game type; the matchmaker's own "
+    "streams count as game_type=\"matchmaker\"",
+    ["game_type"],
 )
 SNAPSHOTS_FAILED = Counter("benthic_snapshots_failed_total",
                            "State snapshots that could not be written (left for the next multiple of N)")
