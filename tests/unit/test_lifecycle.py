@@ -11,7 +11,9 @@ import pytest
 from benthic.game import lifecycle as lc
 from benthic.game.events import PLATFORM, Envelope
 from benthic.game.gamestate import Folded, fold_envelopes
-from benthic.rules import GameConfig
+from benthic.play import platform_commits
+from benthic.rules import GameConfig, get_engine
+from benthic.store import GameMeta, SeatInfo
 from tests.unit.toy_engine import ToyEngine
 
 ENGINE = ToyEngine()
@@ -188,3 +190,20 @@ def test_a_game_whose_every_seat_is_away_has_no_deadline_before_they_return() ->
     stream.platform(1_000, ("vacation_started", {"seat": 0, "player_id": "ann", "until_ms": 900_000}),
                     ("vacation_started", {"seat": 1, "player_id": "bob", "until_ms": 800_000}))
     assert lc.next_deadline(stream.folded().life, PER_MOVE, 2) == (930_000, 0)  # seat 0's turn: after its return
+
+
+def test_a_move_that_ends_the_game_still_ends_the_movers_vacation() -> None:
+    """Nautilus: both seats end their first turn at once, a round with no activity ends the game (§8.1); the
+    seat on vacation made that last move, so its vacation_ended (``moved``) is recorded, as the matchmaker learns
+    of the move from it; any other ending of a vacation is not recorded in a finished game."""
+    engine = get_engine("nautilus")
+    state = engine.replay(engine.start(GameConfig(seats=2, seed=2, options={})))
+    for seat in (1, 0):
+        state = engine.fold(state, engine.decide(state, seat, engine.legal_commands(state, seat)[0]))
+    assert engine.is_over(state)
+    meta = GameMeta("g", "nautilus", 9, "finished", [SeatInfo("ann"), SeatInfo("bob")], {}, created_ms=1,
+                    updated_ms=1)
+    folded = Folded(9, state, lc.Lifecycle(away={0: 900_000}))
+    moved = platform_commits.vacation_ended(engine, meta, folded, "ann", "moved")
+    assert moved is not None and [e.type for e in moved.events] == [lc.VACATION_ENDED]
+    assert platform_commits.vacation_ended(engine, meta, folded, "ann", "returned") is None

@@ -116,9 +116,11 @@ def vacation_ended(engine: AnyEngine, meta: GameMeta, folded: Folded, player_id:
                    reason: str) -> PlatformCommit | None:
     """The player's seat is back (``reason``: returned, moved, elapsed); None when it is not away (or the game is
     over).  ``moved``: the seat's move just ended it in the fold (the command service saw the seat away when it
-    decided the move), so it is recorded even though the seat is no longer away."""
+    decided the move), so it is recorded even though the seat is no longer away, and even when that move ended
+    the game: this event is how the matchmaker learns of the move and ends the vacation in the other games."""
     seat = _seat_of(meta, player_id)
     away = seat in folded.life.away or reason == "moved"
-    if seat is None or not away or lc.is_finished(engine, folded.state, folded.life):
+    over = lc.is_finished(engine, folded.state, folded.life) and reason != "moved"
+    if seat is None or not away or over:
         return None
     return PlatformCommit([event(lc.VACATION_ENDED, seat=seat, player_id=player_id, reason=reason)])
