@@ -42,7 +42,7 @@ STEPS = [
     ("soak", ["-m", "bench.soak_bench", "--games", "30" if QUICK else "1000"]),
     # Bot-only games of mixed types played to the end by the bots service (games/s, bot move lag).
     ("bots", ["-m", "bench.bots_bench", "--games", "30" if QUICK else "500"]),
-    # The search bot against the greedy one, 2 seats, per game type (README: Benchmarks).
+    # The search bot against the greedy one, 2 seats, per game type (docs/BENCHMARKS.md).
     ("bot_strength", ["-m", "bench.bot_strength", "--games", "10" if QUICK else "200", "--workers", "2"]),
     # Durability: the Redis primary killed -9 under load, over and over (primary + 2 replicas + 3 Sentinels, acks
     # after WAIT 1): no acknowledged command lost, kill -> first ack; then the CPU and p99 cost of ACK_REPLICAS=1.

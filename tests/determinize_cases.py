@@ -10,10 +10,11 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from benthic.rules import GameConfig, game_types, get_engine
+from benthic.rules import GameConfig, get_engine
 from benthic.rules.bots import RandomBot
+from tests.games import BUILT_IN
 
-GAMES = [g for g in ("underwater_cities", "nautilus", "aquatica") if g in game_types()]
+GAMES = list(BUILT_IN)
 GAME_SEATS = [(g, n) for g in GAMES for n in range(get_engine(g).min_seats, get_engine(g).max_seats + 1)]
 
 
@@ -128,5 +129,6 @@ SWAPS: dict[str, Callable[[Any, int], Any | None]] = {"underwater_cities": _uc, 
 
 def hidden_twin(game: str, state: Any, seat: int) -> Any | None:
     """``state`` with two components hidden from ``seat`` exchanged and another seed (None: nothing to swap)."""
+    assert game in SWAPS, f"tests/determinize_cases.py: SWAPS has no hidden swap for {game} (None if it hides nothing)"
     twin = SWAPS[game](state, seat)
     return None if twin is None else replace(twin, seed=state.seed + 1)

@@ -57,6 +57,7 @@ def build_variant(game: str, directory: Path, version: str = VARIANT_VERSION) ->
     target = directory / f"{game}-{VARIANT_ID}-{version}"
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("archive"))
     files = {name: json.loads((target / name).read_text(encoding="utf-8")) for name in packs.files}
+    assert game in CHANGES, f"tests/variant_packs.py: CHANGES has no variant of {game}'s content pack"
     CHANGES[game](files)
     for name, data in files.items():
         (target / name).write_text(json.dumps(data, indent=1), encoding="utf-8")

@@ -16,6 +16,7 @@ from benthic.game.keys import RatingKeys
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import get_engine
 from tests.e2e.waiting import until
+from tests.games import BUILT_IN
 from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory
 
 TIMEOUT_S = 240.0
@@ -100,7 +101,7 @@ async def test_bot_seats_are_validated(client: BenthicClient) -> None:
         assert (bad.value.status, bad.value.code) == (422, "invalid_option"), options
 
 
-@pytest.mark.parametrize("game_type", ["underwater_cities", "nautilus", "aquatica"])
+@pytest.mark.parametrize("game_type", BUILT_IN)
 async def test_a_bot_only_game_is_played_to_its_end_one_move_per_prompt(client: BenthicClient, game_type: str) -> None:
     engine = get_engine(game_type)
     seats = [{"bot": "greedy"}, {"bot": "random"}][: max(2, engine.min_seats)]
@@ -189,7 +190,7 @@ async def test_two_bots_replicas_answer_every_prompt_once(platform: LocalPlatfor
     platform.start_replica("bots", "bots-2")
     try:
         games = [(await client.create_game(game_type, [{"bot": "random"}, {"bot": "greedy"}], rated=False))["game_id"]
-                 for game_type in ("nautilus", "aquatica", "underwater_cities")]
+                 for game_type in BUILT_IN]
         for game_id in games:
             await scored(client, game_id)
             assert_one_move_per_prompt(await client.audit(game_id), game_id, {0, 1})

@@ -14,7 +14,9 @@ import jsonschema
 import pytest
 
 from benthic.local.localplatform import LocalPlatform
+from benthic.rules import game_types, get_engine
 from tests.apifuzz import ENV, run
+from tests.games import BUILT_IN
 from tests.platform_helpers import PlatformFactory
 
 # Cases per operation and phase: about 2,300 cases in all, well under a minute on a quiet machine.
@@ -66,10 +68,10 @@ def test_the_documents_say_what_the_services_answer(platform: LocalPlatform) -> 
     assert "body_too_deep" in play["400"]["content"]["application/json"]["schema"]["properties"]["code"]["enum"]
     assert play["401"]["headers"]["WWW-Authenticate"]["required"] is True
     schemas = command["components"]["schemas"]
-    assert {"nautilus.Command", "aquatica.Command", "underwater_cities.Command", "nautilus.Event"} <= set(schemas)
+    assert {f"{game}.Command" for game in BUILT_IN} | {"nautilus.Event"} <= set(schemas)
     create = command["paths"]["/games"]["post"]["requestBody"]["content"]["application/json"]["schema"]
     assert {(a["properties"]["game_type"]["const"], a["properties"]["seats"]["maxItems"]) for a in create["oneOf"]} \
-        == {("nautilus", 4), ("aquatica", 4), ("underwater_cities", 4)}
+        == {(game, get_engine(game).max_seats) for game in game_types()}
     live = read["paths"]["/games/{game_id}/live"]["get"]["responses"]["200"]["content"]
     assert list(live) == ["text/event-stream"]
     view = read["paths"]["/games/{game_id}/seats/{seat}/view"]["get"]

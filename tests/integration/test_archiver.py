@@ -33,6 +33,7 @@ from services.archiver.redisgame import GONE, FinishedGame, NotReady, read_game
 from services.projection.projector import Projector
 from services.scoring.scorer import Scorer
 from tests.archive_contract import DAY_MS, played_game
+from tests.games import BUILT_IN
 from tests.platform_helpers import StoreGame, settings_for_tests
 
 
@@ -214,7 +215,7 @@ async def test_two_archivers_at_once_archive_each_game_exactly_once(
         await archive.verify(game.game_id, info.event_count, info.digest)
 
 
-@pytest.mark.parametrize("game_type", ["underwater_cities", "nautilus", "aquatica"])
+@pytest.mark.parametrize("game_type", BUILT_IN)
 async def test_histories_read_live_are_the_pages_of_the_log(platform: Platform, game_type: str) -> None:
     engine = get_engine(game_type)
     game = await platform.finished_game(game_type, seats=engine.max_seats, seed=6)
@@ -303,10 +304,10 @@ async def test_memory_by_kind_is_exact_over_a_full_sample_and_scaled_over_a_part
     exact: dict[str, int] = dict.fromkeys(KINDS, 0)
     async for key in platform.redis.scan_iter(count=1000):
         exact[key_kind(key)] += await platform.redis.memory_usage(key, samples=5) or 0
-    full = await memory_by_kind(platform.redis, 16, ["underwater_cities", "nautilus", "aquatica"], sample=10_000)
+    full = await memory_by_kind(platform.redis, 16, list(BUILT_IN), sample=10_000)
     assert full == exact
     assert all(full[k] > 0 for k in ("events", "meta", "commands", "read_model", "lobby", "feed", "ratings"))
-    partial = await memory_by_kind(platform.redis, 16, ["underwater_cities", "nautilus", "aquatica"], sample=8)
+    partial = await memory_by_kind(platform.redis, 16, list(BUILT_IN), sample=8)
     assert set(partial) == set(KINDS) and partial["feed"] == exact["feed"]  # the shared keys are measured
     assert 0 < sum(partial.values())
 

@@ -16,6 +16,7 @@ from benthic.store.loader import StateLoader
 from benthic.views.live import LiveHub
 from benthic.views.reads import ReadModels
 from services.projection.projector import Projector
+from tests.games import BUILT_IN
 from tests.platform_helpers import StoreGame
 
 PARTITIONS = 16
@@ -30,7 +31,7 @@ async def _next_version(client: Any, version: int) -> tuple[int, bytes]:
             return latest  # type: ignore[no-any-return]
 
 
-@pytest.mark.parametrize("game_type", ["underwater_cities", "nautilus", "aquatica"])
+@pytest.mark.parametrize("game_type", BUILT_IN)
 async def test_one_patch_per_version_is_shared_by_every_client_on_its_base(redis, redis_url, game_type) -> None:
     store = EventStore(redis, PARTITIONS)
     hub = LiveHub(redis_client(redis_url, 4), ReadModels(redis, store), PARTITIONS, max_clients=10, buffer=64)

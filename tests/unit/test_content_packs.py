@@ -19,7 +19,8 @@ from benthic.rules import GameConfig, RuleViolation, game_types, get_engine
 from benthic.rules.bots import RandomBot
 from benthic.rules.core import ContentPackUnavailable, PackRef
 from benthic.rules.packs import PackSet, set_directories
-from tests.variant_packs import FIRST_VIEW_CHECKS, VARIANT_ID, VARIANT_VERSION, build_variant
+from tests.games import BUILT_IN
+from tests.variant_packs import CHANGES, FIRST_VIEW_CHECKS, VARIANT_ID, VARIANT_VERSION, build_variant
 
 GAMES = [g for g in game_types() if get_engine(g).content_packs is not None]
 VARIANT = PackRef(VARIANT_ID, VARIANT_VERSION)
@@ -46,8 +47,9 @@ def _content_of(first_event: Any) -> PackRef:
     return ref
 
 
-def test_the_three_engines_have_content_packs() -> None:
-    assert set(GAMES) >= {"nautilus", "underwater_cities", "aquatica"}
+def test_the_built_in_engines_have_content_packs_and_variants() -> None:
+    assert BUILT_IN and set(GAMES) >= set(BUILT_IN)
+    assert set(GAMES) <= set(CHANGES) & set(FIRST_VIEW_CHECKS), "tests/variant_packs.py: a game without its variant"
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -1,4 +1,4 @@
-"""Settings, read from the environment once per process (names are in the README)."""
+"""Settings, read from the environment once per process (every one documented in docs/CONFIGURATION.md)."""
 
 from __future__ import annotations
 

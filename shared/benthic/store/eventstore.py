@@ -4,7 +4,7 @@ A game's events live in ``{pK}:g:<game>`` with entry ID ``<version>-0`` (layout 
 script appends a commit atomically: it checks the expected version and the command id (a repeat returns the
 first commit and adds nothing), adds the events, updates the game's meta hash and adds one notification to
 the partition feed.  Acknowledged means appended and, with an ``ack`` that waits, confirmed on that many
-replicas (``durability.py``); what survives a crash of Redis itself depends on ``appendfsync`` (README).
+replicas (``durability.py``); what survives a crash of Redis itself depends on ``appendfsync`` (docs/GUARANTEES.md).
 """
 
 from __future__ import annotations
