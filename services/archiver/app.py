@@ -13,7 +13,7 @@ from litestar import Litestar
 
 from benthic.archive import Archive
 from benthic.feed.consumer import FeedConsumer
-from benthic.feed.keys import lifecycle_key
+from benthic.feed.system import follower
 from benthic.rules import game_types
 from benthic.runtime.config import Settings
 from benthic.runtime.telemetry import log, zero_series
@@ -21,7 +21,8 @@ from benthic.service.bootstrap import consumer_lifespan, readiness, redis_lifesp
 from services.archiver.archiver import Archiver
 
 SERVICE = "archiver"
-GROUP = "archiver"
+FOLLOWS = follower("archiver")  # the stream it follows, its group and mechanism: benthic.feed.system
+GROUP = FOLLOWS.group
 CRASH_HOOK = "BENTHIC_ARCHIVER_CRASH_AT"  # test-only: SIGKILL this process right after the named step
 ARCHIVE_PROBE_S = 1.0
 
@@ -79,7 +80,7 @@ def create_app(settings: Settings) -> Litestar:
             await archive.close()
 
     def consumer(app: Litestar) -> FeedConsumer:
-        return FeedConsumer(settings, GROUP, app.state.archiver.schedule, feed=lifecycle_key)  # game_scored only
+        return FeedConsumer(settings, GROUP, app.state.archiver.schedule, feed=FOLLOWS.feed)  # game_scored only
 
     def loops(app: Litestar) -> list[Any]:
         archiver: Archiver = app.state.archiver

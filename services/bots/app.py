@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from litestar import Litestar
 
 from benthic.feed.consumer import FeedConsumer
-from benthic.feed.keys import managed_key
+from benthic.feed.system import follower
 from benthic.game.content import install as install_content
 from benthic.play import PlayerGames, PlayPath
 from benthic.rules import game_types
@@ -22,7 +22,8 @@ from services.bots.duesets import DueSets
 from services.bots.runner import BotRunner
 
 SERVICE = "bots"
-GROUP = "bots"
+FOLLOWS = follower("bots")  # the stream it follows, its group and mechanism: benthic.feed.system
+GROUP = FOLLOWS.group
 
 
 def create_app(settings: Settings) -> Litestar:
@@ -43,7 +44,7 @@ def create_app(settings: Settings) -> Litestar:
 
     def consumer(app: Litestar) -> FeedConsumer:
         return FeedConsumer(settings, GROUP, app.state.runner.handle, pause_s=settings.bots_pause_ms / 1000,
-                            feed=managed_key)
+                            feed=FOLLOWS.feed)
 
     loops = tasks_lifespan(
         "bots", lambda app: [app.state.runner.run(), app.state.runner.metrics_loop(settings.metrics_interval_s)],

@@ -24,7 +24,7 @@ from litestar.params import JSONBody, Parameter
 
 from benthic.errors import JWT_AUTH, PLAYER_AUTH, WRITE, ApiError
 from benthic.feed.consumer import FeedConsumer
-from benthic.feed.keys import lifecycle_key
+from benthic.feed.system import follower
 from benthic.game.content import install as install_content
 from benthic.play import PlayerGames, PlayPath
 from benthic.play.creation import GameCreation
@@ -61,7 +61,8 @@ from services.matchmaker.vacations import Vacations
 from services.matchmaker.waves import Waves
 
 SERVICE = "matchmaker"
-GROUP = "matchmaker"
+FOLLOWS = follower("matchmaker")  # the stream it follows, its group and mechanism: benthic.feed.system
+GROUP = FOLLOWS.group
 PlayerPath = Annotated[str, Parameter(pattern=PLAYER_ID.pattern, description="a player's id")]
 ItemId = Annotated[str, Parameter(pattern=r"^[a-z]_[0-9a-f]{20}$", description="the id the matchmaker gave it")]
 ForPlayer = Annotated[str | None, Parameter(pattern=PLAYER_ID.pattern, description="a backend: the player it acts for")]
@@ -340,7 +341,7 @@ def create_app(settings: Settings) -> Litestar:
             forget()
 
     def consumer(app: Litestar) -> FeedConsumer:
-        return FeedConsumer(settings, GROUP, app.state.vacations.handle, pause_s=0.05, feed=lifecycle_key)
+        return FeedConsumer(settings, GROUP, app.state.vacations.handle, pause_s=0.05, feed=FOLLOWS.feed)
 
     def loops(app: Litestar) -> list[Any]:
         return [app.state.waves.run(), upkeep_loop(app.state.streams, app.state.vacations, settings)]

@@ -15,6 +15,7 @@ import time
 
 from benthic.feed.faststream_groups import GroupSubscription
 from benthic.feed.integration import GameFinished, MatchFound, TicketExpired, TurnStarted, decode_event, type_of
+from benthic.feed.system import follower
 from benthic.runtime.config import Settings
 from benthic.runtime.telemetry import WEBHOOK_ENQUEUED, WEBHOOK_QUEUE_FULL, log
 from benthic.store import EventStore
@@ -22,7 +23,8 @@ from benthic.trust.identity import is_bot_player_id
 from services.notifier.keys import delivery_id
 from services.notifier.queue import Delivery, DeliveryQueue, QueueFull
 
-GROUP = "notifier"
+FOLLOWS = follower("notifier")  # the stream it follows, its group and mechanism: benthic.feed.system
+GROUP = FOLLOWS.group
 
 
 class EventRouter:
@@ -82,5 +84,5 @@ def subscription(settings: Settings, router: EventRouter) -> GroupSubscription:
             log().warning("webhook_queue_full", error=str(full))
             raise
 
-    return GroupSubscription(settings, "notifier", GROUP, [settings.integration_stream], settings.consumer_name,
+    return GroupSubscription(settings, "notifier", GROUP, FOLLOWS.stream.keys(settings), settings.consumer_name,
                              on_event)

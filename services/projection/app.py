@@ -19,6 +19,7 @@ from litestar.response import Stream
 from benthic.errors import FOLD, GAME_BY_ID, SEAT_AUTH, ApiError
 from benthic.feed.consumer import FeedConsumer
 from benthic.feed.integration import EVENTS, event_type
+from benthic.feed.system import follower
 from benthic.game.content import install as install_content
 from benthic.game.gameschemas import game_schemas, history_schema, view_schema
 from benthic.game.history import history_body
@@ -59,7 +60,8 @@ from services.projection.projector import Projector
 from services.projection.webclient import web_routes
 
 SERVICE = "projection"
-GROUP = "projection"
+FOLLOWS = follower("projection")  # the stream it follows, its group and mechanism: benthic.feed.system
+GROUP = FOLLOWS.group
 KEEP_ALIVE_S = 15.0
 
 
@@ -538,7 +540,8 @@ def create_app(settings: Settings, consume: bool = True) -> Litestar:
                 await archive.close()
 
     def consumer(app: Litestar) -> FeedConsumer:
-        return FeedConsumer(settings, GROUP, app.state.projector.handle, pause_s=settings.projection_pause_ms / 1000)
+        return FeedConsumer(settings, GROUP, app.state.projector.handle, pause_s=settings.projection_pause_ms / 1000,
+                            feed=FOLLOWS.feed)
 
     # A read API serves while replicas are missing: it acknowledges no write of its own.
     lifespans = [redis_lifespan(settings, needs_replicas=False), reads]

@@ -13,8 +13,9 @@ from litestar import Litestar, Request, Response, get
 
 from benthic.feed.consumer import parse_notification
 from benthic.feed.faststream_groups import GroupSubscription, Unreadable
-from benthic.feed.keys import dead_letter_key, lifecycle_key
+from benthic.feed.keys import dead_letter_key
 from benthic.feed.notification import Notification
+from benthic.feed.system import follower
 from benthic.game.content import install as install_content
 from benthic.rules import game_types
 from benthic.runtime.config import Settings
@@ -25,7 +26,8 @@ from benthic.store.loader import StateLoader
 from services.scoring.scorer import Scorer
 
 SERVICE = "scoring"
-GROUP = "scoring"
+FOLLOWS = follower("scoring")  # the stream it follows, its group and mechanism: benthic.feed.system
+GROUP = FOLLOWS.group
 
 
 def subscription(settings: Settings, scorer: Scorer) -> GroupSubscription:
@@ -41,9 +43,8 @@ def subscription(settings: Settings, scorer: Scorer) -> GroupSubscription:
             raise Unreadable(repr(error)) from error
         await scorer.handle([note])
 
-    feeds = [lifecycle_key(partition) for partition in range(settings.partitions)]
-    return GroupSubscription(settings, SERVICE, GROUP, feeds, f"{GROUP}-{settings.consumer_name}", score,
-                             dead_letter=dead_letter_key, trim=True)
+    return GroupSubscription(settings, SERVICE, GROUP, FOLLOWS.stream.keys(settings),
+                             f"{GROUP}-{settings.consumer_name}", score, dead_letter=dead_letter_key, trim=True)
 
 
 @get("/asyncapi.json", summary="AsyncAPI document of scoring's subscription", include_in_schema=False)

@@ -1,3 +1,3 @@
 """The partition feeds: the notification the store appends with every commit and join (``notification``), the
 feeds' Redis keys (``keys``), the entries' encoding (``encoding``) and the consumer groups that read them
-(``consumer``: the projection, scoring, the bots and the archiver)."""
+(``consumer``, ``faststream_groups``), and the system table of who follows which stream (``system``)."""
