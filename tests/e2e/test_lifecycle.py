@@ -15,7 +15,7 @@ from benthic.clients.client import ApiFailure, BenthicClient
 from benthic.game.keys import RatingKeys
 from benthic.local.localplatform import LocalPlatform
 from benthic.rules import get_engine
-from tests.e2e.waiting import until
+from tests.e2e.waiting import scored, until
 from tests.games import BUILT_IN
 from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory
 
@@ -33,19 +33,6 @@ def platform(make_platform: PlatformFactory) -> LocalPlatform:
         "BENTHIC_DRAIN_TIMEOUT_S": "2",
         **GENEROUS_LIMITS,
     })
-
-
-async def scored(client: BenthicClient, game_id: str) -> dict[str, Any]:
-    async def probe() -> dict[str, Any] | None:
-        try:
-            summary = await client.summary(game_id)
-        except ApiFailure as failure:
-            if failure.status != 404:  # not projected yet
-                raise
-            return None
-        return summary if summary.get("scored") else None
-
-    return await until(probe, f"{game_id} scored", TIMEOUT_S)
 
 
 async def events_of(client: BenthicClient, game_id: str, type_: str) -> list[dict[str, Any]]:

@@ -12,32 +12,18 @@ from typing import Any
 
 import pytest
 
-from benthic.clients.client import ApiFailure, BenthicClient
+from benthic.clients.client import BenthicClient
 from benthic.local.localplatform import LocalPlatform
-from tests.e2e.waiting import until
+from tests.e2e.waiting import scored
 from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory
 
 GAME = "underwater_cities"
-TIMEOUT_S = 240.0
 
 
 @pytest.fixture(scope="module")
 def platform(make_platform: PlatformFactory) -> LocalPlatform:
     return make_platform({"BENTHIC_BOT_MOVE_DELAY_MS": "0", "BENTHIC_CLAIM_IDLE_MS": "1500",
                           "BENTHIC_CLAIM_INTERVAL_S": "0.5", **GENEROUS_LIMITS})
-
-
-async def _scored(client: BenthicClient, game_id: str) -> dict[str, Any]:
-    async def probe() -> dict[str, Any] | None:
-        try:
-            summary = await client.summary(game_id)
-        except ApiFailure as failure:
-            if failure.status != 404:  # not projected yet
-                raise
-            return None
-        return summary if summary.get("scored") else None
-
-    return await until(probe, f"{game_id} scored", TIMEOUT_S)
 
 
 async def _history(client: BenthicClient, game_id: str, language: str) -> list[dict[str, Any]]:
@@ -101,7 +87,7 @@ async def test_early_discards_between_turns_are_offered_played_and_told_to_the_e
     else:
         raise AssertionError("no end in 3000 moves")
     assert early > 0 and asked > 0  # discards before the turn, and what was still over asked at its start
-    summary = await _scored(client, game_id)
+    summary = await scored(client, game_id)
     assert summary["status"] == "finished"
     assert len((await client.scores(game_id))["results"]) == 3
     history = await _history(client, game_id, "pt")
@@ -123,7 +109,7 @@ async def test_the_bots_service_claims_the_contracts_with_claim_contract_to_the_
     created = await client.create_game(GAME, [{"bot": "greedy"}, {"bot": "greedy"}, {"bot": "greedy"}], options,
                                        seed=36)
     game_id = created["game_id"]
-    summary = await _scored(client, game_id)
+    summary = await scored(client, game_id)
     assert summary["status"] == "finished"
     entries = (await client.audit(game_id))["entries"]
     claims = [i for i, e in enumerate(entries) if e["type"] == "contract_claimed"]

@@ -7,6 +7,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from benthic.clients.client import ApiFailure
+
 T = TypeVar("T")
 
 
@@ -34,3 +36,18 @@ async def until(
         if time.monotonic() > deadline:
             raise AssertionError(f"gave up waiting for {what}; last: {last!r}")
         await asyncio.sleep(interval)
+
+
+async def scored(client: Any, game_id: str, timeout: float = 240.0) -> dict[str, Any]:
+    """The game's summary once it is scored (a 404 while it is not projected yet is waited out)."""
+
+    async def probe() -> dict[str, Any] | None:
+        try:
+            summary = await client.summary(game_id)
+        except ApiFailure as failure:
+            if failure.status != 404:  # not projected yet
+                raise
+            return None
+        return summary if summary.get("scored") else None
+
+    return await until(probe, f"{game_id} scored", timeout)
