@@ -1,6 +1,8 @@
-"""The notifier's consumer of the public integration events (``BENTHIC_INTEGRATION_STREAM``): the consumer group
-``notifier`` read through FastStream (``benthic.feed.faststream_groups.GroupSubscription``: new entries, and entries
-left pending longer than ``BENTHIC_CLAIM_IDLE_MS`` by a notifier that died or whose handler failed).  An entry is
+"""The notifier's consumer of the public integration events of players with a webhook: the consumer group
+``notifier`` of the notifier's stream (``WebhookKeys.stream``: the integration entries its publishers copy there
+when a player they go to is registered, ``benthic.feed.integration``), read through FastStream
+(``benthic.feed.faststream_groups.GroupSubscription``: new entries, and entries left pending longer than
+``BENTHIC_CLAIM_IDLE_MS`` by a notifier that died or whose handler failed).  An entry is
 acknowledged only once its deliveries are in the queue (a failure leaves it pending): at least once.
 
 ``turn.started`` goes to the players of its seats, ``game.finished`` to every seated player; the seats' players
@@ -19,7 +21,7 @@ from benthic.runtime.config import Settings
 from benthic.runtime.telemetry import WEBHOOK_ENQUEUED, WEBHOOK_QUEUE_FULL, log
 from benthic.store import EventStore
 from benthic.trust.identity import is_bot_player_id
-from services.notifier.keys import delivery_id
+from services.notifier.keys import WebhookKeys, delivery_id
 from services.notifier.queue import Delivery, DeliveryQueue, QueueFull
 
 GROUP = "notifier"
@@ -70,7 +72,7 @@ class EventRouter:
 
 
 def subscription(settings: Settings, router: EventRouter) -> GroupSubscription:
-    """The group ``notifier`` over the integration stream (not started).  The stream is one key, so under a cluster
+    """The group ``notifier`` over the notifier's stream (not started).  The stream is one key, so under a cluster
     each read, claim and acknowledgement goes to the one node of its slot.  A failing event (the queue full, Redis
     away) stays pending and is tried again, never dead-lettered: the queue drains."""
 
@@ -82,5 +84,5 @@ def subscription(settings: Settings, router: EventRouter) -> GroupSubscription:
             log().warning("webhook_queue_full", error=str(full))
             raise
 
-    return GroupSubscription(settings, "notifier", GROUP, [settings.integration_stream], settings.consumer_name,
-                             on_event)
+    return GroupSubscription(settings, "notifier", GROUP, [WebhookKeys(settings.integration_stream).stream],
+                             settings.consumer_name, on_event)
