@@ -340,8 +340,9 @@ def _script_names() -> dict[str, str]:
     sources = {str(p.relative_to(ROOT)): p.read_text() for p in
                (*ROOT.glob("services/**/*.lua"), *ROOT.glob("shared/benthic/**/*.lua"))}
     sources.update({f"limits/{p.name}": p.read_text() for p in Path(limits.__file__).parent.glob("**/*.lua")})
-    sources.update({"benthic/play/players.py _RESERVE": players._RESERVE,  # noqa: SLF001
-                    "benthic/views/writes.py NOTIFY_SOURCE": writes.NOTIFY_SOURCE})
+    inline = {"benthic/play/players.py _RESERVE": getattr(players, "_RESERVE", None),
+              "benthic/views/writes.py NOTIFY_SOURCE": getattr(writes, "NOTIFY_SOURCE", None)}
+    sources.update({name: text for name, text in inline.items() if isinstance(text, str)})
     names = {}
     for name, text in sources.items():
         names[hashlib.sha1(text.encode()).hexdigest()] = name  # noqa: S324 - Redis' id of a script
