@@ -18,6 +18,10 @@ STEPS = [
     ("engines", ["-m", "bench.engine_bench", "--seconds", "3" if QUICK else "20"]),
     ("describe", ["-m", "bench.describe_bench", "--states", "60" if QUICK else "300"]),
     ("store", ["-m", "bench.store_bench", "--seconds", "3" if QUICK else "15"]),
+    # The cost of one accepted move (issue 35): CPU per move of every process beside the engine's own, over HTTP
+    # and the play socket, the command service's stages (py-spy), each beside bench/cost_baseline.json.
+    ("cost", ["-m", "bench.cost_bench", "--games", "8" if QUICK else "16", "--moves", "40" if QUICK else "100",
+              "--profile"]),
     ("e2e", ["-m", "bench.e2e_bench", "--seconds", "10" if QUICK else "60", "--games", "20" if QUICK else "200"]),
     # Server CPU per move against boardgame.io 0.50 in memory (skips that side without node and npm).
     ("peer", ["-m", "bench.peer_bench", "--warmup", "3" if QUICK else "10", "--seconds", "5" if QUICK else "20",

@@ -26,6 +26,10 @@ class DueSets:
         # first, a round trip more on every poll.
         self._take = ScriptBatcher(redis, TAKE_DUE)
         self._settle = ScriptBatcher(redis, SETTLE)
+        # When the loop must look again (ms since the epoch): the earliest score its last take left in the sets,
+        # and the earliest due time scheduled by this process since (a replica sleeps until then).
+        self.earliest: dict[str, float] = {MOVES: 0.0, CLOCKS: 0.0}
+        self.noted = float("inf")
 
     def key(self, kind: str, partition: int) -> str:
         return _KEYS[kind](partition)
@@ -36,6 +40,7 @@ class DueSets:
             await self.redis.zrem(self.key(kind, partition), game_id)
         else:
             await self.redis.zadd(self.key(kind, partition), {game_id: due_ms})
+            self.noted = min(self.noted, due_ms)
 
     async def take(self, kind: str, now_ms: int, lease_ms: int, batch: int) -> list[tuple[int, str, int]]:
         """(partition, game id, due ms) of every game due by now, over all partitions, each leased until
@@ -43,13 +48,23 @@ class DueSets:
         replies = await self._take.many([([self.key(kind, partition)], [now_ms, now_ms + lease_ms, batch])
                                          for partition in range(self.partitions)])
         taken = []
+        earliest = float("inf")
         for partition, reply in enumerate(replies):
             if isinstance(reply, Exception):
                 raise reply
-            for i in range(0, len(reply), 2):
-                game = reply[i].decode() if isinstance(reply[i], bytes) else reply[i]
-                taken.append((partition, game, int(float(reply[i + 1]))))
+            due, first = reply
+            for i in range(0, len(due), 2):
+                game = due[i].decode() if isinstance(due[i], bytes) else due[i]
+                taken.append((partition, game, int(float(due[i + 1]))))
+            if first:
+                earliest = min(earliest, float(first))
+        self.earliest[kind] = earliest
         return taken
+
+    def next_look_ms(self) -> float:
+        """When something may be due next: the earliest score the last takes left, or a due time this process
+        scheduled since (ms since the epoch; inf: nothing known)."""
+        return min(self.noted, *self.earliest.values())
 
     async def settle(self, kind: str, partition: int, game_id: str, lease_end_ms: int) -> None:
         await self._settle([self.key(kind, partition)], [game_id, lease_end_ms])

@@ -78,6 +78,7 @@ class BotRunner:
         self.delay_ms = settings.bot_move_delay_ms
         self.lease_ms = max(100, int(settings.bot_lease_s * 1000))
         self.poll_s = settings.bot_poll_ms / 1000
+        self.idle_poll_ms = max(settings.bot_poll_ms, settings.bot_idle_poll_ms)
         self.batch = 50
         self._wake = asyncio.Event()
         self._stopping = False
@@ -133,17 +134,27 @@ class BotRunner:
 
     # --- the loops ---------------------------------------------------------------------------------------------
     async def run(self) -> None:
+        """Take what is due, then sleep until something may be: the earliest score the sets hold (a due time, a
+        lease's end) or a due time this process scheduled meanwhile, looked at every ``BENTHIC_BOT_POLL_MS`` with
+        no I/O; the sets themselves at least every ``BENTHIC_BOT_IDLE_POLL_MS`` (what another replica scheduled)."""
         while not self._stopping:
             worked = False
+            looked = now_ms()
+            self.due.noted = float("inf")  # what is scheduled from now on: the take below may not see it
             try:
                 worked = await self.step()
             except Exception as error:  # noqa: BLE001 - Redis down, or a bug: log and go on
                 _log_failure("bots_step_failed", error)
                 await asyncio.sleep(1.0)
-            if not worked:
+            while not worked and not self._stopping:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), self.poll_s)
-                self._wake.clear()
+                if self._wake.is_set():
+                    break
+                now = now_ms()
+                if now >= self.due.next_look_ms() or now - looked >= self.idle_poll_ms:
+                    break
+            self._wake.clear()
 
     def stop(self) -> None:
         self._stopping = True

@@ -27,6 +27,7 @@ from benthic.feed.integration import (
     encode_entry,
     match_found_id,
     ticket_expired_id,
+    webhook_stream,
 )
 from benthic.game.keys import PlayerKeys
 from benthic.play.creation import GameCreation
@@ -245,6 +246,7 @@ class Waves:
         if not matches and not tickets:
             return
         stream, cap = self.settings.integration_stream, self.settings.integration_maxlen
+        notified = webhook_stream(stream)  # the notifier's copy (few: one entry per match or expired ticket)
         async with self.redis.pipeline(transaction=False) as pipe:
             for m in matches:
                 made = m.made
@@ -253,12 +255,16 @@ class Waves:
                 found = MatchFound(id=match_found_id(made.match_id), game_id=made.game_id, game_type=made.game_type,
                                    at=made.at, match_id=made.match_id, rated=made.rated, pace=made.pace, seats=seats,
                                    invitation_id=made.invitation_id or None)
-                pipe.xadd(stream, {"__data__": encode_entry(found)}, maxlen=cap, approximate=True)
+                entry = encode_entry(found)
+                pipe.xadd(stream, {"__data__": entry}, maxlen=cap, approximate=True)
+                pipe.xadd(notified, {"__data__": entry}, maxlen=cap, approximate=True)
             for t in tickets:
                 expired = TicketExpired(id=ticket_expired_id(t.id), game_type=t.opened.game_type,
                                         at=t.closed_at or now_ms(), ticket_id=t.id, player_id=t.player_id,
                                         waited_ms=(t.closed_at or now_ms()) - t.opened.at)
-                pipe.xadd(stream, {"__data__": encode_entry(expired)}, maxlen=cap, approximate=True)
+                entry = encode_entry(expired)
+                pipe.xadd(stream, {"__data__": entry}, maxlen=cap, approximate=True)
+                pipe.xadd(notified, {"__data__": entry}, maxlen=cap, approximate=True)
             await pipe.execute()
         done = ev.Announced(at=now_ms(), matches=[m.id for m in matches], tickets=[t.id for t in tickets])
         await self.streams.transact(self.streams.pool, lambda pool: [done])

@@ -176,6 +176,8 @@ def create_app(settings: Settings) -> Litestar:
         keys = WebhookKeys(settings.integration_stream)
         queue = DeliveryQueue(app.state.redis, keys, settings.webhook_queue_max, settings.webhook_dead_letter_max)
         registrations = Registrations(app.state.redis, keys)
+        if missing := await registrations.fill_registry():
+            log().info("webhook_registry_filled", players=missing)
         deliverer = Deliverer(queue, registrations, settings)
         app.state.update(identity=identity, queue=queue, registrations=registrations, deliverer=deliverer,
                          router=EventRouter(app.state.store, queue))

@@ -1,6 +1,8 @@
-"""The notifier's consumer of the public integration events (``BENTHIC_INTEGRATION_STREAM``): the consumer group
-``notifier`` read through FastStream (``benthic.feed.faststream_groups.GroupSubscription``: new entries, and entries
-left pending longer than ``BENTHIC_CLAIM_IDLE_MS`` by a notifier that died or whose handler failed).  An entry is
+"""The notifier's consumer of the public integration events of players with a webhook: the consumer group
+``notifier`` of the notifier's stream (``WebhookKeys.stream``: the integration entries its publishers copy there
+when a player they go to is registered, ``benthic.feed.integration``), read through FastStream
+(``benthic.feed.faststream_groups.GroupSubscription``: new entries, and entries left pending longer than
+``BENTHIC_CLAIM_IDLE_MS`` by a notifier that died or whose handler failed).  An entry is
 acknowledged only once its deliveries are in the queue (a failure leaves it pending): at least once.
 
 ``turn.started`` goes to the players of its seats, ``game.finished`` to every seated player; the seats' players
@@ -72,7 +74,7 @@ class EventRouter:
 
 
 def subscription(settings: Settings, router: EventRouter) -> GroupSubscription:
-    """The group ``notifier`` over the integration stream (not started).  The stream is one key, so under a cluster
+    """The group ``notifier`` over the notifier's stream (not started).  The stream is one key, so under a cluster
     each read, claim and acknowledgement goes to the one node of its slot.  A failing event (the queue full, Redis
     away) stays pending and is tried again, never dead-lettered: the queue drains."""
 

@@ -1,15 +1,21 @@
 """The notifier's Redis keys, one namespace per integration stream (the queue belongs to that stream's
 consumers).  One hash tag for all of them, so each Lua script and transaction over a delivery, its queue and a
-player's registration stays in one slot of a Redis Cluster (the rate is low: one slot is plenty)."""
+player's registration stays in one slot of a Redis Cluster (the rate is low: one slot is plenty).  The registry
+of registered players and the stream of the entries the notifier reads are named in ``benthic.feed.integration``
+(their publishers, the projection and the matchmaker, write them)."""
 
 from __future__ import annotations
 
+from benthic.feed.integration import webhook_registry, webhook_stream, webhook_tag
+
 
 class WebhookKeys:
-    __slots__ = ("tag",)
+    __slots__ = ("registered", "stream", "tag")
 
     def __init__(self, stream: str) -> None:
-        self.tag = f"{{webhooks:{stream}}}"
+        self.tag = webhook_tag(stream)
+        self.registered = webhook_registry(stream)  # set: the players with a registration
+        self.stream = webhook_stream(stream)  # stream: the integration entries of registered players
 
     @property
     def deliveries(self) -> str:  # hash: delivery id -> the delivery (JSON)

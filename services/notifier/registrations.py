@@ -1,6 +1,8 @@
 """Webhook registrations: at most one per player, kept in Redis (``WebhookKeys.registration``), written by backends
-through the notifier's API.  The secret is stored as given (the notifier needs it to sign) and never answered
-again after the registration that generated it."""
+through the notifier's API, each named in the registry set (``WebhookKeys.registered``) in the same transaction:
+the projection and the matchmaker consult it to copy a player's events to the notifier's stream.  The secret is
+stored as given (the notifier needs it to sign) and never answered again after the registration that generated
+it."""
 
 from __future__ import annotations
 
@@ -53,8 +55,11 @@ class Registrations:
         key = self.keys.registration(player_id)
         created = await self.redis.hget(key, "created_at_ms")
         created_at = int(created) if created is not None else now_ms
-        await self.redis.hset(key, mapping={"url": request.url, "secret": secret, "events": ",".join(events),
-                                            "created_at_ms": created_at, "updated_at_ms": now_ms})
+        async with self.redis.pipeline(transaction=True) as pipe:  # the registry names whoever has a hash
+            pipe.hset(key, mapping={"url": request.url, "secret": secret, "events": ",".join(events),
+                                    "created_at_ms": created_at, "updated_at_ms": now_ms})
+            pipe.sadd(self.keys.registered, player_id)
+            await pipe.execute()
         return Webhook(player_id=player_id, url=request.url, events=events, created_at_ms=created_at,
                        updated_at_ms=now_ms, secret=secret if generated else None)
 
@@ -69,4 +74,15 @@ class Registrations:
         return hook, fields["secret"]
 
     async def delete(self, player_id: str) -> bool:
-        return bool(await self.redis.delete(self.keys.registration(player_id)))
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.delete(self.keys.registration(player_id))
+            pipe.srem(self.keys.registered, player_id)
+            deleted, _ = await pipe.execute()
+        return bool(deleted)
+
+    async def fill_registry(self) -> int:
+        """Name every registered player in the registry (registrations made before it existed: their publishers
+        would copy none of their events to the notifier's stream); returns how many were missing."""
+        prefix = self.keys.registration("")
+        players = [key.decode()[len(prefix):] async for key in self.redis.scan_iter(match=f"{prefix}*", count=1000)]
+        return int(await self.redis.sadd(self.keys.registered, *players)) if players else 0

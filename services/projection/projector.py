@@ -28,7 +28,7 @@ import msgspec
 from redis.asyncio import Redis, RedisCluster
 
 from benthic.feed.encoding import DATA_FIELD
-from benthic.feed.integration import IntegrationEvent, encode_entry, type_of
+from benthic.feed.integration import IntegrationEvent, encode_entry, type_of, webhook_registry, webhook_stream
 from benthic.feed.notification import Notification
 from benthic.game.events import Envelope
 from benthic.game.gamestate import Folded, UndoBeforeStart, fold_envelopes
@@ -63,6 +63,7 @@ class _Write(NamedTuple):
     turn: bytes
     published: list[str]  # the types of the integration events it reports
     entries: list[bytes]  # their stream entries, when the script does not add them (Redis Cluster)
+    players: list[list[str]]  # with them, the players each goes to by webhook
     call: tuple[list[str], list[Any]]  # the write script's keys and arguments
 
 
@@ -219,11 +220,13 @@ class Projector:
             events.extend(await self._scored_events(meta, scored_by))
         model = msgspec.structs.replace(model, fields=[*model.fields, (readmodel.TURN, turn)])
         entries = [encode_entry(event) for event in events]
+        players = [integration.webhook_players(meta, event) for event in events]
         publication = writes.Publication(None if self.cluster else self.integration_stream, self.integration_maxlen,
-                                         entries)
+                                         entries, players)
         call = writes.write_call(keys, game_id, meta.game_type, model, publication)
         return _Write(game_id, game_type, folded.version, tail, scored, model.status, turn,
-                      [type_of(event) for event in events], entries if self.cluster else [], call)
+                      [type_of(event) for event in events], entries if self.cluster else [],
+                      players if self.cluster else [], call)
 
     async def _scored_events(self, meta: GameMeta, envelope: Envelope) -> list[IntegrationEvent]:
         """``game.scored`` and, for a rated game, each ``rating.changed`` (read from the ratings' marker: one read,
@@ -241,11 +244,15 @@ class Projector:
         """Redis Cluster: the events of the writes made, in one pipeline (at most once: see the module doc)."""
         if not any(due.entries for due in written):
             return
+        registry, notified = webhook_registry(self.integration_stream), webhook_stream(self.integration_stream)
         async with self.redis.pipeline(transaction=False) as pipe:
             for due in written:
-                for entry in due.entries:
+                for entry, players in zip(due.entries, due.players, strict=True):
                     pipe.xadd(self.integration_stream, {DATA_FIELD: entry}, maxlen=self.integration_maxlen,
                               approximate=True)
+                    if players:  # copied to the notifier's stream when one of them has a webhook
+                        pipe.eval(writes.NOTIFY_SOURCE, 2, registry, notified, self.integration_maxlen, entry,
+                                  *players)
             await pipe.execute()
 
     def _remember_meta(self, meta: GameMeta) -> GameMeta:

@@ -24,6 +24,7 @@ from redis.crc import key_slot
 
 from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.feed.encoding import DATA_FIELD, decode_message
+from benthic.feed.integration import webhook_stream
 from benthic.local.devha import PrivateSentinelSet
 from benthic.local.devredis import PrivateRedisCluster
 from benthic.local.localplatform import LocalPlatform
@@ -94,7 +95,8 @@ async def test_the_notifier_follows_a_cluster_failover_of_its_stream_s_master(
                "BENTHIC_REDIS_CLUSTER": "1"}
         with LocalPlatform(redis_url=cluster.url, env=env, archive_url=archive_url) as platform:
             async def fail_over() -> str:
-                old = await asyncio.to_thread(cluster.kill_master_of_slot, key_slot(stream.encode()))
+                # the master of the stream the notifier reads (the entries of players with a webhook)
+                old = await asyncio.to_thread(cluster.kill_master_of_slot, key_slot(webhook_stream(stream).encode()))
                 new = await asyncio.to_thread(cluster.wait_for_promotion, old)
                 # The promoted replica has none of its own (writes wait for one) until the old master rejoins.
                 await asyncio.to_thread(cluster.restart, old)
@@ -200,8 +202,9 @@ async def test_the_notifier_delivers_on_a_redis_cluster(redis_cluster_url: str, 
 
 
 async def _stream_off(url: str) -> str:
-    """An integration stream name whose slot another node than ``url``'s serves: a client of that one node alone
-    (not following the cluster's slot map) would be answered MOVED."""
+    """An integration stream name whose slot, and the slot of the notifier's stream of it, another node than
+    ``url``'s serves: a client of that one node alone (not following the cluster's slot map) would be answered
+    MOVED."""
     node = Redis.from_url(url)
     try:
         port = int((await node.config_get("port"))["port"])
@@ -211,7 +214,8 @@ async def _stream_off(url: str) -> str:
         await node.aclose()
     while True:
         stream = f"benthic:integration:cl-{uuid.uuid4().hex[:8]}"
-        if not any(start <= key_slot(stream.encode()) <= end for start, end in owned):
+        slots = (key_slot(stream.encode()), key_slot(webhook_stream(stream).encode()))
+        if not any(start <= slot <= end for start, end in owned for slot in slots):
             return stream
 
 

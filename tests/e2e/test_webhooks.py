@@ -23,12 +23,14 @@ from redis.asyncio import Redis
 from benthic.clients.bots_http import HttpGame, start_bot_game
 from benthic.clients.client import BenthicClient
 from benthic.feed.encoding import DATA_FIELD, decode_message
+from benthic.feed.integration import webhook_stream
 from benthic.local.localplatform import LocalPlatform
 from tests.e2e.waiting import until
 from tests.e2e.webhook_receiver import Receiver
 from tests.platform_helpers import GENEROUS_LIMITS, PlatformFactory
 
 STREAM = f"benthic:integration:wh-{uuid.uuid4().hex[:8]}"
+NOTIFIED = webhook_stream(STREAM)  # what the notifier's group reads: the entries of players with a webhook
 GAME = "nautilus"
 MAX_ATTEMPTS = 3
 RETRY_BASE_MS = 300
@@ -278,16 +280,16 @@ async def test_events_read_by_a_notifier_that_died_before_queueing_them_are_clai
                             None)
 
             turn = await until(first_turn, "the first turn on the stream")
-            taken = await redis.xreadgroup("notifier", "dead-notifier", {STREAM: ">"}, count=10_000)
+            taken = await redis.xreadgroup("notifier", "dead-notifier", {NOTIFIED: ">"}, count=10_000)
             assert taken and taken[0][1], "the dead notifier holds the new entries, unacknowledged"
-            pending = await redis.xpending(STREAM, "notifier")
+            pending = await redis.xpending(NOTIFIED, "notifier")
             assert pending["pending"] >= len(taken[0][1])
         player = players[turn["seats"][0]]
         got = await until(_async(lambda: [r for r in receiver.of(player)
                                           if r["headers"]["benthic-event-id"] == turn["id"]]),
                           "the claimed event delivered", timeout=30)
         assert json.loads(got[0]["body"]) == turn
-        owners = {c["name"].decode(): c["pending"] for c in await redis.xinfo_consumers(STREAM, "notifier")}
+        owners = {c["name"].decode(): c["pending"] for c in await redis.xinfo_consumers(NOTIFIED, "notifier")}
         assert owners.get("dead-notifier", 0) == 0, "every entry the dead notifier held was claimed"
     finally:
         await redis.aclose()
@@ -377,11 +379,11 @@ async def test_the_notifier_goes_on_when_its_consumer_group_is_deleted_under_it(
     process = platform.processes["notifier"]
     redis = Redis.from_url(platform.redis_url)
     try:
-        await redis.xgroup_destroy(STREAM, "notifier")
+        await redis.xgroup_destroy(NOTIFIED, "notifier")
         turn, player = await _first_turn_of(platform, client, f"ng{uuid.uuid4().hex[:4]}", "ok", receiver)
         await until(_async(lambda: [r for r in receiver.of(player) if r["headers"]["benthic-event-id"] == turn["id"]]),
                     "a turn delivered after the group was lost", timeout=60)
-        assert [g["name"] for g in await redis.xinfo_groups(STREAM)] == [b"notifier"]
+        assert [g["name"] for g in await redis.xinfo_groups(NOTIFIED)] == [b"notifier"]
         assert platform.processes["notifier"] is process and process.poll() is None, "the same notifier process"
         ready = await until(_async(lambda: httpx.get(f"{_url(platform)}/readyz", timeout=5).status_code == 200),
                             "the notifier ready again", timeout=30)

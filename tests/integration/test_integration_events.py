@@ -11,7 +11,18 @@ import pytest
 from faststream.redis.parser import BinaryMessageFormatV1
 
 from benthic.feed.encoding import DATA_FIELD, decode_message
-from benthic.feed.integration import EVENTS, decode_event, event_type, once_id, rating_id, turn_id
+from benthic.feed.integration import (
+    EVENTS,
+    GameFinished,
+    TurnStarted,
+    decode_event,
+    event_type,
+    once_id,
+    rating_id,
+    turn_id,
+    webhook_registry,
+    webhook_stream,
+)
 from benthic.game.keys import GameKeys
 from benthic.rules import GameConfig, game_types, get_engine
 from benthic.store import EventStore, NewEvent, SeatInfo
@@ -107,6 +118,46 @@ async def test_on_a_redis_cluster_the_events_follow_the_writes(redis_cluster) ->
     assert [event_type(type(e)) for e in events] == ["game.created", "game.started", "turn.started", "turn.started"]
     assert await projector.project(game.game_id, "nautilus") == 0
     assert len(await _entries(redis_cluster, stream)) == 4
+
+
+async def _webhook_copies(redis: Any, projector: Projector, stream: str) -> None:
+    """The notifier's stream gets the integration entries of registered players only, the same bytes; the
+    integration stream gets every one (its other readers follow every turn)."""
+    store = projector.store
+    game = await StoreGame(store, "nautilus").create()
+    await projector.project(game.game_id, "nautilus")
+    await game.play(1)
+    await projector.project(game.game_id, "nautilus", seats_changed=False)
+    assert await _entries(redis, webhook_stream(stream)) == [], "nobody registered: the notifier reads nothing"
+    # a registration applies to the turns published after it (the notifier adds it to the registry as it stores it)
+    await redis.sadd(webhook_registry(stream), f"player-1-{game.game_id}")
+    copied_from = len(await _entries(redis, stream))
+    while not game.engine.is_over(game.state):
+        await game.play(1)
+        await projector.project(game.game_id, "nautilus", seats_changed=False)
+    every = await _entries(redis, stream)
+    copies = await _entries(redis, webhook_stream(stream))
+    copied = [e for e in _events(every[copied_from:])
+              if (isinstance(e, TurnStarted) and 1 in e.seats) or isinstance(e, GameFinished)]
+    assert len(copied) >= 2 and [e.id for e in _events(copies)] == [e.id for e in copied]
+    assert set(copies) <= set(every), "the same bytes as on the integration stream"
+    assert any(isinstance(e, TurnStarted) and e.seats == [0] for e in _events(every[copied_from:])), (
+        "turns of the unregistered seat: on the integration stream, not copied")
+    assert await projector.project(game.game_id, "nautilus") == 0 and await _entries(
+        redis, webhook_stream(stream)) == copies, "a second write of the same version copies nothing again"
+
+
+async def test_the_notifier_s_stream_gets_the_entries_of_players_with_a_webhook_only(redis) -> None:
+    stream = f"it:{uuid.uuid4().hex[:8]}"
+    store = EventStore(redis, 16)
+    await _webhook_copies(redis, Projector(redis, store, StateLoader(store, 100, 0), integration_stream=stream), stream)
+
+
+async def test_on_a_redis_cluster_the_notifier_s_stream_gets_the_same_copies(redis_cluster) -> None:
+    stream = f"it:{uuid.uuid4().hex[:8]}"
+    store = EventStore(redis_cluster, 16)
+    projector = Projector(redis_cluster, store, StateLoader(store, 100, 0), integration_stream=stream)
+    await _webhook_copies(redis_cluster, projector, stream)
 
 
 async def test_an_open_game_is_started_by_the_join_that_takes_its_last_seat(redis) -> None:

@@ -42,6 +42,20 @@ async def test_only_registered_players_get_a_delivery_once_each(redis: Any) -> N
     assert await queue.enqueue(finished, NOW) == 2
 
 
+async def test_the_registry_names_exactly_the_players_with_a_registration(redis: Any) -> None:
+    """The projection and the matchmaker copy a player's events to the notifier's stream only when the registry
+    names the player: it follows every registration and removal, and is filled from the registrations a notifier
+    finds at its start (made before it existed)."""
+    registrations = Registrations(redis, KEYS)
+    await _registered(redis, "reg-ann", "reg-bob")
+    assert await redis.smembers(KEYS.registered) >= {b"reg-ann", b"reg-bob"}
+    assert await registrations.delete("reg-bob") and not await registrations.delete("reg-bob")
+    assert not await redis.sismember(KEYS.registered, "reg-bob") and await redis.sismember(KEYS.registered, "reg-ann")
+    await redis.srem(KEYS.registered, "reg-ann")  # as a registration stored before the registry existed
+    assert await registrations.fill_registry() == 1 and await registrations.fill_registry() == 0
+    assert await redis.sismember(KEYS.registered, "reg-ann") and not await redis.sismember(KEYS.registered, "reg-bob")
+
+
 async def test_the_queue_is_bounded_and_refuses_whole_events_beyond_it(redis: Any) -> None:
     queue = DeliveryQueue(redis, KEYS, queue_max=3, dead_letter_max=10)
     await _registered(redis, "ann", "bob")

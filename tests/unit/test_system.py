@@ -36,7 +36,8 @@ def test_groups_are_one_per_service_and_keys_follow_the_settings() -> None:
     assert len({row.group for row in system.FOLLOWERS}) == len(system.FOLLOWERS)
     settings = Settings(partitions=3, integration_stream="custom:integration")
     assert system.follower("scoring").stream.keys(settings) == ["{p0}:lifecycle", "{p1}:lifecycle", "{p2}:lifecycle"]
-    assert system.follower("notifier").stream.keys(settings) == ["custom:integration"]
+    assert system.follower("notifier").stream.keys(settings) == ["{webhooks:custom:integration}:events"]
+    assert system.INTEGRATION.keys(settings) == ["custom:integration"]
     assert system.follower("bots").feed(7) == "{p7}:managed"
 
 

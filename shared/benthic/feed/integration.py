@@ -189,3 +189,28 @@ def encode_entry(event: IntegrationEvent) -> bytes:
 def decode_event(body: bytes) -> AnyIntegrationEvent:
     """An event from its JSON (a stream entry's body)."""
     return _decoder.decode(body)
+
+
+# --- the webhooks' share of the stream --------------------------------------------------------------------------
+# The notifier delivers ``turn.started`` and ``game.finished`` to the players who registered a webhook, and the
+# matchmaker's ``match.found`` and ``ticket.expired``.  It does not read the integration stream (every turn of every
+# game): its publishers copy the entries it needs onto its own stream, ``webhook_stream``, an entry of a game only
+# when one of the players it goes to is in ``webhook_registry`` (the set of players with a registration, written by
+# the notifier with each registration, in the same transaction), checked in the same script that adds the entry to
+# the integration stream.  Both keys share the notifier's hash tag (one slot of a Redis Cluster with its queue).
+WEBHOOK_PLAYERS_SEPARATOR = "\n"  # between the player ids an entry goes to (no player id holds one)
+
+
+def webhook_tag(stream: str) -> str:
+    """The hash tag of the notifier's keys for the integration stream ``stream``."""
+    return f"{{webhooks:{stream}}}"
+
+
+def webhook_registry(stream: str) -> str:
+    """Set: the players who have a webhook registration."""
+    return f"{webhook_tag(stream)}:registered"
+
+
+def webhook_stream(stream: str) -> str:
+    """Stream: the integration entries the notifier reads (the same bytes as on ``stream``)."""
+    return f"{webhook_tag(stream)}:events"

@@ -12,8 +12,10 @@ Two mechanisms, one per kind of follower:
   idempotent by version or by command id, so a batch retried whole costs nothing but time);
 - ``faststream`` (``benthic.feed.faststream_groups.GroupSubscription``) for the followers that handle **one entry at
   a time** and must set a failing one aside without holding the rest: a retry count per entry and a dead-letter
-  stream (scoring: one game that cannot be scored must not stop the others; the notifier: one key, the
-  integration stream, whose failing events stay pending until the queue drains).
+  stream (scoring: one game that cannot be scored must not stop the others; the notifier: one key, the stream of
+  the events of players with a webhook, whose failing events stay pending until the queue drains).  The
+  integration stream itself is followed by no service of the platform: it is the platform teams' (their own
+  consumers, ``examples/integration_consumer.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from benthic.feed.integration import webhook_stream
 from benthic.feed.keys import feed_key, lifecycle_key, managed_key
 from benthic.runtime.config import Settings
 
@@ -33,12 +36,14 @@ class Stream:
     name: str
     pattern: str  # its Redis key, as the docs write it
     holds: str
-    partition_key: Callable[[int], str] | None = None  # None: one key, named by a setting (the integration stream)
+    partition_key: Callable[[int], str] | None = None  # a key per partition
+    setting_key: Callable[[Settings], str] | None = None  # else one key, named by the settings
 
     def keys(self, settings: Settings) -> list[str]:
-        if self.partition_key is None:
-            return [settings.integration_stream]
-        return [self.partition_key(partition) for partition in range(settings.partitions)]
+        if self.partition_key is not None:
+            return [self.partition_key(partition) for partition in range(settings.partitions)]
+        assert self.setting_key is not None
+        return [self.setting_key(settings)]
 
 
 FEED = Stream("feed", "{pK}:feed", "every commit and join of the partition's games", feed_key)
@@ -46,8 +51,13 @@ LIFECYCLE = Stream("lifecycle", "{pK}:lifecycle", "the commits that end a game o
                    lifecycle_key)
 MANAGED = Stream("managed", "{pK}:managed", "the commits and joins of the games the bots service looks after",
                  managed_key)
-INTEGRATION = Stream("integration", "benthic:integration", "the public integration events (BENTHIC_INTEGRATION_STREAM)")
-STREAMS = (FEED, LIFECYCLE, MANAGED, INTEGRATION)
+INTEGRATION = Stream("integration", "benthic:integration",
+                     "the public integration events (BENTHIC_INTEGRATION_STREAM), for the platform's own consumers",
+                     setting_key=lambda settings: settings.integration_stream)
+WEBHOOKS = Stream("webhooks", "{webhooks:benthic:integration}:events",
+                  "the integration events of players with a webhook, copied there by their publishers",
+                  setting_key=lambda settings: webhook_stream(settings.integration_stream))
+STREAMS = (FEED, LIFECYCLE, MANAGED, INTEGRATION, WEBHOOKS)
 
 
 @dataclass(frozen=True)
@@ -77,7 +87,7 @@ FOLLOWERS = (
              "at least once; its effect once (the vacation's command ids)"),
     Follower("bots", "bots", MANAGED, FEED_CONSUMER, "bot moves and turn clocks, through the command path",
              "at least once; one move per prompt (the expected version)"),
-    Follower("notifier", "notifier", INTEGRATION, FASTSTREAM, "webhooks: turn.started, game.finished, ...",
+    Follower("notifier", "notifier", WEBHOOKS, FASTSTREAM, "webhooks: turn.started, game.finished, match.found, ...",
              "at least once; deliveries at least once"),
 )
 

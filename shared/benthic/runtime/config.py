@@ -67,7 +67,8 @@ class Settings(msgspec.Struct, frozen=True):
     # Server-side bots and turn clocks (the bots service)
     bot_move_delay_ms: int = 300  # pause between a prompt and a bot's move, so people can follow
     bot_lease_s: float = 5.0  # a bot move or clock expiry taken by a replica that died is retried after this
-    bot_poll_ms: int = 100  # how often the due moves and deadlines are looked at (besides the feed's wake-ups)
+    bot_poll_ms: int = 100  # how soon a bot move or deadline is taken once due (a local check, no I/O)
+    bot_idle_poll_ms: int = 2000  # the due sets read at least this often (what another replica scheduled)
     # The archive of finished games (PostgreSQL DSN; empty: no archive, and `make run` starts a private one)
     archive_url: str = ""
     archive_after_s: float = 300.0  # grace period between game_scored and archiving

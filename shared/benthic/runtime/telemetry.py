@@ -352,7 +352,11 @@ class Timer:
 
 
 def red_middleware(service: str) -> Callable[[Any], Any]:
-    """ASGI middleware recording HTTP rate, errors and duration by route template."""
+    """ASGI middleware recording HTTP rate, errors and duration by route template.  Each label set's child is
+    looked up once (``labels()`` takes a lock and builds a key on every call) and kept: as many as the metric
+    has series."""
+    counted: dict[tuple[str, str, int], Callable[[], None]] = {}
+    timed: dict[tuple[str, str], Callable[[float], None]] = {}
 
     def factory(app: Callable[..., Awaitable[None]]) -> Callable[..., Awaitable[None]]:
         async def middleware(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -372,8 +376,15 @@ def red_middleware(service: str) -> Callable[[Any], Any]:
             finally:
                 route = scope.get("path_template") or "unmatched"
                 method = scope.get("method", "GET")
-                HTTP_REQUESTS.labels(service, method, route, str(status["code"])).inc()
-                HTTP_DURATION.labels(service, method, route).observe(time.perf_counter() - started)
+                code = status["code"]
+                count = counted.get((method, route, code))
+                if count is None:
+                    count = counted[(method, route, code)] = HTTP_REQUESTS.labels(service, method, route, str(code)).inc
+                observe = timed.get((method, route))
+                if observe is None:
+                    observe = timed[(method, route)] = HTTP_DURATION.labels(service, method, route).observe
+                count()
+                observe(time.perf_counter() - started)
 
         return middleware
 

@@ -1,9 +1,11 @@
 -- Write a game's read model, move it between the lobby lists, tell live clients its new version, and add the
 -- public integration events the write reports to their stream (only when the write moves the game forward).
 -- KEYS: 1 read model (hash), 2 meta (hash), 3..5 lobby (open, running, finished), 6 the integration stream
---       (absent: the caller adds the events itself, on a Redis Cluster where the stream is in another slot)
--- ARGV: 1 version, 2 status, 3 game id, 4 lobby score, 5 updates channel, 6 the stream's approximate cap,
---       7 n integration entries, 8..7+n the entries (the __data__ field), then (field, value) pairs
+--       (absent: the caller adds the events itself, on a Redis Cluster where the stream is in another slot),
+--       7 the webhook registry (set of players), 8 the notifier's stream (both present with 6)
+-- ARGV: 1 version, 2 status, 3 game id, 4 lobby score, 5 updates channel, 6 the streams' approximate cap,
+--       7 n integration entries, 8..7+n the entries (the __data__ field), 8+n..7+2n the players each entry goes to
+--       by webhook ("\n"-separated, "" none), then (field, value) pairs
 -- Returns 1 when written, 0 when the read model is already newer, -1 when the game is gone (archived).
 if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
 local stored = redis.call('HMGET', KEYS[1], 'version', 'status')
@@ -12,7 +14,7 @@ local version = tonumber(ARGV[1])
 if version < current then return 0 end
 local entries = tonumber(ARGV[7])
 local fields = {'version', ARGV[1], 'status', ARGV[2]}
-for i = 8 + entries, #ARGV, 2 do
+for i = 8 + 2 * entries, #ARGV, 2 do
   fields[#fields + 1] = ARGV[i]
   fields[#fields + 1] = ARGV[i + 1]
 end
@@ -33,6 +35,13 @@ end
 if KEYS[6] and (version > current or stored[2] ~= ARGV[2]) then
   for i = 8, 7 + entries do
     redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[6], '*', '__data__', ARGV[i])
+    -- the notifier reads only the entries of players with a webhook
+    for player in string.gmatch(ARGV[i + entries], '[^\n]+') do
+      if redis.call('SISMEMBER', KEYS[7], player) == 1 then
+        redis.call('XADD', KEYS[8], 'MAXLEN', '~', ARGV[6], '*', '__data__', ARGV[i])
+        break
+      end
+    end
   end
 end
 redis.call('PUBLISH', ARGV[5], ARGV[3] .. ':' .. ARGV[1])

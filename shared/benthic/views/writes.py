@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from benthic.feed.integration import WEBHOOK_PLAYERS_SEPARATOR, webhook_registry, webhook_stream
 from benthic.game.keys import GameKeys
 from benthic.store.scripts import load_lua
 from benthic.views.readmodel import STATUSES, ReadModel
@@ -14,27 +15,46 @@ VIEWS_SOURCE = load_lua(__package__, "write_views")
 
 class Publication(NamedTuple):
     """The integration events a write reports (their stream entries), and where they go: ``stream`` None when the
-    script cannot add them (a Redis Cluster: the stream lives in another slot) and the caller adds them."""
+    script cannot add them (a Redis Cluster: the stream lives in another slot) and the caller adds them.
+    ``players``: for each entry, the players it goes to by webhook (benthic.feed.integration: it is copied to the
+    notifier's stream when one of them is in the registry)."""
 
     stream: str | None
     maxlen: int
     entries: list[bytes]
+    players: list[list[str]] = []
 
 
 NOTHING = Publication(None, 0, [])
+
+# The copy of one entry to the notifier's stream when one of its players is registered (a Redis Cluster: the
+# registry and that stream share the notifier's slot).  KEYS: 1 registry, 2 the notifier's stream;
+# ARGV: 1 the stream's approximate cap, 2 the entry, 3.. the players.  Returns 1 when copied.
+NOTIFY_SOURCE = """
+for i = 3, #ARGV do
+  if redis.call('SISMEMBER', KEYS[1], ARGV[i]) == 1 then
+    redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], '*', '__data__', ARGV[2])
+    return 1
+  end
+end
+return 0
+"""
 
 
 def write_call(
     keys: GameKeys, game_id: str, game_type: str, model: ReadModel, publication: Publication = NOTHING
 ) -> tuple[list[str], list[Any]]:
-    entries = publication.entries if publication.stream is not None else []
+    stream = publication.stream
+    entries = publication.entries if stream is not None else []
+    players = [WEBHOOK_PLAYERS_SEPARATOR.join(p) for p in publication.players] if entries else []
+    players += [""] * (len(entries) - len(players))
     args: list[Any] = [model.version, model.status, game_id, model.updated_ms, keys.updates, publication.maxlen,
-                       len(entries), *entries]
+                       len(entries), *entries, *players]
     for field, value in model.fields:
         args.extend((field, value))
     script_keys = [keys.read_model, keys.meta, *(keys.lobby(game_type, s) for s in STATUSES)]
-    if publication.stream is not None:
-        script_keys.append(publication.stream)
+    if stream is not None:
+        script_keys.extend((stream, webhook_registry(stream), webhook_stream(stream)))
     return script_keys, args
 
 
