@@ -17,14 +17,13 @@ from redis.asyncio import Redis
 
 from benthic.feed.notification import Notification
 from benthic.game import lifecycle
-from benthic.game.events import PLATFORM, GameScored
+from benthic.game import platform_events as pe
+from benthic.game.events import PLATFORM
 from benthic.rules import FinalScores, UnknownGameType, get_engine
 from benthic.runtime.telemetry import GAMES_SCORED, RATINGS_UPDATED, SCORING_FAILURES, log
 from benthic.store import EventStore, GameMeta, NewEvent, VersionConflict
 from benthic.store.loader import StateLoader
 from services.scoring.ratings import apply_ratings
-
-_encoder = msgspec.json.Encoder()
 
 
 class Scorer:
@@ -62,7 +61,7 @@ class Scorer:
             if scores is None:
                 return False
             rated = meta.rated and folded.life.aborted is None
-            event = GameScored(
+            event = pe.GameScored(
                 game_type=game_type,
                 results=[msgspec.to_builtins(r) for r in scores.results],
                 details=msgspec.to_builtins(scores.details),
@@ -77,7 +76,7 @@ class Scorer:
                     game_id,
                     game_type,
                     folded.version,
-                    [NewEvent("game_scored", _encoder.encode(event), kind=PLATFORM)],
+                    [NewEvent(pe.GAME_SCORED, pe.encode(event), kind=PLATFORM)],
                     command_id=f"score:{game_id}",
                     now_ms=int(time.time() * 1000),
                 )

@@ -11,7 +11,7 @@ import msgspec
 
 from benthic.game.events import Envelope
 from benthic.i18n import DEFAULT_LANGUAGE, render
-from benthic.i18n.platform import platform_sentence
+from benthic.i18n.platform import stored_sentence
 from benthic.rules import AnyEngine
 
 _json = msgspec.json.Encoder()
@@ -43,11 +43,7 @@ def history_entry(
         sentence = engine.sentence(shown)
         text = render(sentence, language, names) if sentence is not None else None
         return _json.encode(_Entry(envelope.version, envelope.ts_ms, shown, text))
-    try:
-        stored = msgspec.json.decode(envelope.data)
-    except msgspec.DecodeError:
-        stored = None
-    sentence = platform_sentence(stored) if isinstance(stored, dict) else None
+    sentence = stored_sentence(envelope.type, envelope.data)
     text = render(sentence, language, names) if sentence is not None else None
     return _json.encode(_Entry(envelope.version, envelope.ts_ms, msgspec.Raw(envelope.data), text))
 
