@@ -11,10 +11,11 @@ import pytest
 from babel.messages.pofile import read_po
 
 from benthic.game import platform_events as pe
+from benthic.game.history import stored_sentence
 from benthic.game.lifecycle import Lifecycle
 from benthic.i18n import render
 from benthic.i18n.catalogs import po_path
-from benthic.i18n.platform import platform_sentence, platform_sentences, stored_sentence
+from benthic.i18n.platform import platform_sentence, platform_sentences
 from benthic.play import platform_commits
 
 # The JSON of each type as the streams hold it (written by platform_commits' former
@@ -112,7 +113,7 @@ def test_every_type_has_a_sentence_in_english_and_portuguese(type_: str, portugu
     missing = [v["text"] for v in variants[type_]
                if v["text"] not in portuguese or not portuguese[v["text"]].string or portuguese[v["text"]].fuzzy]
     assert missing == [], "run scripts/i18n_update.py and translate in shared/benthic/i18n/locales/pt"
-    sentence = platform_sentence(_sample(pe.EVENTS[type_]))
+    sentence = platform_sentence(msgspec.to_builtins(_sample(pe.EVENTS[type_])))
     assert sentence is not None
     assert render(sentence, "pt", ["Ana", "Bruno"]) != render(sentence, "en", ["Ana", "Bruno"])
     assert stored_sentence(type_, pe.encode(_sample(pe.EVENTS[type_]))) is not None
