@@ -24,7 +24,8 @@ from benthic.archive import (
     GameNotArchived,
 )
 from benthic.archive.records import read_models_digest
-from benthic.game.events import PLATFORM, Envelope, GameScored, event_digest
+from benthic.game.events import PLATFORM, Envelope, event_digest
+from benthic.game.platform_events import GameScored
 from benthic.rules import GameConfig, get_engine
 from benthic.rules.bots import RandomBot
 from benthic.store import SeatInfo

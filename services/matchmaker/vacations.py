@@ -21,7 +21,7 @@ import msgspec
 
 from benthic.errors import ApiError
 from benthic.feed.notification import Notification
-from benthic.game import lifecycle as lc
+from benthic.game import platform_events as pe
 from benthic.play import PlayerGames, PlayPath, platform_commits
 from benthic.runtime.telemetry import VACATIONS, log
 from benthic.store import Actor
@@ -31,7 +31,7 @@ from services.matchmaker.store import Streams
 
 DUE = "{mm:due}"
 LEASE_MS = 30_000
-_data = msgspec.json.Decoder(dict[str, Any])
+_ended: msgspec.json.Decoder[pe.VacationEnded] = pe.EVENTS[pe.VACATION_ENDED].decoder
 
 
 def now_ms() -> int:
@@ -150,15 +150,15 @@ class Vacations:
     # --- the lifecycle feeds: a move ends the vacation everywhere ---------------------------------------------
     async def handle(self, notes: list[Notification]) -> None:
         for note in notes:
-            if lc.VACATION_ENDED not in note.types:
+            if pe.VACATION_ENDED not in note.types:
                 continue
             for envelope in await self.play.store.load(note.game_id, after=note.first_version - 1,
                                                        until=note.last_version):
-                if envelope.type != lc.VACATION_ENDED:
+                if envelope.type != pe.VACATION_ENDED or envelope.is_engine:
                     continue
-                data = _data.decode(envelope.data)
-                if data.get("reason") == "moved":
-                    await self.end(str(data["player_id"]), "moved", note.game_id, refuse=False)
+                ended = _ended.decode(envelope.data)
+                if ended.reason == "moved":
+                    await self.end(ended.player_id, "moved", note.game_id, refuse=False)
 
 
 def _ender(player_id: str, reason: str) -> Any:

@@ -30,8 +30,8 @@ from benthic.feed.integration import (
     rating_id,
     turn_id,
 )
-from benthic.game import events as game_events
 from benthic.game import lifecycle
+from benthic.game import platform_events as pe
 from benthic.game.events import Envelope
 from benthic.game.gamestate import Folded
 from benthic.game.rated import PlayerRated
@@ -131,12 +131,12 @@ def events_of_write(
     return events, key
 
 
-_scored_decoder = msgspec.json.Decoder(game_events.GameScored)
+_scored_decoder: msgspec.json.Decoder[pe.GameScored] = pe.EVENTS[pe.GAME_SCORED].decoder
 
 
 def scored_envelope(tail: list[Envelope]) -> Envelope | None:
     """The ``game_scored`` among the envelopes a write folds, if any."""
-    return next((e for e in tail if e.type == "game_scored" and not e.is_engine), None)
+    return next((e for e in tail if e.type == pe.GAME_SCORED and not e.is_engine), None)
 
 
 def end_before(tail: list[Envelope], scored: Envelope | None) -> tuple[int, int] | None:
@@ -148,17 +148,17 @@ def end_before(tail: list[Envelope], scored: Envelope | None) -> tuple[int, int]
     return (last.version, last.ts_ms) if last is not None else None
 
 
-def scored_record(envelope: Envelope) -> game_events.GameScored:
+def scored_record(envelope: Envelope) -> pe.GameScored:
     return _scored_decoder.decode(envelope.data)
 
 
-def expects_ratings(record: game_events.GameScored) -> bool:
+def expects_ratings(record: pe.GameScored) -> bool:
     """The scoring service rated the game (and left a marker saying how)."""
     return record.rated and len(record.players) >= 2
 
 
 def scored_events(
-    meta: GameMeta, envelope: Envelope, record: game_events.GameScored, rated: list[PlayerRated] | None
+    meta: GameMeta, envelope: Envelope, record: pe.GameScored, rated: list[PlayerRated] | None
 ) -> list[IntegrationEvent]:
     """``game.scored`` from the game's ``game_scored``, then each player's ``rating.changed`` (``rated``: the
     ratings' marker, None when there is none)."""

@@ -17,7 +17,8 @@ from redis.asyncio import Redis
 
 from benthic.feed.notification import Notification
 from benthic.game import lifecycle
-from benthic.game.events import PLATFORM, GameScored
+from benthic.game import platform_events as pe
+from benthic.game.events import PLATFORM
 from benthic.game.gamestate import Folded
 from benthic.rules import FinalScores, UnknownGameType, get_engine
 from benthic.runtime.telemetry import APPEND_CONFLICTS, GAMES_SCORED, RATINGS_UPDATED, SCORING_FAILURES, log
@@ -25,8 +26,6 @@ from benthic.store import Commit, EventStore, GameMeta, NewEvent
 from benthic.store.loader import StateLoader
 from benthic.store.transact import RETRIES, TooManyConflicts, transact
 from services.scoring.ratings import apply_ratings
-
-_encoder = msgspec.json.Encoder()
 
 
 class Scorer:
@@ -62,7 +61,7 @@ class Scorer:
         async def read(_fresh: bool) -> Folded:
             return await self.loader.load(game_id, engine)
 
-        async def decide(folded: Folded) -> GameScored | None:
+        async def decide(folded: Folded) -> pe.GameScored | None:
             nonlocal rated_now
             scores = lifecycle.final_scores(engine, folded.state, folded.life, len(meta.seats))
             if scores is None:
@@ -71,7 +70,7 @@ class Scorer:
             if rated and not rated_now:
                 rated_now = True
                 await self._rate(meta, game_type, game_id, scores)
-            return GameScored(
+            return pe.GameScored(
                 game_type=game_type,
                 results=[msgspec.to_builtins(r) for r in scores.results],
                 details=msgspec.to_builtins(scores.details),
@@ -79,12 +78,12 @@ class Scorer:
                 rated=rated,
             )
 
-        async def append(folded: Folded, event: GameScored) -> Commit:
+        async def append(folded: Folded, event: pe.GameScored) -> Commit:
             return await self.store.append(
                 game_id,
                 game_type,
                 folded.version,
-                [NewEvent("game_scored", _encoder.encode(event), kind=PLATFORM)],
+                [NewEvent(pe.GAME_SCORED, pe.encode(event), kind=PLATFORM)],
                 command_id=f"score:{game_id}",
                 now_ms=int(time.time() * 1000),
             )

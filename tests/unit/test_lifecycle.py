@@ -9,6 +9,7 @@ import msgspec
 import pytest
 
 from benthic.game import lifecycle as lc
+from benthic.game import platform_events as pe
 from benthic.game.events import PLATFORM, Envelope
 from benthic.game.gamestate import Folded, fold_envelopes
 from benthic.play import platform_commits
@@ -205,5 +206,5 @@ def test_a_move_that_ends_the_game_still_ends_the_movers_vacation() -> None:
                     updated_ms=1)
     folded = Folded(9, state, lc.Lifecycle(away={0: 900_000}))
     moved = platform_commits.vacation_ended(engine, meta, folded, "ann", "moved")
-    assert moved is not None and [e.type for e in moved.events] == [lc.VACATION_ENDED]
+    assert moved is not None and [e.type for e in moved.events] == [pe.VACATION_ENDED]
     assert platform_commits.vacation_ended(engine, meta, folded, "ann", "returned") is None

@@ -11,6 +11,7 @@ import msgspec
 import pytest
 
 from benthic.game import lifecycle as lc
+from benthic.game import platform_events as pe
 from benthic.game import undo
 from benthic.game.events import PLATFORM, Envelope
 from benthic.game.gamestate import Folded, UndoBeforeStart, fold_envelopes
@@ -222,17 +223,17 @@ def test_nothing_to_undo_off_and_game_over() -> None:
     stream, _before, seat, _after = _first("nautilus", want_undoable=True)
     off = stream.decide(seat, undo_mode="off")
     assert isinstance(off, undo.UndoRefused) and off.reason == undo.UNDO_OFF
-    stream.platform(lc.GAME_ABORTED, "abort", reason="test", by="op")
+    stream.platform(pe.GAME_ABORTED, "abort", reason="test", by="op")
     over = stream.decide(seat)
     assert isinstance(over, undo.UndoRefused) and over.reason == undo.GAME_OVER
 
 
 def test_a_platform_commit_since_the_move_stands_in_the_way() -> None:
     stream, _before, seat, _after = _first("nautilus", want_undoable=True)
-    stream.platform(lc.CLOCKS_STARTED, "clocks")
+    stream.platform(pe.CLOCKS_STARTED, "clocks")
     refused = stream.decide(seat)
     assert isinstance(refused, undo.UndoRefused) and refused.reason == undo.NOTHING_TO_UNDO
-    assert refused.details["event"] == lc.CLOCKS_STARTED
+    assert refused.details["event"] == pe.CLOCKS_STARTED
 
 
 def test_the_decision_reads_further_back_when_the_tail_given_is_too_short() -> None:
@@ -267,7 +268,7 @@ def test_a_voided_move_is_no_move_for_the_clocks_but_its_time_stays_spent() -> N
     entries = list(stream.entries)
     moved = len([e for e in entries if e.command_id == "the-move"])
     head = len(entries) - moved
-    clocked = [*entries[:head], Envelope(head + 1, lc.CLOCKS_STARTED, b'{"type":"clocks_started"}', kind=PLATFORM,
+    clocked = [*entries[:head], Envelope(head + 1, pe.CLOCKS_STARTED, b'{"type":"clocks_started"}', kind=PLATFORM,
                                           command_id="clocks", ts_ms=entries[head - 1].ts_ms + 1)]
     clocked += [msgspec.structs.replace(e, version=e.version + 1, ts_ms=e.ts_ms + 5_000) for e in entries[head:]]
     stream.entries = clocked

@@ -1,15 +1,15 @@
-"""The envelope the store keeps around every event, and platform events."""
+"""The envelope the store keeps around every event.  The platform events (kind ``p``) are
+``benthic.game.platform_events``."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from typing import Any
 
 import msgspec
 
 ENGINE = "e"  # an event of the game's rules engine
-PLATFORM = "p"  # an event the platform adds (game_scored)
+PLATFORM = "p"  # an event the platform adds (benthic.game.platform_events)
 
 
 class Envelope(msgspec.Struct, frozen=True):
@@ -29,16 +29,6 @@ class Envelope(msgspec.Struct, frozen=True):
     @property
     def is_engine(self) -> bool:
         return self.kind == ENGINE
-
-
-class GameScored(msgspec.Struct, frozen=True, tag_field="type", tag="game_scored"):
-    """Appended by the scoring service from the engine's final_scores."""
-
-    game_type: str
-    results: list[dict[str, Any]]
-    details: dict[str, Any] = {}
-    players: list[str] = []
-    rated: bool = False  # only rated games change ratings and leaderboards
 
 
 _digest_encoder = msgspec.msgpack.Encoder()

@@ -9,10 +9,11 @@ from typing import Any
 
 import msgspec
 
+from benthic.game import platform_events
 from benthic.game.events import Envelope
 from benthic.i18n import DEFAULT_LANGUAGE, render
 from benthic.i18n.platform import platform_sentence
-from benthic.rules import AnyEngine
+from benthic.rules import AnyEngine, Message
 
 _json = msgspec.json.Encoder()
 
@@ -43,13 +44,24 @@ def history_entry(
         sentence = engine.sentence(shown)
         text = render(sentence, language, names) if sentence is not None else None
         return _json.encode(_Entry(envelope.version, envelope.ts_ms, shown, text))
-    try:
-        stored = msgspec.json.decode(envelope.data)
-    except msgspec.DecodeError:
-        stored = None
-    sentence = platform_sentence(stored) if isinstance(stored, dict) else None
+    sentence = stored_sentence(envelope.type, envelope.data)
     text = render(sentence, language, names) if sentence is not None else None
     return _json.encode(_Entry(envelope.version, envelope.ts_ms, msgspec.Raw(envelope.data), text))
+
+
+def stored_sentence(type_: str, data: bytes) -> Message | None:
+    """The sentence of a platform event as stored (its type, its JSON), decoded through the table
+    (benthic.game.platform_events); an entry the table does not know, or cannot decode, is read as the JSON object
+    it holds (None when it holds none)."""
+    try:
+        known = platform_events.decode(type_, data)
+        event = msgspec.to_builtins(known) if known is not None else msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        try:
+            event = msgspec.json.decode(data)
+        except msgspec.DecodeError:
+            return None
+    return platform_sentence(event) if isinstance(event, dict) else None
 
 
 def seat_names(seats: Sequence[dict[str, Any] | None]) -> list[str | None]:

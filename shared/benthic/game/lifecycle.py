@@ -2,18 +2,10 @@
 takeover, a resignation or a forfeit), turn clocks, resignations, aborts.  Pure: folded from the platform
 events of a game's stream (kind ``p``) and the timestamps of its commits, like an engine state from its events.
 
-Platform events (public, shown in every history as stored):
-
-``clocks_started``   {}                              the game is running: seats' clocks run from now on
-``clock_expired``    {seat, deadline_ms, policy}     a seat's time ran out (appended by the timekeeper)
-``seat_taken_over``  {seat, reason, bot}             the house bot plays the seat (reason: clock, resigned, forfeit)
-``seat_reclaimed``   {seat, player_id}               the player took the seat back after a clock takeover
-``player_resigned``  {seat, player_id}               ranked last; the house bot plays the seat on
-``seat_forfeited``   {seat}                          clock expiry under the forfeit policy: ranked last
-``game_aborted``     {reason, by}                    the operator (or a clock under the abort policy): unrated
-``game_ended``       {reason}                        the platform ends the game before the rules do
-``vacation_started`` {seat, player_id, until_ms}     the seat's player is on vacation: its clock stops until then
-``vacation_ended``   {seat, player_id, reason}       back early (returned, moved: the player's first move anywhere)
+Platform events (public, shown in every history as stored): their Structs and their folds into the lifecycle are
+one table, ``benthic.game.platform_events`` (``clocks_started``, ``clock_expired``, ``seat_taken_over``,
+``seat_reclaimed``, ``player_resigned``, ``seat_forfeited``, ``game_aborted``, ``game_ended``, ``vacation_started``,
+``vacation_ended``; ``command_undone`` and ``game_scored`` leave the lifecycle as it is).
 
 Clocks (docs/INTEGRATION.md, "Bots, clocks, resign and abort"): a *move* is one accepted command of the seat.
 Fischer: each seat has ``initial_s`` and gains ``increment_s`` per move; its time runs while it is prompted.
@@ -32,20 +24,9 @@ from typing import Any
 
 import msgspec
 
+from benthic.game import platform_events
+from benthic.game.platform_events import back_from_vacation
 from benthic.rules import AnyEngine, FinalScores, SeatResult
-
-CLOCKS_STARTED = "clocks_started"
-CLOCK_EXPIRED = "clock_expired"
-SEAT_TAKEN_OVER = "seat_taken_over"
-SEAT_RECLAIMED = "seat_reclaimed"
-PLAYER_RESIGNED = "player_resigned"
-SEAT_FORFEITED = "seat_forfeited"
-GAME_ABORTED = "game_aborted"
-GAME_ENDED = "game_ended"
-VACATION_STARTED = "vacation_started"
-VACATION_ENDED = "vacation_ended"
-EVENT_TYPES = frozenset({CLOCKS_STARTED, CLOCK_EXPIRED, SEAT_TAKEN_OVER, SEAT_RECLAIMED, PLAYER_RESIGNED,
-                         SEAT_FORFEITED, GAME_ABORTED, GAME_ENDED, VACATION_STARTED, VACATION_ENDED})
 
 HOUSE_BOT = "greedy"  # the bot that plays a seat after a takeover, a resignation or a forfeit
 POLICIES = ("takeover", "forfeit", "abort")
@@ -148,7 +129,6 @@ class Lifecycle(msgspec.Struct, frozen=True):
         return seat in self.taken_over or seat in self.out
 
 
-_data_decoder = msgspec.json.Decoder(dict[str, Any])
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(Lifecycle)
 
@@ -161,48 +141,6 @@ def decode(raw: bytes) -> Lifecycle:
     return _decoder.decode(raw) if raw else Lifecycle()
 
 
-def _apply_platform(life: Lifecycle, type_: str, data: dict[str, Any], ts_ms: int) -> Lifecycle:
-    seat = data.get("seat")
-    if type_ == CLOCKS_STARTED:
-        return msgspec.structs.replace(life, clock_on=True)
-    if type_ == SEAT_TAKEN_OVER and data.get("reason") == "clock":
-        return msgspec.structs.replace(life, taken_over=(*life.taken_over, seat))
-    if type_ == SEAT_RECLAIMED:
-        used = {s: v for s, v in life.used.items() if s != seat}
-        moves = {s: v for s, v in life.moves.items() if s != seat}
-        since = dict(life.since)
-        if seat in since:
-            since[seat] = ts_ms  # a fresh clock from now
-        return msgspec.structs.replace(life, taken_over=tuple(s for s in life.taken_over if s != seat), used=used,
-                                       moves=moves, since=since)
-    if type_ in (PLAYER_RESIGNED, SEAT_FORFEITED) and seat not in life.out:
-        forfeited = (*life.forfeited, seat) if type_ == SEAT_FORFEITED else life.forfeited
-        return msgspec.structs.replace(life, out=(*life.out, seat), forfeited=forfeited,
-                                       taken_over=tuple(s for s in life.taken_over if s != seat))
-    if type_ == GAME_ABORTED:
-        return msgspec.structs.replace(life, aborted=str(data.get("reason", "")))
-    if type_ == GAME_ENDED:
-        return msgspec.structs.replace(life, ended=str(data.get("reason", "")))
-    if type_ == VACATION_STARTED and isinstance(seat, int):
-        until = int(data.get("until_ms", ts_ms))
-        since, used = dict(life.since), dict(life.used)
-        if seat in since:  # the running stretch ends now; the clock starts again when the vacation does
-            used[seat] = used.get(seat, 0) + max(0, ts_ms - since[seat])
-            since[seat] = max(ts_ms, until)
-        return msgspec.structs.replace(life, away={**life.away, seat: until}, since=since, used=used)
-    if type_ == VACATION_ENDED and seat in life.away:
-        return _back(life, seat, ts_ms)
-    return life
-
-
-def _back(life: Lifecycle, seat: int, ts_ms: int) -> Lifecycle:
-    """The seat's vacation ends at ``ts_ms``: a clock waiting for its end starts now."""
-    since = dict(life.since)
-    if since.get(seat, 0) > ts_ms:
-        since[seat] = ts_ms
-    return msgspec.structs.replace(life, away={s: u for s, u in life.away.items() if s != seat}, since=since)
-
-
 def advance(
     life: Lifecycle, engine: AnyEngine, state: Any, ts_ms: int, seat: int | None, engine_commit: bool,
     platform: Sequence[tuple[str, bytes]] = (),
@@ -210,10 +148,9 @@ def advance(
     """``life`` after one commit made at ``ts_ms`` (by ``seat`` if an engine commit), ``state`` the engine state
     after it, ``platform`` its platform events (type, JSON)."""
     for type_, data in platform:
-        if type_ in EVENT_TYPES:
-            life = _apply_platform(life, type_, _data_decoder.decode(data), ts_ms)
+        life = platform_events.fold(life, type_, data, ts_ms)
     if life.away and engine_commit and seat in life.away:  # the seat's own move ends its vacation here
-        life = _back(life, seat, ts_ms)
+        life = back_from_vacation(life, seat, ts_ms)
     if not life.clock_on:
         return msgspec.structs.replace(life, last_ts=ts_ms) if ts_ms != life.last_ts else life
     prompted: set[int] = set()

@@ -17,9 +17,10 @@ from typing import Any
 import msgspec
 
 from benthic.game.events import Envelope
+from benthic.game.platform_events import COMMAND_UNDONE as COMMAND_UNDONE  # the event: platform_events
+from benthic.game.platform_events import EVENTS
+from benthic.game.platform_events import CommandUndone as CommandUndone
 from benthic.rules import AnyEngine
-
-COMMAND_UNDONE = "command_undone"
 
 # details.reason of a 409 undo_not_allowed (stable: clients switch on them)
 NOTHING_TO_UNDO = "nothing_to_undo"
@@ -30,22 +31,13 @@ GAME_OVER = "game_over"
 REASONS = (NOTHING_TO_UNDO, REVEALS_INFORMATION, ANOTHER_SEAT_ACTED, UNDO_OFF, GAME_OVER)
 
 
-class CommandUndone(msgspec.Struct, frozen=True, tag_field="type", tag=COMMAND_UNDONE):
-    """The platform event: ``seat`` took back its commit ``command_id`` (versions first..last)."""
-
-    seat: int
-    command_id: str
-    first_version: int
-    last_version: int
-
-
 class UndoRefused(msgspec.Struct, frozen=True):
     reason: str  # one of REASONS
     message: str
     details: dict[str, Any] = {}
 
 
-_decoder = msgspec.json.Decoder(CommandUndone)
+_decoder: msgspec.json.Decoder[CommandUndone] = EVENTS[COMMAND_UNDONE].decoder
 
 
 def undone_by(envelope: Envelope) -> CommandUndone | None:

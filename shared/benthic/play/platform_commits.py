@@ -1,22 +1,21 @@
-"""The platform's own commits to a game: resign, reclaim, abort, clock expiry, clocks started.  Each function
-decides, from the game's meta and folded state, the platform events to append (or refuses with a clear
-error); ``PlayPath.platform`` appends them with the expected version, so each applies exactly once.  (The
-lifecycle these events fold into, seats, clocks and their rules, is benthic.game.lifecycle.)"""
+"""The platform's own commits to a game: resign, reclaim, abort, clock expiry, clocks started, vacations.  Each
+function decides, from the game's meta and folded state, the platform events to append (the Structs of
+benthic.game.platform_events) or refuses with a clear error; ``PlayPath.platform`` appends them with the expected
+version, so each applies exactly once.  (The lifecycle these events fold into, seats, clocks and their rules, is
+benthic.game.lifecycle.)"""
 
 from __future__ import annotations
-
-from typing import Any
 
 import msgspec
 
 from benthic.errors import ApiError
 from benthic.game import lifecycle as lc
+from benthic.game import platform_events as pe
 from benthic.game.events import PLATFORM
 from benthic.game.gamestate import Folded
 from benthic.rules import AnyEngine
 from benthic.store import GameMeta, NewEvent
 
-_json = msgspec.json.Encoder()
 MANAGED = {"bots": "1"}  # meta flag: the bots service looks after this game (house-bot seats, clocks)
 
 
@@ -26,8 +25,9 @@ class PlatformCommit(msgspec.Struct, frozen=True):
     meta: dict[str, str] = {}
 
 
-def event(type_: str, **data: Any) -> NewEvent:
-    return NewEvent(type_, _json.encode({"type": type_, **data}), kind=PLATFORM)
+def event(made: pe.PlatformEvent) -> NewEvent:
+    """The entry to append for a platform event (its type, its JSON)."""
+    return NewEvent(pe.type_of(type(made)), pe.encode(made), kind=PLATFORM)
 
 
 def _check_running(engine: AnyEngine, folded: Folded) -> None:
@@ -43,10 +43,10 @@ def _leaving(meta: GameMeta, folded: Folded, seat: int, left: list[NewEvent]) ->
     after = msgspec.structs.replace(life, out=out)
     events = list(left)
     if lc.ends_after_leaving(after, len(meta.seats)):
-        events.append(event(lc.GAME_ENDED, reason="too_few_seats_in_play"))
+        events.append(event(pe.GameEnded(reason="too_few_seats_in_play")))
         return PlatformCommit(events, ended=True, meta=MANAGED)
-    events.append(event(lc.SEAT_TAKEN_OVER, seat=seat, reason="resigned" if left[-1].type == lc.PLAYER_RESIGNED
-                        else "forfeit", bot=lc.HOUSE_BOT))
+    reason = "resigned" if left[-1].type == pe.PLAYER_RESIGNED else "forfeit"
+    events.append(event(pe.SeatTakenOver(seat=seat, reason=reason, bot=lc.HOUSE_BOT)))
     return PlatformCommit(events, meta=MANAGED)
 
 
@@ -54,7 +54,7 @@ def resign(engine: AnyEngine, meta: GameMeta, folded: Folded, seat: int, player_
     _check_running(engine, folded)
     if seat in folded.life.out:
         raise ApiError(409, "seat_resigned", f"seat {seat} has already left the game")
-    return _leaving(meta, folded, seat, [event(lc.PLAYER_RESIGNED, seat=seat, player_id=player_id)])
+    return _leaving(meta, folded, seat, [event(pe.PlayerResigned(seat=seat, player_id=player_id))])
 
 
 def reclaim(engine: AnyEngine, meta: GameMeta, folded: Folded, seat: int, player_id: str) -> PlatformCommit:
@@ -63,18 +63,18 @@ def reclaim(engine: AnyEngine, meta: GameMeta, folded: Folded, seat: int, player
         raise ApiError(409, "seat_resigned", f"seat {seat} has left the game (resigned or forfeited) for good")
     if seat not in folded.life.taken_over:
         raise ApiError(409, "seat_not_taken_over", f"seat {seat} is played by its player: nothing to reclaim")
-    return PlatformCommit([event(lc.SEAT_RECLAIMED, seat=seat, player_id=player_id)])
+    return PlatformCommit([event(pe.SeatReclaimed(seat=seat, player_id=player_id))])
 
 
 def abort(engine: AnyEngine, meta: GameMeta, folded: Folded, reason: str, by: str) -> PlatformCommit:
     _check_running(engine, folded)
-    return PlatformCommit([event(lc.GAME_ABORTED, reason=reason, by=by)], ended=True)
+    return PlatformCommit([event(pe.GameAborted(reason=reason, by=by))], ended=True)
 
 
 def clocks_started(engine: AnyEngine, meta: GameMeta, folded: Folded) -> PlatformCommit | None:
     if folded.life.clock_on or lc.is_finished(engine, folded.state, folded.life) or meta.status != "running":
         return None
-    return PlatformCommit([event(lc.CLOCKS_STARTED)], meta=MANAGED)
+    return PlatformCommit([event(pe.ClocksStarted())], meta=MANAGED)
 
 
 def expire(engine: AnyEngine, meta: GameMeta, folded: Folded, now_ms: int) -> tuple[PlatformCommit, int, str] | None:
@@ -87,13 +87,13 @@ def expire(engine: AnyEngine, meta: GameMeta, folded: Folded, now_ms: int) -> tu
         return None
     deadline, seat = due
     policy = options.on_expiry
-    expired = event(lc.CLOCK_EXPIRED, seat=seat, deadline_ms=deadline, policy=policy)
+    expired = event(pe.ClockExpired(seat=seat, deadline_ms=deadline, policy=policy))
     if policy == "abort":
-        return PlatformCommit([expired, event(lc.GAME_ABORTED, reason=f"clock_expired:seat{seat}", by="timekeeper")],
-                              ended=True), seat, policy
+        aborted = event(pe.GameAborted(reason=f"clock_expired:seat{seat}", by="timekeeper"))
+        return PlatformCommit([expired, aborted], ended=True), seat, policy
     if policy == "forfeit":
-        return _leaving(meta, folded, seat, [expired, event(lc.SEAT_FORFEITED, seat=seat)]), seat, policy
-    taken = event(lc.SEAT_TAKEN_OVER, seat=seat, reason="clock", bot=lc.HOUSE_BOT)
+        return _leaving(meta, folded, seat, [expired, event(pe.SeatForfeited(seat=seat))]), seat, policy
+    taken = event(pe.SeatTakenOver(seat=seat, reason="clock", bot=lc.HOUSE_BOT))
     return PlatformCommit([expired, taken], meta=MANAGED), seat, policy
 
 
@@ -109,7 +109,7 @@ def vacation_started(engine: AnyEngine, meta: GameMeta, folded: Folded, player_i
     seat = _seat_of(meta, player_id)
     if seat is None or lc.is_finished(engine, folded.state, folded.life) or seat in folded.life.away:
         return None
-    return PlatformCommit([event(lc.VACATION_STARTED, seat=seat, player_id=player_id, until_ms=until_ms)])
+    return PlatformCommit([event(pe.VacationStarted(seat=seat, player_id=player_id, until_ms=until_ms))])
 
 
 def vacation_ended(engine: AnyEngine, meta: GameMeta, folded: Folded, player_id: str,
@@ -123,4 +123,4 @@ def vacation_ended(engine: AnyEngine, meta: GameMeta, folded: Folded, player_id:
     over = lc.is_finished(engine, folded.state, folded.life) and reason != "moved"
     if seat is None or not away or over:
         return None
-    return PlatformCommit([event(lc.VACATION_ENDED, seat=seat, player_id=player_id, reason=reason)])
+    return PlatformCommit([event(pe.VacationEnded(seat=seat, player_id=player_id, reason=reason))])
