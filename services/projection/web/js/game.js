@@ -1,6 +1,6 @@
 // A game: the board and areas drawn from the view and the catalogue, live over SSE, legal moves to click.
 import { ApiError, catalogue, command, identity, read, rememberSeat, seatFor } from "./api.js";
-import { h, toast, words } from "./dom.js";
+import { gameTypeName, h, tableName, toast, words } from "./dom.js";
 import { card, cardBack, drawBoard, legend, SEAT_COLOURS, stats } from "./draw.js";
 import { entryInWords } from "./history.js";
 import { t, tn } from "./i18n.js";
@@ -42,7 +42,9 @@ export async function gamePage(main, gameId, watchOnly) {
   };
   g.name = name;
 
-  const title = h("h1", {}, words(cat.name || summary.game_type), " ", h("code.small", {}, gameId));
+  const typeName = cat.name || gameTypeName(summary.game_type, t);
+  const title = h("h1", { "data-testid": "table-name", title: gameId }, tableName(typeName, summary.seats, t));
+  document.title = `${tableName(typeName, summary.seats, t)} — Benthic`;
   const role = h("p.role", { "data-testid": "role" });
   const prompt = h("p.prompt", { "aria-live": "polite", "data-testid": "prompt" });
   const table = h("div.table", { "data-testid": "table" });
@@ -179,8 +181,19 @@ export async function gamePage(main, gameId, watchOnly) {
       el.setAttribute("tabindex", "0");
       el.setAttribute("role", "button");
       el.setAttribute("aria-label", tn(concerned.length, "{thing}: {n} move", "{thing}: {n} moves",
-        { thing: cat.components[el.dataset.id]?.name || el.dataset.id }));
+        { thing: thingName(el.dataset.id) }));
     }
+  }
+
+  // What a highlighted id is called: a component's name, else a board space's or track space's name (a station
+  // stack, a cell of the sea), never the id itself.
+  function thingName(id) {
+    if (cat.components[id]) return cat.components[id].name;
+    for (const board of Object.values(cat.boards || {})) if (board.spaces?.[id]?.name) return board.spaces[id].name;
+    const [track, space] = String(id).split(":");
+    const found = cat.tracks?.[track]?.spaces?.find((sp) => String(sp.id) === space);
+    if (found) return found.name || `${cat.tracks[track].name} ${space}`;
+    return words(String(id).split(":").filter(Boolean).pop() || id);
   }
 
   function mark(ids, on) {
@@ -193,7 +206,7 @@ export async function gamePage(main, gameId, watchOnly) {
     const concerned = g.moves.filter((move) => move.highlights.includes(id));
     if (!concerned.length || g.busy) return;
     if (concerned.length === 1) { play(concerned[0]); return; }
-    const thing = cat.components[id]?.name || id;
+    const thing = thingName(id);
     choices.replaceChildren(h("p", {}, tn(concerned.length, "{n} move with {thing}:", "{n} moves with {thing}:", { thing })),
       h("ul.choice-list", {}, concerned.map((move) => h("li", {}, h("button.move.primary", { onclick: () => play(move) }, move.label)))),
       h("button.link", { onclick: () => choices.replaceChildren() }, t("Cancel")));

@@ -2,7 +2,7 @@
 // (their public views, polled), the tab title "(2) Your turn — Benthic", a browser notification when a game becomes
 // the player's turn, and the "your games" page listing them.  The watcher runs on every page while signed in.
 import { catalogue, command, identity, read } from "./api.js";
-import { h, words } from "./dom.js";
+import { gameTypeName, h, words } from "./dom.js";
 import { t, tn } from "./i18n.js";
 
 const SEATS_EVERY_MS = 15_000;  // the list of games (new games, finished ones); 4 a minute of the 60 the token limit allows
@@ -94,7 +94,7 @@ function announce() {
   for (const listener of watcher.listeners) listener();
 }
 
-const gameName = (game) => game.cat?.name || words(game.game_type);
+const gameName = (game) => game.cat?.name || gameTypeName(game.game_type, t);
 const promptName = (game) => game.cat?.terms?.[game.prompt?.kind]?.name || (game.prompt?.kind ? words(game.prompt.kind) : t("move"));
 
 /** The "your games" page: each unfinished game, the player's turn first, kept current by the watcher. */
@@ -134,7 +134,7 @@ export async function yourGamesPage(main) {
       h("thead", {}, h("tr", {}, [t("Game"), t("Players"), t("Turn"), ""].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, games.map((game) => h(`tr${game.yours ? ".your-turn" : ""}`, {
         "data-game": game.game_id, "data-yours": String(game.yours) },
-      h("td", {}, gameName(game), " ", h("code.small", {}, game.game_id)),
+      h("td", { title: game.game_id }, gameName(game)),
       h("td", {}, (game.names || []).map((n, i) => (i === game.seat ? h("strong", {}, t("{name} (you)", { name: n }))
         : n ?? t("seat {number} open", { number: i + 1 }))).flatMap((x, i) => (i ? [", ", x] : [x]))),
       h("td.turn", {}, turnText(game)),

@@ -64,7 +64,7 @@ export function layout(view, cat, me, name) {
     summary: [[t("round"), view.round], [t("phase"), view.phase && (cat.terms?.[view.phase]?.name || view.phase)],
       [t("final round"), view.final_round ? t("yes") : t("no")]],
     boards: [
-      { board: cat.boards.map, marks, title: t("The sea"), testid: "main-board", legend: [
+      { board: cat.boards.map, marks, title: t("The sea"), testid: "main-board", axes: seaAxes(cat.boards.map), legend: [
         ["S1–S3", t("a player's submarines (in the player's colour)")], ["?", t("a face-down find")],
         ...[...findKinds].sort().map(([short, kind]) => [short, kind]),
         [t("Named 3×3 blocks"), t("stations, in their builder's colour; hover one for its researchers")],
@@ -104,6 +104,14 @@ function researchTracks(view, cat, seat, seatColour, name) {
   return { board, tracks: rows, marks, mine: false, testid: `research-${seat.seat}`,
     title: t("{name}'s research tracks", { name: name(seat.seat) }),
     caption: t("Research tracks: stations in operation per type (0–4), the benefit on each space; after each row the research value (0 below 2 stations, 1 from 2, 3 with the 3-chip ★).") };
+}
+
+// The sea's grid: its columns lettered and rows numbered, as the moves and the history name cells ("C-14").
+function seaAxes(board) {
+  const cells = Object.values(board.spaces).filter((sp) => Array.isArray(sp.cell));
+  if (!cells.length) return null;
+  return { columns: Math.max(...cells.map((sp) => sp.cell[0])) + 1, rows: Math.max(...cells.map((sp) => sp.cell[1])) + 1,
+    size: cells[0].w };
 }
 
 // "Luminous Crab" -> "LC", "Gold" -> "Go": short enough for one cell of the sea, explained by the map's legend.

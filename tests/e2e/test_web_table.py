@@ -1,0 +1,109 @@
+"""The web client as a table people come back to, in headless Chromium against the services as processes: tables
+named for their game and players (never a game id), game types by their names, a stable lobby order, no internal
+id in any text the page shows (Nautilus' cells named as the sea's edges letter and number them), a spectator's
+prompt that reads as a spectator's, and the client's own words in Portuguese (pt-BR)."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+from benthic.clients.client import BenthicClient
+from benthic.local.localplatform import LocalPlatform
+from tests.e2e.test_web_client import Page, _beside_the_browser, browser  # noqa: F401 - a fixture
+from tests.e2e.test_web_client import platform as platform  # the fixture
+
+SHOTS = Path("/tmp/shots-37")
+RAW_ID = re.compile(r"\b\w+:\w+:|\b\d+,\d+\b")
+GAME_ID = re.compile(r"\b[a-z]{2}_[0-9a-f]{12,}\b")
+TEXTS = """() => [document.body.innerText, document.title,
+  ...[...document.querySelectorAll("[aria-label]")].map((el) => el.getAttribute("aria-label"))].join("\\n")"""
+
+
+async def _a_game(platform: LocalPlatform, game_type: str, names: list[str], moves: int) -> str:
+    """A game of ``names`` (player ids are the names in lower case) after ``moves`` random legal moves."""
+    async with BenthicClient(platform.command_url, platform.read_url, mint=platform.mint) as client:
+        created = await client.create_game(game_type, [{"player_id": n.lower().replace(" ", "-"), "name": n}
+                                                       for n in names])
+        game_id = str(created["game_id"])
+        tokens = [(await client.seat_token(game_id, n.lower().replace(" ", "-")))["token"] for n in names]
+        rng = random.Random(game_id)
+        for _ in range(moves):
+            legal = await client.legal(game_id, tokens[0])
+            seat = rng.choice(legal["prompt"]["seats"])
+            legal = await client.legal(game_id, tokens[seat]) if seat else legal
+            if not legal["commands"]:
+                break
+            await client.play(game_id, tokens[seat], rng.choice(legal["commands"]), expected_version=legal["version"])
+        return game_id
+
+
+def _shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def _no_internal_ids(page: Page) -> str:
+    text = str(page.page.evaluate(TEXTS))
+    assert not RAW_ID.findall(text), (RAW_ID.findall(text), text[:3000])
+    assert not GAME_ID.findall(text), GAME_ID.findall(text)
+    return text
+
+
+def test_tables_are_named_for_people_and_no_page_shows_an_internal_id(platform: LocalPlatform, browser: Any) -> None:  # noqa: F811
+    nautilus = _beside_the_browser(_a_game(platform, "nautilus", ["Ana", "Bruno"], 30))
+    aquatica = _beside_the_browser(_a_game(platform, "aquatica", ["Carla", "Davi"], 6))
+    ana = Page(browser, platform.read_url)
+    ana.sign_in("ana")
+    ana.goto(f"#/game/{nautilus}")
+    ana.page.wait_for_selector(".game[data-version] #moves button.move, .game[data-version] #moves li.muted")
+    assert ana.page.inner_text("[data-testid=table-name]") == "Nautilus · Ana, Bruno"
+    assert ana.page.title() == "Nautilus · Ana, Bruno — Benthic"
+    axes = ana.page.locator("[data-testid=main-board] [data-testid=grid-axes] text")
+    assert axes.first.text_content() == "A" and axes.count() > 26  # the columns' letters, then the rows' numbers
+    ana.page.wait_for_selector("[data-testid=history] li")
+    text = _no_internal_ids(ana)
+    assert re.search(r"\b[A-Y]-\d{1,2}\b", text), "cells are named as the map's edges write them"
+    _shot(ana, "nautilus-en")
+
+    # The lobby names the tables, their types by name, in an order that does not follow the last move.
+    ana.goto("#/")
+    row = ana.page.locator(f"tr[data-game='{nautilus}']")
+    row.wait_for()
+    assert row.locator("[data-testid=table-name]").inner_text() == "Nautilus · Ana, Bruno"
+    assert "Aquatica" in ana.page.locator(f"tr[data-game='{aquatica}']").inner_text()
+    before = ana.page.eval_on_selector_all("tr[data-game]", "rows => rows.map((r) => r.dataset.game)")
+    _beside_the_browser(_a_game(platform, "nautilus", ["Erin", "Fred"], 0))  # a newer table, then a move elsewhere
+    ana.page.wait_for_function("n => document.querySelectorAll('tr[data-game]').length > n", arg=len(before))
+    after = ana.page.eval_on_selector_all("tr[data-game]", "rows => rows.map((r) => r.dataset.game)")
+    assert [g for g in after if g in before] == before
+    _no_internal_ids(ana)
+    _shot(ana, "lobby-en")
+
+    # A spectator of Aquatica reads whom the game waits for, not "Your turn".
+    watcher = Page(browser, platform.read_url)
+    watcher.goto(f"#/game/{aquatica}/watch")
+    watcher.page.wait_for_selector(".game[data-version]")
+    prompt = watcher.page.inner_text("[data-testid=prompt]")
+    assert prompt.startswith("Waiting for ") and "Your" not in prompt, prompt
+    _no_internal_ids(watcher)
+
+    # Portuguese (pt-BR): the replay's buttons, the lobby's statuses and game types, "(unrated)" included.
+    watcher.page.select_option("[data-testid=language]", "pt")
+    watcher.page.wait_for_selector(".game[data-version] [data-testid=replay]")
+    bar = watcher.page.inner_text("[data-testid=replay]")
+    for word in ("Início", "Voltar", "Avançar", "Ao vivo"):
+        assert word in bar, bar
+    assert "Aguardando" in watcher.page.inner_text("[data-testid=prompt]")
+    _shot(watcher, "aquatica-spectator-pt")
+    watcher.goto("#/")
+    watcher.page.locator(f"tr[data-game='{nautilus}']").wait_for()
+    lobby = watcher.page.inner_text("table.list")
+    assert "em andamento" in lobby, lobby
+    for english in ("running", "finished", "(unrated)", "Watch"):
+        assert english not in lobby, (english, lobby)
+    _shot(watcher, "lobby-pt")
+    ana.close()
+    watcher.close()
