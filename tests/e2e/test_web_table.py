@@ -5,6 +5,7 @@ prompt that reads as a spectator's, and the client's own words in Portuguese (pt
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 from pathlib import Path
@@ -14,6 +15,7 @@ from benthic.clients.client import BenthicClient
 from benthic.local.localplatform import LocalPlatform
 from tests.e2e.test_web_client import Page, _beside_the_browser, browser  # noqa: F401 - a fixture
 from tests.e2e.test_web_client import platform as platform  # the fixture
+from tests.platform_helpers import platform_client
 
 SHOTS = Path("/tmp/shots-37")
 RAW_ID = re.compile(r"\b\w+:\w+:|\b\d+,\d+\b")
@@ -32,6 +34,8 @@ async def _a_game(platform: LocalPlatform, game_type: str, names: list[str], mov
         rng = random.Random(game_id)
         for _ in range(moves):
             legal = await client.legal(game_id, tokens[0])
+            if legal["prompt"] is None:  # the game is over
+                break
             seat = rng.choice(legal["prompt"]["seats"])
             legal = await client.legal(game_id, tokens[seat]) if seat else legal
             if not legal["commands"]:
@@ -106,4 +110,89 @@ def test_tables_are_named_for_people_and_no_page_shows_an_internal_id(platform: 
         assert english not in lobby, (english, lobby)
     _shot(watcher, "lobby-pt")
     ana.close()
+    watcher.close()
+
+
+async def _clocked_game(platform: LocalPlatform, names: list[str]) -> str:
+    async with BenthicClient(platform.command_url, platform.read_url, mint=platform.mint) as client:
+        created = await client.create_game("nautilus", [{"player_id": n.lower(), "name": n} for n in names],
+                                           {"clock": {"mode": "per_move", "per_move_s": 3}, "on_expiry": "takeover"})
+        return str(created["game_id"])
+
+
+async def _reclaimed_by(platform: LocalPlatform, game_id: str, seat: int) -> bool:
+    async with BenthicClient(platform.command_url, platform.read_url, mint=platform.mint) as client:
+        for _ in range(240):
+            history = await client.history(game_id, limit=100_000)
+            if any(e["event"].get("type") == "seat_reclaimed" and e["event"].get("seat") == seat
+                   for e in history["events"]):
+                return True
+            await asyncio.sleep(0.25)
+        return False
+
+
+async def _abort(platform: LocalPlatform, game_id: str) -> None:
+    async with platform_client(platform) as client:
+        await client.abort(game_id, "test over")
+
+
+def test_every_seat_in_sight_with_its_score_and_clock_and_a_taken_seat_reclaimed(
+        platform: LocalPlatform, browser: Any) -> None:  # noqa: F811 - fixtures
+    game_id = _beside_the_browser(_clocked_game(platform, ["Gil", "Hana"]))
+    gil = Page(browser, platform.read_url)
+    gil.sign_in("gil")
+    gil.goto(f"#/game/{game_id}")
+    gil.page.wait_for_selector(".game[data-version] [data-testid=seat-bar] li.seat-card")
+    cards = gil.page.locator("[data-testid=seat-bar] li.seat-card")
+    assert cards.count() == 2
+    assert cards.nth(0).locator(".seat-name").inner_text() == "Gil (you)"
+    assert cards.nth(1).locator(".seat-name").inner_text() == "Hana"
+    assert cards.nth(0).locator("[data-testid=seat-score]").inner_text() == "research points: 0"
+    # The seat to move shows its time for the move, counting down in the page.
+    gil.page.wait_for_function("""() => [...document.querySelectorAll('[data-testid=seat-clock]')]
+      .some((el) => el.dataset.running === 'true' && /^0:0[0-3]$/.test(el.textContent))""")
+    # Idle past the clock: the house bot takes the seat over; the page says so and offers the seat back.
+    gil.page.wait_for_selector("[data-testid=takeover] [data-testid=reclaim]", timeout=120_000)
+    assert "house bot" in gil.page.inner_text("[data-testid=takeover]")
+    assert gil.page.locator("li.seat-card.mine").get_attribute("data-status") == "taken_over"
+    _shot(gil, "takeover-en")
+    gil.page.click("[data-testid=reclaim]")
+    assert _beside_the_browser(_reclaimed_by(platform, game_id, 0)), "no seat_reclaimed of seat 1 in the history"
+    _beside_the_browser(_abort(platform, game_id))
+    gil.close()
+
+
+async def _finished_game(platform: LocalPlatform, names: list[str]) -> tuple[str, dict[str, Any]]:
+    """A Nautilus game played to its end with random legal moves; its /scores."""
+    game_id = await _a_game(platform, "nautilus", names, 10_000)
+    async with BenthicClient(platform.command_url, platform.read_url, mint=platform.mint) as client:
+        for _ in range(240):
+            try:
+                return game_id, await client.scores(game_id)
+            except Exception:  # noqa: BLE001 - not projected yet
+                await asyncio.sleep(0.25)
+    raise AssertionError(f"{game_id} has no scores")
+
+
+def test_the_end_of_a_game_explains_its_score_by_the_rules_categories(
+        platform: LocalPlatform, browser: Any) -> None:  # noqa: F811 - fixtures
+    game_id, scores = _beside_the_browser(_finished_game(platform, ["Ines", "Joao"]))
+    watcher = Page(browser, platform.read_url)
+    watcher.goto(f"#/game/{game_id}/watch")
+    watcher.page.wait_for_selector("[data-testid=final] [data-testid=breakdown]")
+    table = watcher.page.locator("[data-testid=breakdown]")
+    for result in scores["results"]:
+        b = result["breakdown"]
+        expected = {"research_points": b["research_points"], "sea_points": b["sea_points"],
+                    "atlantis.points": b["atlantis"]["points"], "product": b["product"], "nemo": b["nemo"],
+                    "total": result["score"]}
+        for key, value in expected.items():
+            cell = table.locator(f"tr[data-key='{key}'] td[data-seat='{result['seat']}']")
+            assert cell.inner_text() == str(value), (key, result)
+        assert b["product"] + b["nemo"] == result["score"]
+    assert "Research points × sea points" in table.inner_text()
+    _shot(watcher, "breakdown-en")
+    watcher.page.select_option("[data-testid=language]", "pt")
+    watcher.page.wait_for_selector("[data-testid=breakdown]:has-text('Pontos de pesquisa × pontos do mar')")
+    _shot(watcher, "breakdown-pt")
     watcher.close()

@@ -33,7 +33,7 @@ export async function gamePage(main, gameId, watchOnly) {
   let mySeat = watchOnly ? null : await seatFor(gameId);
   const g = {
     gameId, cat, summary, seat: mySeat?.seat ?? null, view: null, version: 0, moves: [], movesVersion: -1,
-    busy: false, historyAfter: 0, source: null, closed: false, finalShown: false,
+    busy: false, historyAfter: 0, source: null, closed: false, finalShown: false, life: null,
     replay: null,  // the view answer shown instead of the live view while replaying
   };
   const name = (seat) => {
@@ -58,8 +58,10 @@ export async function gamePage(main, gameId, watchOnly) {
   const players = h("section.players", { "aria-label": t("Players") });
   const final = h("section.final", { "data-testid": "final", hidden: true });
   const status = h("span.status", { "data-testid": "status" });
+  const seatBar = h("ol.seat-bar", { "data-testid": "seat-bar", "aria-label": t("Players") });
+  const takeover = h("div.takeover", { "data-testid": "takeover", role: "status", hidden: true });
   main.replaceChildren(h("section.game", { "data-game-type": summary.game_type },
-    h("header.game-head", {}, title, status, role, prompt),
+    h("header.game-head", {}, title, status, role, seatBar, prompt, takeover),
     final,
     h("div.layout", {},
       h("div.main-col", {}, table, players),
@@ -103,8 +105,74 @@ export async function gamePage(main, gameId, watchOnly) {
       stats(p.stats), ...(p.boards || []).map((b) => h("figure.board-wrap", {}, drawBoard(b),
         b.caption || b.legend ? h("figcaption", {}, b.caption, b.legend ? legend(b.legend) : null) : null)),
       ...(p.rows || []).map((row) => cardRow(row)))));
+    renderSeats(drawn);
     renderPrompt();
     renderMoves();
+  }
+
+  // Each seat, always in sight: its name, its score so far (where the game has a public one), its clock (the seat
+  // to move counts down), and whether the house bot plays it; a notice and Reclaim when that is this page's seat.
+  function renderSeats(drawn) {
+    const life = g.life;
+    const prompted = new Set(shownView().prompt?.seats || []);
+    seatBar.replaceChildren(...g.summary.seats.map((_, seat) => {
+      const p = drawn.players.find((x) => x.seat === seat);
+      const how = life?.seats?.[seat]?.status || "playing";
+      return h(`li.seat-card${prompted.has(seat) ? ".to-move" : ""}${seat === g.seat ? ".mine" : ""}`, {
+        "data-seat": seat, "data-status": how, style: `--seat-colour:${SEAT_COLOURS[seat % SEAT_COLOURS.length]}`,
+      }, h("span.seat-name", {}, name(seat), seat === g.seat ? ` ${t("(you)")}` : ""),
+      p?.score ? h("span.seat-score", { "data-testid": "seat-score" }, `${p.score[0]}: ${p.score[1]}`)
+        : h("span.seat-score.muted", {}, t("no public score")),
+      clockOf(seat, life),
+      how !== "playing" ? h("span.seat-status", {}, seatStatusWord(how)) : null);
+    }));
+    const mine = g.seat !== null && life?.seats?.[g.seat]?.status === "taken_over" && !g.replay && g.status !== "finished";
+    takeover.hidden = !mine;
+    if (mine && !takeover.childElementCount) {
+      takeover.replaceChildren(h("span", {}, t("Your time ran out: the house bot is playing your seat.")), " ",
+        h("button.primary.small", { "data-testid": "reclaim", onclick: reclaim }, t("Reclaim my seat")));
+    } else if (!mine) takeover.replaceChildren();
+    tickClocks();
+  }
+
+  function seatStatusWord(how) {
+    return ({ taken_over: t("played by the house bot"), resigned: t("resigned"), forfeited: t("forfeited") })[how] || words(how);
+  }
+
+  // A seat's clock: Fischer, its time left (running down while it is to move); per move, the time left for the
+  // move of the seat to move.  The text is brought up to date every second, with no request.
+  function clockOf(seat, life) {
+    const clock = life?.clock;
+    if (!clock) return null;
+    const row = clock.seats?.find((c) => c.seat === seat);
+    if (!row) return null;
+    const el = h("span.seat-clock", { "data-testid": "seat-clock", "data-running": String(!!row.running) });
+    if (clock.mode === "fischer" && row.remaining_ms != null) {
+      el.dataset.endsAt = String(row.running ? Date.now() + row.remaining_ms - Math.max(0, Date.now() - clock.as_of_ms) : "");
+      el.dataset.left = String(row.remaining_ms);
+    } else if (row.running && clock.deadline_ms != null && clock.deadline_seat === seat) {
+      el.dataset.endsAt = String(clock.deadline_ms);
+    }
+    return el;
+  }
+
+  function tickClocks() {
+    for (const el of seatBar.querySelectorAll(".seat-clock")) {
+      const ends = Number(el.dataset.endsAt || 0);
+      const left = ends ? Math.max(0, ends - Date.now()) : Number(el.dataset.left || NaN);
+      el.textContent = Number.isNaN(left) ? "" : clockText(left);
+      el.title = ends ? t("time left for this move") : t("time left");
+    }
+  }
+  const ticker = setInterval(tickClocks, 1000);
+
+  async function reclaim() {
+    try {
+      await retried(() => command("POST", `/games/${gameId}/reclaim?command_id=${encodeURIComponent(newId())}`,
+        { bearer: mySeat.token }));
+      toast(t("Your seat is yours again."));
+      g.movesVersion = -1;
+    } catch (error) { toast(error.message); }
   }
 
   function cardRow(row) {
@@ -131,7 +199,10 @@ export async function gamePage(main, gameId, watchOnly) {
       return;
     }
     const term = cat.terms?.[p.kind]?.name || words(p.kind);
-    if (g.seat !== null && p.seats.includes(g.seat)) {
+    if (g.seat !== null && g.life?.seats?.[g.seat]?.status === "taken_over") {
+      prompt.textContent = t("The house bot plays your seat; reclaim it to play.");
+      prompt.classList.remove("yours");
+    } else if (g.seat !== null && p.seats.includes(g.seat)) {
       prompt.textContent = t("Your move: {move}.", { move: term });
       prompt.classList.add("yours");
     } else {
@@ -344,7 +415,8 @@ export async function gamePage(main, gameId, watchOnly) {
           : g.summary.rated ? t("pending…") : t("unrated");
         return h("tr", {}, h("td", {}, r.rank), h("td", {}, name(r.seat)), h("td", {}, r.score), h("td", {}, shown));
       })));
-    final.replaceChildren(h("h2", {}, t("Final scores")), table());
+    const breakdown = () => breakdownTable(scores);
+    final.replaceChildren(h("h2", {}, t("Final scores")), table(), breakdown());
     // Ratings apply once the scoring service has scored the game (a moment after its end).
     for (let i = 0; i < 240 && !g.closedPage; i++) {
       g.summary = await read(`/games/${gameId}`).catch(() => g.summary);
@@ -355,7 +427,24 @@ export async function gamePage(main, gameId, watchOnly) {
       const board = await read(`/leaderboards/${g.summary.game_type}?limit=500`).catch(() => ({ players: [] }));
       for (const p of board.players) ratings.set(p.player_id, p);
     }
-    final.replaceChildren(h("h2", {}, t("Final scores")), table());
+    final.replaceChildren(h("h2", {}, t("Final scores")), table(), breakdown());
+  }
+
+  // The score explained: one column per player (best first), one row per scoring category of the game's rules,
+  // from each result's breakdown, and the total.
+  function breakdownTable(scores) {
+    const rows = layout.scoring ? layout.scoring() : [];
+    const results = [...scores.results].sort((a, b) => a.rank - b.rank);
+    if (!rows.length || !results.some((r) => r.breakdown && Object.keys(r.breakdown).length)) return null;
+    const valueOf = (r, key) => key.split(".").reduce((v, k) => (v == null ? v : v[k]), r.breakdown);
+    return h("table.list.breakdown", { "data-testid": "breakdown" },
+      h("caption", {}, t("How the score was made")),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("Category")),
+        results.map((r) => h("th", { scope: "col", "data-seat": r.seat }, name(r.seat))))),
+      h("tbody", {}, rows.map((row) => h("tr", { "data-key": row.key }, h("th", { scope: "row" }, row.label),
+        results.map((r) => h("td", { "data-seat": r.seat }, String(valueOf(r, row.key) ?? "–"))))),
+      h("tr.total", { "data-key": "total" }, h("th", { scope: "row" }, t("Total")),
+        results.map((r) => h("td", { "data-seat": r.seat }, String(r.score))))));
   }
 
   async function onView(body) {
@@ -363,6 +452,7 @@ export async function gamePage(main, gameId, watchOnly) {
     g.view = body.view;
     g.version = body.version;
     g.status = body.status;
+    g.life = body.lifecycle ?? null;
     if (body.view.prompt === null || body.status === "finished") g.status = "finished";
     if (g.summary.seats.includes(null)) g.summary = await read(`/games/${gameId}`);  // someone may have joined
     if (g.summary.seats.includes(null)) waitForSeats();
@@ -446,8 +536,18 @@ export async function gamePage(main, gameId, watchOnly) {
   function close() {
     g.closed = true;
     clearInterval(seatsTimer);
+    clearInterval(ticker);
     g.source?.close();
   }
   connect();
   return () => { g.closedPage = true; replay?.stop(); close(); };
+}
+
+// 75 s -> "1:15", 2 h -> "2:00:00", 3 days -> "3 d 4 h".
+function clockText(ms) {
+  const total = Math.ceil(ms / 1000);
+  const d = Math.floor(total / 86400), hrs = Math.floor((total % 86400) / 3600), min = Math.floor((total % 3600) / 60);
+  const sec = String(total % 60).padStart(2, "0");
+  if (d) return t("{d} d {h} h", { d, h: hrs });
+  return hrs ? `${hrs}:${String(min).padStart(2, "0")}:${sec}` : `${min}:${sec}`;
 }

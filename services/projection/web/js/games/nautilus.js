@@ -50,6 +50,7 @@ export function layout(view, cat, me, name) {
     connections: [], ...extra });
   const players = view.seats.map((s) => ({
     seat: s.seat,
+    score: [t("research points"), s.research_points],
     stats: [[t("colour"), s.colour], ["Nemo", s.nemo], [t("researchers in supply"), s.supply], [t("research points"), s.research_points],
       [t("assignment"), s.assignment ? cat.components[s.assignment]?.name || s.assignment : t("hidden")]],
     boards: [researchTracks(view, cat, s, seatColour, name)].filter(Boolean),
@@ -119,3 +120,13 @@ function initials(kind) {
   const parts = kind.split(/[\s-]+/).filter(Boolean);
   return parts.length > 1 ? parts.map((p) => p[0].toUpperCase()).join("") : kind.slice(0, 2);
 }
+
+// The final score by the rules' categories (GET /games/{id}/scores, each result's breakdown): research points
+// times sea points, plus the Nemo left.
+export const scoring = () => [
+  { key: "research_points", label: t("Research points") },
+  { key: "sea_points", label: t("Sea points") },
+  { key: "atlantis.points", label: t("of which Atlantis points") },
+  { key: "product", label: t("Research points × sea points") },
+  { key: "nemo", label: t("Nemo left") },
+];
