@@ -20,6 +20,7 @@ from tests.platform_helpers import platform_client
 SHOTS = Path("/tmp/shots-37")
 RAW_ID = re.compile(r"\b\w+:\w+:|\b\d+,\d+\b")
 GAME_ID = re.compile(r"\b[a-z]{2}_[0-9a-f]{12,}\b")
+PLAYED: dict[str, int] = {}  # game id -> the moves _a_game played in it
 TEXTS = """() => [document.body.innerText, document.title,
   ...[...document.querySelectorAll("[aria-label]")].map((el) => el.getAttribute("aria-label"))].join("\\n")"""
 
@@ -41,6 +42,7 @@ async def _a_game(platform: LocalPlatform, game_type: str, names: list[str], mov
             if not legal["commands"]:
                 break
             await client.play(game_id, tokens[seat], rng.choice(legal["commands"]), expected_version=legal["version"])
+            PLAYED[game_id] = PLAYED.get(game_id, 0) + 1
         return game_id
 
 
@@ -192,6 +194,25 @@ def test_the_end_of_a_game_explains_its_score_by_the_rules_categories(
         assert b["product"] + b["nemo"] == result["score"]
     assert "Research points × sea points" in table.inner_text()
     _shot(watcher, "breakdown-en")
+
+    # The replay of the whole game steps by move: from the first position to the last in at most one step per
+    # move played (and the few platform steps: the clocks starting, the scoring), far fewer than its versions.
+    watcher.page.click("[data-testid=replay] button[aria-label='First move']")
+    watcher.page.wait_for_selector("[data-testid=replay].replaying")
+    steps = 0
+    while watcher.page.locator("[data-testid=replay].replaying").count():
+        shown = watcher.page.get_attribute(".game", "data-shown-version")
+        watcher.page.click("[data-testid=replay] button[aria-label='Step forward']")
+        watcher.page.wait_for_function("v => document.querySelector('.game').dataset.shownVersion !== v", arg=shown)
+        steps += 1
+        assert steps <= PLAYED[game_id] + 3, (steps, PLAYED[game_id])
+    last = int(watcher.page.get_attribute(".game", "data-version") or 0)
+    assert steps < last, (steps, last)
+    watcher.page.click("[data-testid=replay] details summary")
+    watcher.page.locator("[data-testid=replay-moves] li[data-version]").last.wait_for()
+    lines = watcher.page.locator("[data-testid=replay-moves] li[data-version]").count()
+    assert lines <= PLAYED[game_id] + 3, (lines, PLAYED[game_id])
+    _shot(watcher, "replay-moves-en")
     watcher.page.select_option("[data-testid=language]", "pt")
     watcher.page.wait_for_selector("[data-testid=breakdown]:has-text('Pontos de pesquisa × pontos do mar')")
     _shot(watcher, "breakdown-pt")

@@ -89,7 +89,7 @@ export async function gamePage(main, gameId, watchOnly) {
   function render() {
     const view = shownView();
     const drawn = layout.layout(view, cat, g.seat, name);
-    status.textContent = ` ${g.status}`;
+    status.textContent = ` ${({ open: t("open"), running: t("running"), finished: t("finished") })[g.status] || g.status || ""}`;
     table.replaceChildren(
       drawn.summary ? stats(drawn.summary) : null,
       ...drawn.boards.map((b) => h("figure.board-wrap", {}, drawBoard(b), h("figcaption", {}, b.title || b.board.name,

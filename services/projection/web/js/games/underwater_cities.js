@@ -89,6 +89,6 @@ export const scoring = () => [
   { key: "track", label: t("Points during the game") },
   { key: "brown", label: t("Brown cards") },
   { key: "end_cards", label: t("End-of-game cards and purchases") },
-  { key: "network", label: t("Cities and structures") },
+  { key: "network", label: t("Connected cities") },
   { key: "resources", label: t("Resources left") },
 ];
