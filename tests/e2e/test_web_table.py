@@ -217,3 +217,31 @@ def test_the_end_of_a_game_explains_its_score_by_the_rules_categories(
     watcher.page.wait_for_selector("[data-testid=breakdown]:has-text('Pontos de pesquisa × pontos do mar')")
     _shot(watcher, "breakdown-pt")
     watcher.close()
+
+
+def test_a_move_costs_one_round_trip(platform: LocalPlatform, browser: Any) -> None:  # noqa: F811 - fixtures
+    """A move of the page's seat is one POST whose answer brings the next moves (`?include=legal`): no read of the
+    legal moves follows it, and the page's own game's view is not polled beside its live stream."""
+    from tests.e2e.test_web_client import _my_turn_against_the_api
+
+    player, game_id = _my_turn_against_the_api(platform, browser, "kim", "lee")
+    requests: list[str] = []
+    player.page.on("request", lambda r: requests.append(f"{r.method} {r.url.split('?')[0]}"))
+    moves = 0
+    for _ in range(6):
+        button = player.page.locator("#moves button.move:not([disabled])").first
+        if not button.count() or "yours" not in (player.page.get_attribute("[data-testid=prompt]", "class") or ""):
+            break
+        before = player.version()
+        button.click()
+        player.page.wait_for_function("v => +document.querySelector('.game').dataset.version > v", arg=before)
+        player.page.wait_for_timeout(300)  # let the page do what it does after a move
+        moves += 1
+    assert moves >= 1
+    player.page.wait_for_timeout(3500)  # longer than the turn watcher's poll of the player's other games
+    posts = [r for r in requests if r.startswith("POST") and r.endswith("/commands")]
+    legal = [r for r in requests if r.endswith(f"/games/{game_id}/legal")]
+    polled = [r for r in requests if r.endswith(f"/games/{game_id}/view")]
+    print(f"requests per move: {len(requests) / moves:.2f} over {moves} moves: {sorted(set(requests))}")
+    assert len(posts) == moves and legal == [] and polled == [], requests
+    player.close()

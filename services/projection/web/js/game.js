@@ -5,6 +5,7 @@ import { card, cardBack, drawBoard, legend, SEAT_COLOURS, stats } from "./draw.j
 import { entryInWords } from "./history.js";
 import { t, tn } from "./i18n.js";
 import { replayBar } from "./replay.js";
+import { sawView, setPageTitle } from "./yourgames.js";
 import { applyPatch, PatchError } from "./patch.js";
 import * as underwaterCities from "./games/underwater_cities.js";
 import * as nautilus from "./games/nautilus.js";
@@ -44,7 +45,7 @@ export async function gamePage(main, gameId, watchOnly) {
 
   const typeName = cat.name || gameTypeName(summary.game_type, t);
   const title = h("h1", { "data-testid": "table-name", title: gameId }, tableName(typeName, summary.seats, t));
-  document.title = `${tableName(typeName, summary.seats, t)} — Benthic`;
+  setPageTitle(tableName(typeName, summary.seats, t));
   const role = h("p.role", { "data-testid": "role" });
   const prompt = h("p.prompt", { "aria-live": "polite", "data-testid": "prompt" });
   const table = h("div.table", { "data-testid": "table" });
@@ -224,7 +225,8 @@ export async function gamePage(main, gameId, watchOnly) {
     moveList.replaceChildren();
     undoButton.hidden = g.seat === null || g.replay !== null || !g.view?.prompt;
     undoButton.disabled = g.busy;
-    const current = seated() && g.movesVersion >= 0 ? g.moves : [];
+    // Moves of a version the page does not show yet (a move's answer came before its view) wait for that view.
+    const current = seated() && g.movesVersion >= 0 && g.movesVersion <= g.version ? g.moves : [];
     if (!current.length) {
       choices.replaceChildren();
       filter.hidden = true;
@@ -300,9 +302,13 @@ export async function gamePage(main, gameId, watchOnly) {
     renderMoves();
     const playedAt = g.movesVersion;
     try {
-      await send({ command_id: newId(), command: move.command, expected_version: playedAt });
-      // The next view brings the next moves; it may have come (and brought them) before this answer did.
-      if (g.movesVersion === playedAt) g.movesVersion = -1;
+      // The answer brings the next moves (`?include=legal`): the view of that version needs no read of them. The
+      // view may have come (and read them) before this answer did, or a newer one since: then they are kept.
+      const answer = await send({ command_id: newId(), command: move.command, expected_version: playedAt });
+      if (Array.isArray(answer?.legal) && answer.last_version >= g.movesVersion) {
+        takeMoves(answer.legal, answer.labels, answer.last_version);
+      }
+      else if (g.movesVersion === playedAt) g.movesVersion = -1;
     } catch (error) {
       if (error.code === "version_conflict") await loadMoves();
       else toast(`${error.code}: ${error.message}`);
@@ -355,7 +361,13 @@ export async function gamePage(main, gameId, watchOnly) {
     }
   }
 
-  const send = (body) => retried(() => command("POST", `/games/${gameId}/commands`, { bearer: mySeat.token, body }));
+  const send = (body) => retried(() => command("POST", `/games/${gameId}/commands?include=legal`, { bearer: mySeat.token, body }));
+
+  function takeMoves(commands, labels, version) {
+    g.moves = commands.map((c, i) => ({ command: c, label: labels?.[i]?.label || JSON.stringify(c),
+      highlights: labels?.[i]?.highlights || [] }));
+    g.movesVersion = version;
+  }
 
   async function loadMoves() {
     if (!seated()) { g.moves = []; g.movesVersion = -1; return; }
@@ -363,9 +375,8 @@ export async function gamePage(main, gameId, watchOnly) {
     try {
       const legal = await retried(() => command("GET", `/games/${gameId}/legal`, { bearer: mySeat.token }));
       if (asked !== g.version && legal.version < g.version) return;  // a newer view asks again
-      g.moves = legal.commands.map((c, i) => ({ command: c, label: legal.labels?.[i]?.label || JSON.stringify(c),
-        highlights: legal.labels?.[i]?.highlights || [] }));
-      g.movesVersion = legal.version;
+      if (legal.version < g.movesVersion) return;  // a move's answer brought newer ones meanwhile
+      takeMoves(legal.commands, legal.labels, legal.version);
     } catch (error) {
       if (error.code === "seats_open") waitForSeats();
       else toast(t("Could not read your moves: {error}", { error: error.message }));  // a refused token was renewed by `retried`
@@ -453,10 +464,11 @@ export async function gamePage(main, gameId, watchOnly) {
     g.version = body.version;
     g.status = body.status;
     g.life = body.lifecycle ?? null;
+    sawView(gameId, body);
     if (body.view.prompt === null || body.status === "finished") g.status = "finished";
     if (g.summary.seats.includes(null)) g.summary = await read(`/games/${gameId}`);  // someone may have joined
     if (g.summary.seats.includes(null)) waitForSeats();
-    if (seated()) await loadMoves();
+    if (seated() && g.movesVersion !== body.version) await loadMoves();  // not when a move's answer brought them
     render();
     main.querySelector(".game").dataset.version = String(g.version);
     offerReplay();
@@ -540,7 +552,7 @@ export async function gamePage(main, gameId, watchOnly) {
     g.source?.close();
   }
   connect();
-  return () => { g.closedPage = true; replay?.stop(); close(); };
+  return () => { g.closedPage = true; replay?.stop(); close(); setPageTitle(null); };
 }
 
 // 75 s -> "1:15", 2 h -> "2:00:00", 3 days -> "3 d 4 h".

@@ -11,7 +11,30 @@ const TITLE = "Benthic";
 
 const watcher = {
   player: null, timer: null, seatsAt: 0, polled: false, games: new Map(), listeners: new Set(), busy: false,
+  pageTitle: null,  // the game page's table name, for the tab's title
+  live: new Map(),  // game id -> when the game's page last gave its live view: that game is not polled meanwhile
 };
+const LIVE_FOR_MS = 10_000;
+
+/** The tab's title names the table a game's page shows (null: the site's name alone). */
+export function setPageTitle(name) {
+  watcher.pageTitle = name;
+  announce();
+}
+
+/** A game's page tells each live view it gets: whose turn it is there needs no poll of its view. */
+export function sawView(gameId, body) {
+  watcher.live.set(gameId, Date.now());
+  const game = watcher.games.get(gameId);
+  if (!game || !body?.view) return;
+  game.version = body.version;
+  game.status = body.status === "finished" || body.view.prompt === null ? "finished" : game.status;
+  game.prompt = body.view.prompt;
+  if (game.names) {
+    game.yours = game.status !== "finished" && !game.names.includes(null) && !!game.prompt?.seats.includes(game.seat);
+  }
+  announce();
+}
 
 /** Start watching the signed-in player's games (or stop, once signed out); called on every route. */
 export function watchTurns() {
@@ -42,7 +65,8 @@ async function poll() {
         watcher.games.set(s.game_id, { ...(known || { version: 0, prompt: null, yours: false, names: null }), ...s });
       }
     }
-    await Promise.all([...watcher.games.values()].map((game) => refresh(game).catch(() => {})));
+    const polled = [...watcher.games.values()].filter((game) => !(Date.now() - (watcher.live.get(game.game_id) || 0) < LIVE_FOR_MS));
+    await Promise.all(polled.map((game) => refresh(game).catch(() => {})));
     if (player !== watcher.player) return;
     const first = !watcher.polled;
     watcher.polled = true;
@@ -84,7 +108,8 @@ function yourTurns() { return [...watcher.games.values()].filter((g) => g.yours)
 
 function announce() {
   const count = yourTurns().length;
-  document.title = count ? `(${count}) ${t("Your turn — {site}", { site: TITLE })}` : TITLE;
+  const site = watcher.pageTitle ? `${watcher.pageTitle} — ${TITLE}` : TITLE;
+  document.title = count ? `(${count}) ${watcher.pageTitle ? site : t("Your turn — {site}", { site: TITLE })}` : site;
   const badge = document.getElementById("turn-count");
   if (badge) {
     badge.textContent = String(count);
