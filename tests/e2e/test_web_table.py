@@ -111,6 +111,12 @@ def test_tables_are_named_for_people_and_no_page_shows_an_internal_id(platform: 
     for english in ("running", "finished", "(unrated)", "Watch"):
         assert english not in lobby, (english, lobby)
     _shot(watcher, "lobby-pt")
+    ana.goto(f"#/game/{nautilus}")
+    ana.page.select_option("[data-testid=language]", "pt")
+    ana.page.wait_for_selector(".game[data-version] [data-testid=history] li")
+    assert ana.page.inner_text("[data-testid=role]").startswith("Você joga"), ana.page.inner_text("[data-testid=role]")
+    _no_internal_ids(ana)
+    _shot(ana, "nautilus-pt")
     ana.close()
     watcher.close()
 
@@ -158,6 +164,9 @@ def test_every_seat_in_sight_with_its_score_and_clock_and_a_taken_seat_reclaimed
     assert "house bot" in gil.page.inner_text("[data-testid=takeover]")
     assert gil.page.locator("li.seat-card.mine").get_attribute("data-status") == "taken_over"
     _shot(gil, "takeover-en")
+    gil.page.select_option("[data-testid=language]", "pt")
+    gil.page.wait_for_selector("[data-testid=takeover] [data-testid=reclaim]:has-text('Retomar meu lugar')")
+    _shot(gil, "takeover-pt")
     gil.page.click("[data-testid=reclaim]")
     assert _beside_the_browser(_reclaimed_by(platform, game_id, 0)), "no seat_reclaimed of seat 1 in the history"
     _beside_the_browser(_abort(platform, game_id))
@@ -216,6 +225,9 @@ def test_the_end_of_a_game_explains_its_score_by_the_rules_categories(
     watcher.page.select_option("[data-testid=language]", "pt")
     watcher.page.wait_for_selector("[data-testid=breakdown]:has-text('Pontos de pesquisa × pontos do mar')")
     _shot(watcher, "breakdown-pt")
+    watcher.page.click("[data-testid=replay] details summary")
+    watcher.page.locator("[data-testid=replay-moves] li[data-version]").last.wait_for()
+    _shot(watcher, "replay-moves-pt")
     watcher.close()
 
 
