@@ -66,7 +66,7 @@ def test_tables_are_named_for_people_and_no_page_shows_an_internal_id(platform: 
     ana.goto(f"#/game/{nautilus}")
     ana.page.wait_for_selector(".game[data-version] #moves button.move, .game[data-version] #moves li.muted")
     assert ana.page.inner_text("[data-testid=table-name]") == "Nautilus · Ana, Bruno"
-    assert ana.page.title() == "Nautilus · Ana, Bruno — Benthic"
+    assert ana.page.title().endswith("Nautilus · Ana, Bruno — Benthic")  # after "(1) " when it is her turn
     axes = ana.page.locator("[data-testid=main-board] [data-testid=grid-axes] text")
     assert axes.first.text_content() == "A" and axes.count() > 26  # the columns' letters, then the rows' numbers
     ana.page.wait_for_selector("[data-testid=history] li")
@@ -229,6 +229,20 @@ def test_the_end_of_a_game_explains_its_score_by_the_rules_categories(
     watcher.page.locator("[data-testid=replay-moves] li[data-version]").last.wait_for()
     _shot(watcher, "replay-moves-pt")
     watcher.close()
+
+    # "Your games" keeps a record of the games played: the finished ones, named for their players.
+    ines = Page(browser, platform.read_url)
+    ines.sign_in("ines")
+    ines.goto("#/mine")
+    row = ines.page.locator(f"[data-testid=finished-games] tr[data-game='{game_id}']")
+    row.wait_for()
+    assert row.locator("td").first.inner_text() == "Nautilus · Ines, Joao"
+    row.locator("a").click()
+    ines.page.wait_for_selector("[data-testid=final] [data-testid=breakdown]")
+    ines.goto("#/mine")
+    ines.page.locator("[data-testid=finished-games] tr[data-game]").first.wait_for()
+    _shot(ines, "your-games-en")
+    ines.close()
 
 
 def test_a_move_costs_one_round_trip(platform: LocalPlatform, browser: Any) -> None:  # noqa: F811 - fixtures

@@ -302,18 +302,18 @@ export async function gamePage(main, gameId, watchOnly) {
     renderMoves();
     const playedAt = g.movesVersion;
     try {
-      // The answer brings the next moves (`?include=legal`): the view of that version needs no read of them. The
-      // view may have come (and read them) before this answer did, or a newer one since: then they are kept.
+      // The answer brings the next moves (`?include=legal`): the view of that version needs no read of them (a
+      // view that comes while the move is on its way waits for them). Views newer than the answer: read below.
       const answer = await send({ command_id: newId(), command: move.command, expected_version: playedAt });
       if (Array.isArray(answer?.legal) && answer.last_version >= g.movesVersion) {
         takeMoves(answer.legal, answer.labels, answer.last_version);
-      }
-      else if (g.movesVersion === playedAt) g.movesVersion = -1;
+      } else if (g.movesVersion === playedAt) g.movesVersion = -1;
     } catch (error) {
       if (error.code === "version_conflict") await loadMoves();
       else toast(`${error.code}: ${error.message}`);
     } finally {
       g.busy = false;
+      if (seated() && g.movesVersion < g.version) await loadMoves();
       renderMoves();
     }
   }
@@ -334,6 +334,7 @@ export async function gamePage(main, gameId, watchOnly) {
       toast(error.message);
     } finally {
       g.busy = false;
+      if (seated() && g.movesVersion < g.version) await loadMoves();
       renderMoves();
     }
   }
@@ -468,7 +469,8 @@ export async function gamePage(main, gameId, watchOnly) {
     if (body.view.prompt === null || body.status === "finished") g.status = "finished";
     if (g.summary.seats.includes(null)) g.summary = await read(`/games/${gameId}`);  // someone may have joined
     if (g.summary.seats.includes(null)) waitForSeats();
-    if (seated() && g.movesVersion !== body.version) await loadMoves();  // not when a move's answer brought them
+    // Not when a move's answer brought them, nor while a move or an undo is on its way (its end reads them).
+    if (seated() && !g.busy && g.movesVersion !== body.version) await loadMoves();
     render();
     main.querySelector(".game").dataset.version = String(g.version);
     offerReplay();

@@ -2,7 +2,7 @@
 // (their public views, polled), the tab title "(2) Your turn — Benthic", a browser notification when a game becomes
 // the player's turn, and the "your games" page listing them.  The watcher runs on every page while signed in.
 import { catalogue, command, identity, read } from "./api.js";
-import { gameTypeName, h, words } from "./dom.js";
+import { gameTypeName, h, tableName, words } from "./dom.js";
 import { t, tn } from "./i18n.js";
 
 const SEATS_EVERY_MS = 15_000;  // the list of games (new games, finished ones); 4 a minute of the 60 the token limit allows
@@ -131,7 +131,10 @@ export async function yourGamesPage(main) {
   }
   const list = h("div.games", { "aria-live": "polite", "data-testid": "your-games" });
   const notices = h("p.notices", { "data-testid": "notices" });
-  main.replaceChildren(h("section.panel", {}, h("h1", {}, t("Your games")), notices, list));
+  const finished = h("div.games", { "data-testid": "finished-games" }, h("p.muted", {}, t("Loading…")));
+  main.replaceChildren(h("section.panel", {}, h("h1", {}, t("Your games")), notices, list),
+    h("section.panel", {}, h("h2", {}, t("Finished games")), finished));
+  loadFinished(finished).catch(() => finished.replaceChildren(h("p.muted", {}, t("Finished games cannot be listed now."))));
 
   function renderNotices() {
     if (!("Notification" in window)) {
@@ -171,6 +174,21 @@ export async function yourGamesPage(main) {
   render();
   watcher.listeners.add(render);
   return () => watcher.listeners.delete(render);
+}
+
+// The games the player has finished (the lobby's finished games with a seat of theirs), newest first: read once
+// when the page opens, each with its table's name and a link to its end and replay.
+async function loadFinished(box) {
+  const me = identity();
+  const { games } = await read("/lobby?status=finished&limit=500");
+  const mine = games.filter((g) => g.seats.some((s) => s && s.player_id === me.player));
+  if (!mine.length) { box.replaceChildren(h("p.muted", {}, t("No finished games yet."))); return; }
+  box.replaceChildren(h("table.list", {},
+    h("thead", {}, h("tr", {}, [t("Game"), t("Finished"), ""].map((c) => h("th", { scope: "col" }, c)))),
+    h("tbody", {}, mine.map((g) => h("tr", { "data-game": g.game_id },
+      h("td", { title: g.game_id }, tableName(gameTypeName(g.game_type, t), g.seats, t)),
+      h("td", {}, new Date(g.updated_ms).toLocaleString(document.documentElement.lang || undefined)),
+      h("td.actions", {}, h("a.button.small", { href: `#/game/${g.game_id}` }, t("Scores and replay"))))))));
 }
 
 function turnText(game) {

@@ -22,13 +22,23 @@ export function layout(view, cat, me, name) {
       title: `${tile ? `${tile.name}: ${tile.text || ""}` : station.tile}${people ? ` ${t("Researchers: {people}.", { people })}` : ""}` };
   }
   const findKinds = new Map();  // abbreviation -> find kind, for the legend
+  // Face-down finds this seat looked at (Echo, Trial): drawn with what they are, marked as peeked ("Sn?").
+  const peeked = new Map((view.known_finds || []).map((k) => [k.cell.join(","), k]));
+  let anyPeeked = false;
   for (const find of view.finds || []) {
     const key = find.cell.join(",");
     const kind = find.face_up && find.kind ? cat.terms?.[find.kind]?.name || find.kind : null;
-    marks[key] = { text: kind ? initials(kind) : "?", fill: "#f2e8cf",
+    const known = !kind && peeked.get(key);
+    const knownKind = known ? (known.atlantis_number != null ? t("Atlantis {number}", { number: known.atlantis_number })
+      : cat.terms?.[known.kind]?.name || known.kind) : null;
+    if (knownKind) anyPeeked = true;
+    marks[key] = { text: kind ? initials(kind) : knownKind ? `${initials(knownKind)}?` : "?",
+      fill: knownKind ? "#e9d8a6" : "#f2e8cf",
       title: kind ? t("{depth} find: {kind}", { depth: cat.terms?.[find.depth]?.name || find.depth, kind })
-        : t("{depth} find (face down)", { depth: cat.terms?.[find.depth]?.name || find.depth }) };
+        : knownKind ? t("{depth} find, face down; you peeked: {kind}", { depth: cat.terms?.[find.depth]?.name || find.depth, kind: knownKind })
+          : t("{depth} find (face down)", { depth: cat.terms?.[find.depth]?.name || find.depth }) };
     if (kind) findKinds.set(initials(kind), kind);
+    if (knownKind) findKinds.set(initials(knownKind), knownKind);
   }
   view.seats.forEach((s) => (s.subs || []).forEach((sub, i) => {
     const cell = cellOf(sub);
@@ -67,6 +77,7 @@ export function layout(view, cat, me, name) {
     boards: [
       { board: cat.boards.map, marks, title: t("The sea"), testid: "main-board", axes: seaAxes(cat.boards.map), legend: [
         ["S1–S3", t("a player's submarines (in the player's colour)")], ["?", t("a face-down find")],
+        ...(anyPeeked ? [["Xx?", t("a face-down find you peeked at (what it is, then ?)")]] : []),
         ...[...findKinds].sort().map(([short, kind]) => [short, kind]),
         [t("Named 3×3 blocks"), t("stations, in their builder's colour; hover one for its researchers")],
       ] },
