@@ -55,6 +55,7 @@ def _no_internal_ids(page: Page) -> str:
     text = str(page.page.evaluate(TEXTS))
     assert not RAW_ID.findall(text), (RAW_ID.findall(text), text[:3000])
     assert not GAME_ID.findall(text), GAME_ID.findall(text)
+    assert not re.search(r"\bundefined\b|\bNaN\b|\[object Object\]", text), text[:3000]
     return text
 
 
@@ -94,6 +95,9 @@ def test_tables_are_named_for_people_and_no_page_shows_an_internal_id(platform: 
     watcher.page.wait_for_selector(".game[data-version]")
     prompt = watcher.page.inner_text("[data-testid=prompt]")
     assert prompt.startswith("Waiting for ") and "Your" not in prompt, prompt
+    scores = watcher.page.eval_on_selector_all("[data-testid=seat-bar] .seat-score",
+                                               "els => els.map((e) => e.innerText)")
+    assert scores == ["no public score", "no public score"], scores  # Aquatica's scoring piles lie face down
     _no_internal_ids(watcher)
 
     # Portuguese (pt-BR): the replay's buttons, the lobby's statuses and game types, "(unrated)" included.

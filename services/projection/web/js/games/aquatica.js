@@ -38,7 +38,7 @@ export function layout(view, cat, me, name) {
     const hand = p.hand || [];
     return {
       seat: p.seat,
-      score: [t("prosperity scored"), p.scoring_pile_pp],
+      score: p.scoring_pile_pp != null ? [t("prosperity scored"), p.scoring_pile_pp] : null,  // a face-down pile: no public score
       stats: [[t("prosperity scored"), p.scoring_pile_pp], [t("cards in hand"), p.hand_count], [t("discard"), p.discard_count],
         [t("scoring pile"), p.scoring_pile_count], [t("goals claimed"), (p.goals_claimed || []).map((g) => g + 1).join(", ") || t("none")]],
       boards: [{ board: cat.boards.player_board, marks: own, mine: p.seat === me, title: t("{name}'s board", { name: name(p.seat) }) }],

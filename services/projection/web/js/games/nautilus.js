@@ -60,7 +60,7 @@ export function layout(view, cat, me, name) {
     connections: [], ...extra });
   const players = view.seats.map((s) => ({
     seat: s.seat,
-    score: [t("research points"), s.research_points],
+    score: s.research_points != null ? [t("research points"), s.research_points] : null,
     stats: [[t("colour"), s.colour], ["Nemo", s.nemo], [t("researchers in supply"), s.supply], [t("research points"), s.research_points],
       [t("assignment"), s.assignment ? cat.components[s.assignment]?.name || s.assignment : t("hidden")]],
     boards: [researchTracks(view, cat, s, seatColour, name)].filter(Boolean),

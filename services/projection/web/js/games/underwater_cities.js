@@ -47,7 +47,7 @@ export function layout(view, cat, me, name) {
     const hand = p.hand || p.known_hand || [];
     return {
       seat: p.seat,
-      score: [t("points"), p.points],
+      score: p.points != null ? [t("points"), p.points] : null,
       stats: [[t("points"), p.points], ...Object.entries(p.resources || {}).map(([k, v]) => [termOf(cat, k), v]),
         [t("cards in hand"), p.hand_count], [t("hand limit"), p.hand_limit], [t("federation"), p.federation_space || t("below 4")]],
       boards: board ? [{ board, marks: own, mine: p.seat === me, title: t("{name}'s board", { name: name(p.seat) }), legend: playerLegend() }] : [],
