@@ -311,14 +311,14 @@ def test_the_next_moves_stay_when_the_view_comes_before_the_answer(platform: Loc
             return
         held.append((route, route.fetch()))  # the move is made; its answer waits
 
-    player.page.route("**/commands", hold)
+    player.page.route("**/commands*", hold)
     after = _click_a_move_until(player, held)
     route, answer = held[0]
     assert answer.status == 200, answer.text()
     version = _beside_the_browser(_other_seat_until_first_seats_turn(platform, game_id, "fred"))
     player.page.wait_for_function("([v]) => +document.querySelector('.game').dataset.version >= v", arg=[version])
     route.fulfill(response=answer)
-    player.page.unroute("**/commands")
+    player.page.unroute("**/commands*")
     assert _wait_for_turn(player, after, [], timeout_s=20) == "move"
     player.close()
 
@@ -397,11 +397,11 @@ def test_a_move_is_sent_again_once_after_a_503_or_a_lost_answer(platform: LocalP
     for mishap in ("503", "lost answer"):
         sent: list[str] = []
         answers: list[dict[str, Any]] = []
-        player.page.route("**/commands", _mishandle_the_first_post(mishap, sent, answers))
+        player.page.route("**/commands*", _mishandle_the_first_post(mishap, sent, answers))
         after = _click_a_move_until(player, answers)
         player.page.wait_for_function("([v]) => +document.querySelector('.game').dataset.version > v", arg=[after],
                                       timeout=20_000)
-        player.page.unroute("**/commands")
+        player.page.unroute("**/commands*")
         assert len(sent) == 2 and sent[0] == sent[1], (mishap, sent)
         answer = answers[0]
         assert answer["duplicate"] is (mishap == "lost answer"), (mishap, answer)

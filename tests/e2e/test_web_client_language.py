@@ -46,7 +46,7 @@ PAGE_TEXT = "() => document.body.innerText"
 def test_the_client_words_are_served_per_language_and_revalidated(platform: LocalPlatform) -> None:  # noqa: F811
     portuguese = httpx.get(f"{platform.read_url}/app/messages.json", params={"lang": "pt-BR,pt;q=0.9"})
     assert portuguese.status_code == 200 and portuguese.json()["language"] == "pt"
-    assert portuguese.json()["messages"]["Your hand"] == "A sua mão"
+    assert portuguese.json()["messages"]["Your hand"] == "Sua mão"
     assert portuguese.json()["messages"]["{n} move with {thing}:"] == ["{n} jogada com {thing}:",
                                                                         "{n} jogadas com {thing}:"]
     again = httpx.get(f"{platform.read_url}/app/messages.json", params={"lang": "pt"},
@@ -97,11 +97,11 @@ def test_switching_to_portuguese_shows_portuguese_moves_and_history(platform: Lo
     assert any(pt_names[id_] != en_names[id_] for id_, _ in cards), cards
     # The client's own words are Portuguese too (not the moves: their labels may quote a name, "Turnê de Lobby").
     text = player.page.evaluate(PAGE_TEXT)
-    assert "A sua mão" in text and "Cartas jogadas" in text and "A sua vez" in text, text
+    assert "Sua mão" in text and "Cartas jogadas" in text and "Sua vez" in text, text
     chrome = player.page.evaluate("""() => [...document.querySelectorAll("header.top, .game-head, .moves-panel h2, "
       + "details.panel summary, .player-area h2, .card-row h3, figcaption, dl.stats dt, button:not(.move)")]
       .map((el) => el.innerText).join("\\n")""")
-    assert "A sua mão" in chrome and "Histórico" in chrome, chrome
+    assert "Sua mão" in chrome and "Histórico" in chrome, chrome
     shown = [word for word in CLIENT_WORDS if re.search(rf"\b{re.escape(word)}\b", chrome)]
     assert shown == [], (shown, chrome)
     player.shot("portuguese")

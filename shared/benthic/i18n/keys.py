@@ -38,7 +38,8 @@ def extracted_keys(directory: Path, method: str, keywords: dict[str, tuple[int, 
     extension = {"python": "py", "javascript": "js"}[method]
     found: dict[Key, str] = {}
     for filename, _line, message, _comments, _context in extract_from_dir(
-            str(directory), method_map=[(f"**.{extension}", method)], keywords=keywords):
+            str(directory), method_map=[(f"**.{extension}", method)], keywords=keywords,
+            options_map={f"**.{extension}": {"parse_template_string": True}}):  # t("...") inside `...${t("Live")}`
         if isinstance(message, str):
             if message:
                 found.setdefault(message, prefix + filename)

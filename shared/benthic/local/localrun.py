@@ -134,7 +134,7 @@ async def demo(platform: LocalPlatform, seats: int | None, bots: str = "greedy",
     say(f"\nAll bot games over in {time.monotonic() - started:.1f}s. Final scores:")
     for game_type, game_id in games:
         scores = await _wait_for(lambda gid=game_id: client.scores(gid))
-        standings = ", ".join(f"seat {r['seat']}: {r['score']} (rank {r['rank']})" for r in scores["results"])
+        standings = ", ".join(f"seat {r['seat'] + 1}: {r['score']} (rank {r['rank']})" for r in scores["results"])
         say(f"  {game_type:<18} {game_id}: {standings}")
         say(f"  {'':<18} scores: {read}/games/{game_id}/scores")
     say(f"\nLeaderboards (waiting at most {ratings_timeout_s:.0f}s for the scoring service to rate each game):")
@@ -142,7 +142,8 @@ async def demo(platform: LocalPlatform, seats: int | None, bots: str = "greedy",
         rated = await _wait_for(lambda gid=game_id, gt=game_type: _rated(client, gid, gt, before[gt]),
                                 ratings_timeout_s)
         board = await client.leaderboard(game_type, 5)
-        rows = ", ".join(f"{p['rank']}. {p['name']} ({p['rating']:.2f}, {p['games']} games)" for p in board["players"])
+        rows = ", ".join(f"{p['rank']}. {p['name']} ({p['rating']:.2f}, "
+                         f"{p['games']} game{'' if p['games'] == 1 else 's'})" for p in board["players"])
         say(f"  {game_type:<18} {rows or '(empty)'}{'' if rated else '  (this game is unrated)'}")
         say(f"  {'':<18} {read}/leaderboards/{game_type}")
     await client.aclose()

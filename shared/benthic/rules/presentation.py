@@ -438,16 +438,21 @@ class Sentences:
         self.terms = terms
         self.places: Mapping[str, Message | str] = places or {}
 
-    def keys(self) -> list[str]:
-        """Every template (a msgid)."""
-        return [v["text"] for variants in self.variants.values() for v in variants]
+    def keys(self) -> list[str | tuple[str, str]]:
+        """Every template (a msgid), and every counted phrase (a singular and plural msgid)."""
+        keys: list[str | tuple[str, str]] = []
+        for variants in self.variants.values():
+            for v in variants:
+                keys.append(v["text"])
+                keys.extend((one, many) for one, many in v.get("counted", {}).values())
+        return keys
 
     def sentence(self, shown: Mapping[str, Any]) -> Message | None:
         for variant in self.variants.get(shown.get("type", ""), ()):
-            if any(shown.get(k) != v for k, v in variant.get("when", {}).items()):
+            lengths = variant.get("lengths", {})
+            if any(self._field(shown, k, lengths) != v for k, v in variant.get("when", {}).items()):
                 continue
             params: dict[str, Any] = {}
-            lengths = variant.get("lengths", {})
             for name in _PLACEHOLDER.findall(variant["text"]):
                 value = shown.get(lengths.get(name, name))
                 if name in lengths and isinstance(value, (list, tuple)):
@@ -460,7 +465,18 @@ class Sentences:
                 return Message(template, params)
         return None
 
+    @staticmethod
+    def _field(shown: Mapping[str, Any], name: str, lengths: Mapping[str, str]) -> Any:
+        """A field a variant's ``when`` compares: the event's, or the length of the list a ``lengths`` name counts."""
+        if name in lengths:
+            value = shown.get(lengths[name])
+            return len(value) if isinstance(value, (list, tuple)) else value
+        return shown.get(name)
+
     def _param(self, name: str, value: Any, variant: Mapping[str, Any]) -> Any:
+        if name in variant.get("counted", {}) and isinstance(value, int):  # "{n} time" / "{n} times", by the count
+            one, many = variant["counted"][name]
+            return Message(one, {"n": value}, plural=many)
         if name == "seat" or name in variant.get("seats", ()):
             return SeatRef(int(value))
         if name in variant.get("terms", ()):
@@ -475,7 +491,8 @@ class Sentences:
             return join_messages([Message("{n} × {what}", {"n": n, "what": Message(self.terms.get(k, snake_name(k)))})
                                   for k, n in value.items() if n])
         if isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, int) for v in value):
-            return f"{value[0]},{value[1]}"
+            cell = f"{value[0]},{value[1]}"
+            return self.places.get(cell, cell)
         return value
 
     def _component(self, cid: str) -> Message | str:

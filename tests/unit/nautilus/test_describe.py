@@ -32,7 +32,7 @@ def test_tempo_move_and_its_skip(checker: Checker) -> None:
     labels = described(game, RED)
     assert labels[cmd.SkipTempo()].label == "Skip the Tempo move"
     tempo = labels[cmd.TempoMove(sub=1, to=(9, 22))]
-    assert tempo.label == "Tempo: move submarine 1 to 9,22 and recover the face-down Slope find there " \
+    assert tempo.label == "Tempo: move submarine 1 to J-23 and recover the face-down Slope find there " \
                           "(1 Nemo if blue-front)"
     assert tempo.highlights == ["7,23", "9,22"]  # the chip's id stays hidden
 
@@ -43,7 +43,7 @@ def test_trial_peeks_name_the_depth_only_and_a_peeked_find_only_to_its_peeker(ch
     assert game.prompt.kind == "trial_peek"
     checker.labels(game.state, RED, game.legal(RED))
     labels = described(game, RED)
-    assert labels[cmd.Peek(cell=(9, 22))].label == "Look at the face-down Slope find at 9,22"
+    assert labels[cmd.Peek(cell=(9, 22))].label == "Look at the face-down Slope find at J-23"
     assert labels[cmd.EndPeeks()].label == "Stop looking at finds"
     game.do(RED, cmd.Peek(cell=(9, 22)))
     game.do(RED, cmd.Peek(cell=(10, 0)))

@@ -1,6 +1,8 @@
 import { catalogue, command, identity, rememberSeat } from "./api.js";
-import { h, toast, words } from "./dom.js";
+import { gameTypeName, h, toast, words } from "./dom.js";
 import { t } from "./i18n.js";
+
+const translate = t;  // the form's loops name their game types `t`
 
 // A seat of the form: "me", "open", or a server-side bot ("bot:<name>", sent as {"bot": name}).
 const SEAT_KINDS = () => [
@@ -25,7 +27,7 @@ export async function createPage(main, preset) {
     return null;
   }
   const typeSelect = h("select", { id: "game-type", name: "game_type" },
-    types.map((t) => h("option", { value: t.game_type, selected: t.game_type === preset }, words(t.game_type))));
+    types.map((t) => h("option", { value: t.game_type, selected: t.game_type === preset }, gameTypeName(t.game_type, translate))));
   const seatsBox = h("fieldset.seats", {});
   const optionsBox = h("fieldset.options", {});
   const rated = h("input", { type: "checkbox", id: "rated", name: "rated", checked: true });

@@ -41,3 +41,17 @@ export function toast(text) {
 }
 
 export const words = (id) => String(id).replace(/[_:]/g, " ");
+
+// A game type by its name ("Underwater Cities"), in the chosen language; a type the client does not know: in words.
+export function gameTypeName(type, t) {
+  const names = { nautilus: t("Nautilus"), underwater_cities: t("Underwater Cities"), aquatica: t("Aquatica") };
+  return names[type] || words(type).replace(/\b\w/g, (c) => c.toUpperCase());
+}
+
+// A table named for its game and its players, "Nautilus · Ana, Greedy Gus" (open seats counted), never by its id.
+export function tableName(typeName, seats, t) {
+  const taken = (seats || []).filter(Boolean).map((s) => s.name || s.player_id);
+  const open = (seats || []).filter((s) => !s).length;
+  const people = [...taken, ...(open ? [open === 1 ? t("1 open seat") : t("{n} open seats", { n: open })] : [])];
+  return people.length ? `${typeName} · ${people.join(", ")}` : typeName;
+}

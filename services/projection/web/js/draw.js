@@ -17,9 +17,11 @@ function spaceFill(space) {
 
 // A mark: {text, fill, title, span (its text covers the span×span spaces around it), current (the player's space)}.
 // A board: {board (catalogue board), tracks: [catalogue tracks drawn on it], marks: {id: {text, fill, title}},
-// title, mine (whether its space ids may be highlighted for this viewer), labels (draw every space's id)}.
-export function drawBoard({ board, tracks = [], marks = {}, title, mine = true, labels = true, testid }) {
-  const [x, y, w, hgt] = board.view_box;
+// title, mine (whether its space ids may be highlighted for this viewer), labels (draw every space's id),
+// axes ({columns, rows, size}: a grid's column letters above it and row numbers left of it, as labels name cells)}.
+export function drawBoard({ board, tracks = [], marks = {}, title, mine = true, labels = true, testid, axes = null }) {
+  let [x, y, w, hgt] = board.view_box;
+  if (axes) { x -= axes.size; y -= axes.size; w += axes.size; hgt += axes.size; }
   const svg = s("svg", { viewBox: `${x} ${y} ${w} ${hgt}`, class: `board board-${board.kind}`, role: "group",
     "aria-label": title || board.name, "data-board": board.id, "data-testid": testid });
   svg.append(s("rect", { x, y, width: w, height: hgt, class: "board-bg", rx: 8 }));
@@ -36,6 +38,7 @@ export function drawBoard({ board, tracks = [], marks = {}, title, mine = true, 
     if (marks[space.id]?.span) spanning.push(drawn); else svg.append(drawn);
   }
   svg.append(...spanning);
+  if (axes) svg.append(gridAxes(axes));
   for (const track of tracks) {
     if (track.label || track.note) svg.append(trackWords(track));
     for (const space of track.spaces) {
@@ -44,6 +47,16 @@ export function drawBoard({ board, tracks = [], marks = {}, title, mine = true, 
     }
   }
   return svg;
+}
+
+// Column letters (A, B, ...) along a grid's top edge and row numbers (1, 2, ...) along its left edge.
+function gridAxes({ columns, rows, size }) {
+  const font = size * 0.55;
+  const at = (tx, ty, text) => s("text", { x: tx, y: ty, "font-size": font, "text-anchor": "middle",
+    "dominant-baseline": "middle" }, text);
+  return s("g", { class: "grid-axes", "data-testid": "grid-axes" },
+    Array.from({ length: columns }, (_, i) => at((i + 0.5) * size, -size / 2, String.fromCharCode(65 + i))),
+    Array.from({ length: rows }, (_, j) => at(-size / 2, (j + 0.5) * size, String(j + 1))));
 }
 
 // A track's name before its first space (`label`) and a note after its last one (`note`), for tracks drawn in rows.

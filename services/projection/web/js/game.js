@@ -1,10 +1,11 @@
 // A game: the board and areas drawn from the view and the catalogue, live over SSE, legal moves to click.
 import { ApiError, catalogue, command, identity, read, rememberSeat, seatFor } from "./api.js";
-import { h, toast, words } from "./dom.js";
+import { gameTypeName, h, tableName, toast, words } from "./dom.js";
 import { card, cardBack, drawBoard, legend, SEAT_COLOURS, stats } from "./draw.js";
 import { entryInWords } from "./history.js";
 import { t, tn } from "./i18n.js";
 import { replayBar } from "./replay.js";
+import { sawView, setPageTitle } from "./yourgames.js";
 import { applyPatch, PatchError } from "./patch.js";
 import * as underwaterCities from "./games/underwater_cities.js";
 import * as nautilus from "./games/nautilus.js";
@@ -34,7 +35,7 @@ export async function gamePage(main, gameId, watchOnly) {
   let mySeat = watchOnly ? null : await seatFor(gameId);
   const g = {
     gameId, cat, summary, seat: mySeat?.seat ?? null, view: null, version: 0, moves: [], movesVersion: -1,
-    busy: false, historyAfter: 0, source: null, closed: false, finalShown: false,
+    busy: false, historyAfter: 0, source: null, closed: false, finalShown: false, life: null,
     replay: null,  // the view answer shown instead of the live view while replaying
   };
   const name = (seat) => {
@@ -43,7 +44,9 @@ export async function gamePage(main, gameId, watchOnly) {
   };
   g.name = name;
 
-  const title = h("h1", {}, words(cat.name || summary.game_type), " ", h("code.small", {}, gameId));
+  const typeName = cat.name || gameTypeName(summary.game_type, t);
+  const title = h("h1", { "data-testid": "table-name", title: gameId }, tableName(typeName, summary.seats, t));
+  setPageTitle(tableName(typeName, summary.seats, t));
   const role = h("p.role", { "data-testid": "role" });
   const prompt = h("p.prompt", { "aria-live": "polite", "data-testid": "prompt" });
   const table = h("div.table", { "data-testid": "table" });
@@ -57,8 +60,10 @@ export async function gamePage(main, gameId, watchOnly) {
   const players = h("section.players", { "aria-label": t("Players") });
   const final = h("section.final", { "data-testid": "final", hidden: true });
   const status = h("span.status", { "data-testid": "status" });
+  const seatBar = h("ol.seat-bar", { "data-testid": "seat-bar", "aria-label": t("Players") });
+  const takeover = h("div.takeover", { "data-testid": "takeover", role: "status", hidden: true });
   main.replaceChildren(h("section.game", { "data-game-type": summary.game_type },
-    h("header.game-head", {}, title, status, role, prompt),
+    h("header.game-head", {}, title, status, role, seatBar, prompt, takeover),
     final,
     h("div.layout", {},
       h("div.main-col", {}, table, players),
@@ -86,7 +91,7 @@ export async function gamePage(main, gameId, watchOnly) {
   function render() {
     const view = shownView();
     const drawn = layout.layout(view, cat, g.seat, name);
-    status.textContent = ` ${g.status}`;
+    status.textContent = ` ${({ open: t("open"), running: t("running"), finished: t("finished") })[g.status] || g.status || ""}`;
     table.replaceChildren(
       drawn.summary ? stats(drawn.summary) : null,
       ...drawn.boards.map((b) => h("figure.board-wrap", {}, drawBoard(b), h("figcaption", {}, b.title || b.board.name,
@@ -102,8 +107,74 @@ export async function gamePage(main, gameId, watchOnly) {
       stats(p.stats), ...(p.boards || []).map((b) => h("figure.board-wrap", {}, drawBoard(b),
         b.caption || b.legend ? h("figcaption", {}, b.caption, b.legend ? legend(b.legend) : null) : null)),
       ...(p.rows || []).map((row) => cardRow(row)))));
+    renderSeats(drawn);
     renderPrompt();
     renderMoves();
+  }
+
+  // Each seat, always in sight: its name, its score so far (where the game has a public one), its clock (the seat
+  // to move counts down), and whether the house bot plays it; a notice and Reclaim when that is this page's seat.
+  function renderSeats(drawn) {
+    const life = g.life;
+    const prompted = new Set(shownView().prompt?.seats || []);
+    seatBar.replaceChildren(...g.summary.seats.map((_, seat) => {
+      const p = drawn.players.find((x) => x.seat === seat);
+      const how = life?.seats?.[seat]?.status || "playing";
+      return h(`li.seat-card${prompted.has(seat) ? ".to-move" : ""}${seat === g.seat ? ".mine" : ""}`, {
+        "data-seat": seat, "data-status": how, style: `--seat-colour:${SEAT_COLOURS[seat % SEAT_COLOURS.length]}`,
+      }, h("span.seat-name", {}, name(seat), seat === g.seat ? ` ${t("(you)")}` : ""),
+      p?.score ? h("span.seat-score", { "data-testid": "seat-score" }, `${p.score[0]}: ${p.score[1]}`)
+        : h("span.seat-score.muted", {}, t("no public score")),
+      clockOf(seat, life),
+      how !== "playing" ? h("span.seat-status", {}, seatStatusWord(how)) : null);
+    }));
+    const mine = g.seat !== null && life?.seats?.[g.seat]?.status === "taken_over" && !g.replay && g.status !== "finished";
+    takeover.hidden = !mine;
+    if (mine && !takeover.childElementCount) {
+      takeover.replaceChildren(h("span", {}, t("Your time ran out: the house bot is playing your seat.")), " ",
+        h("button.primary.small", { "data-testid": "reclaim", onclick: reclaim }, t("Reclaim my seat")));
+    } else if (!mine) takeover.replaceChildren();
+    tickClocks();
+  }
+
+  function seatStatusWord(how) {
+    return ({ taken_over: t("played by the house bot"), resigned: t("resigned"), forfeited: t("forfeited") })[how] || words(how);
+  }
+
+  // A seat's clock: Fischer, its time left (running down while it is to move); per move, the time left for the
+  // move of the seat to move.  The text is brought up to date every second, with no request.
+  function clockOf(seat, life) {
+    const clock = life?.clock;
+    if (!clock) return null;
+    const row = clock.seats?.find((c) => c.seat === seat);
+    if (!row) return null;
+    const el = h("span.seat-clock", { "data-testid": "seat-clock", "data-running": String(!!row.running) });
+    if (clock.mode === "fischer" && row.remaining_ms != null) {
+      el.dataset.endsAt = String(row.running ? Date.now() + row.remaining_ms - Math.max(0, Date.now() - clock.as_of_ms) : "");
+      el.dataset.left = String(row.remaining_ms);
+    } else if (row.running && clock.deadline_ms != null && clock.deadline_seat === seat) {
+      el.dataset.endsAt = String(clock.deadline_ms);
+    }
+    return el;
+  }
+
+  function tickClocks() {
+    for (const el of seatBar.querySelectorAll(".seat-clock")) {
+      const ends = Number(el.dataset.endsAt || 0);
+      const left = ends ? Math.max(0, ends - Date.now()) : Number(el.dataset.left || NaN);
+      el.textContent = Number.isNaN(left) ? "" : clockText(left);
+      el.title = ends ? t("time left for this move") : t("time left");
+    }
+  }
+  const ticker = setInterval(tickClocks, 1000);
+
+  async function reclaim() {
+    try {
+      await retried(() => command("POST", `/games/${gameId}/reclaim?command_id=${encodeURIComponent(newId())}`,
+        { bearer: mySeat.token }));
+      toast(t("Your seat is yours again."));
+      g.movesVersion = -1;
+    } catch (error) { toast(error.message); }
   }
 
   function cardRow(row) {
@@ -130,7 +201,10 @@ export async function gamePage(main, gameId, watchOnly) {
       return;
     }
     const term = cat.terms?.[p.kind]?.name || words(p.kind);
-    if (g.seat !== null && p.seats.includes(g.seat)) {
+    if (g.seat !== null && g.life?.seats?.[g.seat]?.status === "taken_over") {
+      prompt.textContent = t("The house bot plays your seat; reclaim it to play.");
+      prompt.classList.remove("yours");
+    } else if (g.seat !== null && p.seats.includes(g.seat)) {
       prompt.textContent = t("Your move: {move}.", { move: term });
       prompt.classList.add("yours");
     } else {
@@ -152,7 +226,8 @@ export async function gamePage(main, gameId, watchOnly) {
     moveList.replaceChildren();
     undoButton.hidden = g.seat === null || g.replay !== null || !g.view?.prompt;
     undoButton.disabled = g.busy;
-    const current = seated() && g.movesVersion >= 0 ? g.moves : [];
+    // Moves of a version the page does not show yet (a move's answer came before its view) wait for that view.
+    const current = seated() && g.movesVersion >= 0 && g.movesVersion <= g.version ? g.moves : [];
     if (!current.length) {
       choices.replaceChildren();
       filter.hidden = true;
@@ -180,8 +255,19 @@ export async function gamePage(main, gameId, watchOnly) {
       el.setAttribute("tabindex", "0");
       el.setAttribute("role", "button");
       el.setAttribute("aria-label", tn(concerned.length, "{thing}: {n} move", "{thing}: {n} moves",
-        { thing: cat.components[el.dataset.id]?.name || el.dataset.id }));
+        { thing: thingName(el.dataset.id) }));
     }
+  }
+
+  // What a highlighted id is called: a component's name, else a board space's or track space's name (a station
+  // stack, a cell of the sea), never the id itself.
+  function thingName(id) {
+    if (cat.components[id]) return cat.components[id].name;
+    for (const board of Object.values(cat.boards || {})) if (board.spaces?.[id]?.name) return board.spaces[id].name;
+    const [track, space] = String(id).split(":");
+    const found = cat.tracks?.[track]?.spaces?.find((sp) => String(sp.id) === space);
+    if (found) return found.name || `${cat.tracks[track].name} ${space}`;
+    return words(String(id).split(":").filter(Boolean).pop() || id);
   }
 
   function mark(ids, on) {
@@ -194,7 +280,7 @@ export async function gamePage(main, gameId, watchOnly) {
     const concerned = g.moves.filter((move) => move.highlights.includes(id));
     if (!concerned.length || g.busy) return;
     if (concerned.length === 1) { play(concerned[0]); return; }
-    const thing = cat.components[id]?.name || id;
+    const thing = thingName(id);
     choices.replaceChildren(h("p", {}, tn(concerned.length, "{n} move with {thing}:", "{n} moves with {thing}:", { thing })),
       h("ul.choice-list", {}, concerned.map((move) => h("li", {}, h("button.move.primary", { onclick: () => play(move) }, move.label)))),
       h("button.link", { onclick: () => choices.replaceChildren() }, t("Cancel")));
@@ -217,14 +303,18 @@ export async function gamePage(main, gameId, watchOnly) {
     renderMoves();
     const playedAt = g.movesVersion;
     try {
-      await send({ command_id: newId(), command: move.command, expected_version: playedAt });
-      // The next view brings the next moves; it may have come (and brought them) before this answer did.
-      if (g.movesVersion === playedAt) g.movesVersion = -1;
+      // The answer brings the next moves (`?include=legal`): the view of that version needs no read of them (a
+      // view that comes while the move is on its way waits for them). Views newer than the answer: read below.
+      const answer = await send({ command_id: newId(), command: move.command, expected_version: playedAt });
+      if (Array.isArray(answer?.legal) && answer.last_version >= g.movesVersion) {
+        takeMoves(answer.legal, answer.labels, answer.last_version);
+      } else if (g.movesVersion === playedAt) g.movesVersion = -1;
     } catch (error) {
       if (error.code === "version_conflict") await loadMoves();
       else toast(`${error.code}: ${error.message}`);
     } finally {
       g.busy = false;
+      if (seated() && g.movesVersion < g.version) await loadMoves();
       renderMoves();
     }
   }
@@ -245,6 +335,7 @@ export async function gamePage(main, gameId, watchOnly) {
       toast(error.message);
     } finally {
       g.busy = false;
+      if (seated() && g.movesVersion < g.version) await loadMoves();
       renderMoves();
     }
   }
@@ -272,7 +363,13 @@ export async function gamePage(main, gameId, watchOnly) {
     }
   }
 
-  const send = (body) => retried(() => command("POST", `/games/${gameId}/commands`, { bearer: mySeat.token, body }));
+  const send = (body) => retried(() => command("POST", `/games/${gameId}/commands?include=legal`, { bearer: mySeat.token, body }));
+
+  function takeMoves(commands, labels, version) {
+    g.moves = commands.map((c, i) => ({ command: c, label: labels?.[i]?.label || JSON.stringify(c),
+      highlights: labels?.[i]?.highlights || [] }));
+    g.movesVersion = version;
+  }
 
   async function loadMoves() {
     if (!seated()) { g.moves = []; g.movesVersion = -1; return; }
@@ -280,9 +377,8 @@ export async function gamePage(main, gameId, watchOnly) {
     try {
       const legal = await retried(() => command("GET", `/games/${gameId}/legal`, { bearer: mySeat.token }));
       if (asked !== g.version && legal.version < g.version) return;  // a newer view asks again
-      g.moves = legal.commands.map((c, i) => ({ command: c, label: legal.labels?.[i]?.label || JSON.stringify(c),
-        highlights: legal.labels?.[i]?.highlights || [] }));
-      g.movesVersion = legal.version;
+      if (legal.version < g.movesVersion) return;  // a move's answer brought newer ones meanwhile
+      takeMoves(legal.commands, legal.labels, legal.version);
     } catch (error) {
       if (error.code === "seats_open") waitForSeats();
       else toast(t("Could not read your moves: {error}", { error: error.message }));  // a refused token was renewed by `retried`
@@ -332,7 +428,8 @@ export async function gamePage(main, gameId, watchOnly) {
           : g.summary.rated ? t("pending…") : t("unrated");
         return h("tr", {}, h("td", {}, r.rank), h("td", {}, name(r.seat)), h("td", {}, r.score), h("td", {}, shown));
       })));
-    final.replaceChildren(h("h2", {}, t("Final scores")), table());
+    const breakdown = () => breakdownTable(scores);
+    final.replaceChildren(h("h2", {}, t("Final scores")), table(), breakdown());
     // Ratings apply once the scoring service has scored the game (a moment after its end).
     for (let i = 0; i < 240 && !g.closedPage; i++) {
       g.summary = await read(`/games/${gameId}`).catch(() => g.summary);
@@ -343,7 +440,24 @@ export async function gamePage(main, gameId, watchOnly) {
       const board = await read(`/leaderboards/${g.summary.game_type}?limit=500`).catch(() => ({ players: [] }));
       for (const p of board.players) ratings.set(p.player_id, p);
     }
-    final.replaceChildren(h("h2", {}, t("Final scores")), table());
+    final.replaceChildren(h("h2", {}, t("Final scores")), table(), breakdown());
+  }
+
+  // The score explained: one column per player (best first), one row per scoring category of the game's rules,
+  // from each result's breakdown, and the total.
+  function breakdownTable(scores) {
+    const rows = layout.scoring ? layout.scoring() : [];
+    const results = [...scores.results].sort((a, b) => a.rank - b.rank);
+    if (!rows.length || !results.some((r) => r.breakdown && Object.keys(r.breakdown).length)) return null;
+    const valueOf = (r, key) => key.split(".").reduce((v, k) => (v == null ? v : v[k]), r.breakdown);
+    return h("table.list.breakdown", { "data-testid": "breakdown" },
+      h("caption", {}, t("How the score was made")),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("Category")),
+        results.map((r) => h("th", { scope: "col", "data-seat": r.seat }, name(r.seat))))),
+      h("tbody", {}, rows.map((row) => h("tr", { "data-key": row.key }, h("th", { scope: "row" }, row.label),
+        results.map((r) => h("td", { "data-seat": r.seat }, String(valueOf(r, row.key) ?? "–"))))),
+      h("tr.total", { "data-key": "total" }, h("th", { scope: "row" }, t("Total")),
+        results.map((r) => h("td", { "data-seat": r.seat }, String(r.score))))));
   }
 
   async function onView(body) {
@@ -351,10 +465,13 @@ export async function gamePage(main, gameId, watchOnly) {
     g.view = body.view;
     g.version = body.version;
     g.status = body.status;
+    g.life = body.lifecycle ?? null;
+    sawView(gameId, body);
     if (body.view.prompt === null || body.status === "finished") g.status = "finished";
     if (g.summary.seats.includes(null)) g.summary = await read(`/games/${gameId}`);  // someone may have joined
     if (g.summary.seats.includes(null)) waitForSeats();
-    if (seated()) await loadMoves();
+    // Not when a move's answer brought them, nor while a move or an undo is on its way (its end reads them).
+    if (seated() && !g.busy && g.movesVersion !== body.version) await loadMoves();
     render();
     main.querySelector(".game").dataset.version = String(g.version);
     offerReplay();
@@ -434,8 +551,18 @@ export async function gamePage(main, gameId, watchOnly) {
   function close() {
     g.closed = true;
     clearInterval(seatsTimer);
+    clearInterval(ticker);
     g.source?.close();
   }
   connect();
-  return () => { g.closedPage = true; replay?.stop(); close(); };
+  return () => { g.closedPage = true; replay?.stop(); close(); setPageTitle(null); };
+}
+
+// 75 s -> "1:15", 2 h -> "2:00:00", 3 days -> "3 d 4 h".
+function clockText(ms) {
+  const total = Math.ceil(ms / 1000);
+  const d = Math.floor(total / 86400), hrs = Math.floor((total % 86400) / 3600), min = Math.floor((total % 3600) / 60);
+  const sec = String(total % 60).padStart(2, "0");
+  if (d) return t("{d} d {h} h", { d, h: hrs });
+  return hrs ? `${hrs}:${String(min).padStart(2, "0")}:${sec}` : `${min}:${sec}`;
 }

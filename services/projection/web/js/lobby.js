@@ -1,5 +1,5 @@
 import { command, identity, read, rememberSeat } from "./api.js";
-import { h, toast, words } from "./dom.js";
+import { gameTypeName, h, tableName, toast, words } from "./dom.js";
 import { t, tn } from "./i18n.js";
 
 const STATUSES = ["open", "running", "finished"];
@@ -20,7 +20,7 @@ export async function lobbyPage(main, params) {
         for (const [k, v] of [...next]) if (!v) next.delete(k);
         location.hash = `#/?${next}`;
       },
-    }, h("option", { value: "" }, t("all")), values.map((v) => h("option", { value: v, selected: v === value }, name === "status" ? statusWord(v) : words(v)))));
+    }, h("option", { value: "" }, t("all")), values.map((v) => h("option", { value: v, selected: v === value }, name === "status" ? statusWord(v) : gameTypeName(v, t)))));
 
   main.replaceChildren(
     h("section.panel", {},
@@ -36,6 +36,10 @@ export async function lobbyPage(main, params) {
     if (gameType) query.set("game_type", gameType);
     if (status) query.set("status", status);
     const { games } = await read(`/lobby?${query}`);
+    // A stable order, whatever the games' last moves: open tables first, then running, then finished; newest first.
+    const rank = { open: 0, running: 1, finished: 2 };
+    games.sort((a, b) => ((rank[a.status] ?? 3) - (rank[b.status] ?? 3)) || ((b.created_ms || 0) - (a.created_ms || 0))
+      || a.game_id.localeCompare(b.game_id));
     list.replaceChildren(games.length ? gamesTable(games, me, refresh) : h("p.muted", {}, t("No games yet.")));
   }
 
@@ -43,7 +47,7 @@ export async function lobbyPage(main, params) {
     const shown = gameType ? [gameType] : types.map((x) => x.game_type);
     boards.replaceChildren(...await Promise.all(shown.map(async (type) => {
       const { players } = await read(`/leaderboards/${type}?limit=10`);
-      return h("div.board-card", {}, h("h3", {}, words(type)), players.length
+      return h("div.board-card", {}, h("h3", {}, gameTypeName(type, t)), players.length
         ? h("ol", {}, players.map((p) => h("li", {}, tn(p.games, "{name} — {rating} ({n} game)", "{name} — {rating} ({n} games)", { name: p.name, rating: Number(p.rating).toFixed(2) }))))
         : h("p.muted", {}, t("No rated games yet.")));
     })));
@@ -63,7 +67,8 @@ function gamesTable(games, me, refresh) {
       const actions = [h("a.button.small", { href: `#/game/${game.game_id}/watch` }, t("Watch"))];
       if (mine) actions.unshift(h("a.button.small.primary", { href: `#/game/${game.game_id}` }, t("Play")));
       else if (open && me) actions.unshift(h("button.small.primary", { onclick: () => join(game.game_id, me) }, t("Join")));
-      return h("tr", { "data-game": game.game_id }, h("td", {}, h("code", {}, game.game_id)), h("td", {}, words(game.game_type)),
+      return h("tr", { "data-game": game.game_id }, h("td", { title: game.game_id, "data-testid": "table-name" }, tableName(gameTypeName(game.game_type, t), game.seats, t)),
+        h("td", {}, gameTypeName(game.game_type, t)),
         h("td", {}, statusWord(game.status), game.rated ? "" : ` ${t("(unrated)")}`),
         h("td", {}, game.seats.map((seat, i) => seat ? seat.name || seat.player_id : t("seat {number} open", { number: i + 1 })).join(", ")),
         h("td.actions", {}, actions));

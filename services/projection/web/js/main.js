@@ -46,22 +46,30 @@ function renderWho() {
   who.append(form);
 }
 
+// Each route draws into a container of its own: a page still loading when the next route starts (a sign-in's
+// lobby, then a click to "Your games") draws into its detached container, never over the newer page.
+let routed = 0;
 async function route() {
   if (leave) { leave(); leave = null; }
+  const turn = ++routed;
   renderWho();
   watchTurns();
   const path = (location.hash || "#/").slice(1);
   const parts = path.split("/").filter(Boolean);
-  main.replaceChildren(h("p.muted", {}, t("Loading…")));
+  const page = h("div.page", {}, h("p.muted", {}, t("Loading…")));
+  main.replaceChildren(page);
+  let left = null;
   try {
-    if (parts[0] === "create") leave = await createPage(main, parts[1]);
-    else if (parts[0] === "mine") leave = await yourGamesPage(main);
-    else if (parts[0] === "play") leave = await playPage(main);
-    else if (parts[0] === "game" && parts[1]) leave = await gamePage(main, parts[1], parts[2] === "watch");
-    else leave = await lobbyPage(main, new URLSearchParams(path.split("?")[1] || ""));
+    if (parts[0] === "create") left = await createPage(page, parts[1]);
+    else if (parts[0] === "mine") left = await yourGamesPage(page);
+    else if (parts[0] === "play") left = await playPage(page);
+    else if (parts[0] === "game" && parts[1]) left = await gamePage(page, parts[1], parts[2] === "watch");
+    else left = await lobbyPage(page, new URLSearchParams(path.split("?")[1] || ""));
   } catch (error) {
-    main.replaceChildren(h("p.error", { role: "alert" }, t("Could not load this page: {error}", { error: error.message })));
+    page.replaceChildren(h("p.error", { role: "alert" }, t("Could not load this page: {error}", { error: error.message })));
   }
+  if (turn === routed) leave = left;
+  else if (left) left();  // a newer route has started: this page is gone already
 }
 
 // The page's own words (index.html) in the chosen language.

@@ -45,7 +45,7 @@ export function replayBar({ cat, name, show, asViewer }) {
     forward.disabled = live.disabled = state.shown === null;
     play.textContent = state.playing ? `❚❚ ${t("Pause")}` : `▶ ${t("Play")}`;
     play.setAttribute("aria-label", state.playing ? t("Pause") : t("Play"));
-    for (const item of moves.querySelectorAll("[data-version]")) {  // the moves of the commit shown
+    for (const item of moves.querySelectorAll("[data-version]")) {  // the move (commit) shown
       const version = Number(item.dataset.version);
       item.classList.toggle("current", state.shown !== null && version > state.previous && version <= state.shown);
     }
@@ -104,6 +104,8 @@ export function replayBar({ cat, name, show, asViewer }) {
     return state.loading;
   }
 
+  // The list holds one line per move: the entries of one commit (one command, the setup, a platform step: they
+  // share its time) make one line, its first sentence, the others after it; a click shows the commit's end.
   async function readHistory() {
     while (state.historyAfter < state.latest) {
       const page = await asViewer(`/history?after=${state.historyAfter}&limit=1000`);
@@ -111,13 +113,25 @@ export function replayBar({ cat, name, show, asViewer }) {
       for (const entry of page.events) {
         state.historyAfter = Math.max(state.historyAfter, entry.version);
         const text = entryInWords(entry, cat, name);
-        if (!text) continue;
-        moves.append(h("li", { "data-version": entry.version },
-          h("button.link.replay-jump", { type: "button", onclick: () => { pause(); go(entry.version); } },
-            h("span.v", {}, `#${entry.version}`), " ", text)));
+        const last = moves.lastElementChild;
+        if (last && Number(last.dataset.ts) === entry.ts_ms) {
+          last.dataset.version = String(entry.version);
+          if (text) {
+            const more = last.querySelector(".more");
+            if (last.dataset.said) more.textContent += `${more.textContent ? "; " : " — "}${text}`;
+            else { last.querySelector(".said").textContent = text; last.dataset.said = "1"; }
+          }
+          continue;
+        }
+        const item = h("li", { "data-version": entry.version, "data-first": entry.version, "data-ts": entry.ts_ms,
+          "data-said": text ? "1" : undefined },
+        h("button.link.replay-jump", { type: "button", onclick: () => { pause(); go(Number(item.dataset.version)); } },
+          h("span.said", {}, text || ""), h("span.more", {})));
+        moves.append(item);
       }
       if (state.historyAfter === before || page.version <= state.historyAfter) break;
     }
+    for (const item of [...moves.children]) if (!item.dataset.said) item.remove();  // a step without words
     label();
   }
 

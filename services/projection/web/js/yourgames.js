@@ -2,7 +2,7 @@
 // (their public views, polled), the tab title "(2) Your turn — Benthic", a browser notification when a game becomes
 // the player's turn, and the "your games" page listing them.  The watcher runs on every page while signed in.
 import { catalogue, command, identity, read } from "./api.js";
-import { h, words } from "./dom.js";
+import { gameTypeName, h, tableName, words } from "./dom.js";
 import { t, tn } from "./i18n.js";
 
 const SEATS_EVERY_MS = 15_000;  // the list of games (new games, finished ones); 4 a minute of the 60 the token limit allows
@@ -11,7 +11,30 @@ const TITLE = "Benthic";
 
 const watcher = {
   player: null, timer: null, seatsAt: 0, polled: false, games: new Map(), listeners: new Set(), busy: false,
+  pageTitle: null,  // the game page's table name, for the tab's title
+  live: new Map(),  // game id -> when the game's page last gave its live view: that game is not polled meanwhile
 };
+const LIVE_FOR_MS = 10_000;
+
+/** The tab's title names the table a game's page shows (null: the site's name alone). */
+export function setPageTitle(name) {
+  watcher.pageTitle = name;
+  announce();
+}
+
+/** A game's page tells each live view it gets: whose turn it is there needs no poll of its view. */
+export function sawView(gameId, body) {
+  watcher.live.set(gameId, Date.now());
+  const game = watcher.games.get(gameId);
+  if (!game || !body?.view) return;
+  game.version = body.version;
+  game.status = body.status === "finished" || body.view.prompt === null ? "finished" : game.status;
+  game.prompt = body.view.prompt;
+  if (game.names) {
+    game.yours = game.status !== "finished" && !game.names.includes(null) && !!game.prompt?.seats.includes(game.seat);
+  }
+  announce();
+}
 
 /** Start watching the signed-in player's games (or stop, once signed out); called on every route. */
 export function watchTurns() {
@@ -42,7 +65,8 @@ async function poll() {
         watcher.games.set(s.game_id, { ...(known || { version: 0, prompt: null, yours: false, names: null }), ...s });
       }
     }
-    await Promise.all([...watcher.games.values()].map((game) => refresh(game).catch(() => {})));
+    const polled = [...watcher.games.values()].filter((game) => !(Date.now() - (watcher.live.get(game.game_id) || 0) < LIVE_FOR_MS));
+    await Promise.all(polled.map((game) => refresh(game).catch(() => {})));
     if (player !== watcher.player) return;
     const first = !watcher.polled;
     watcher.polled = true;
@@ -84,7 +108,8 @@ function yourTurns() { return [...watcher.games.values()].filter((g) => g.yours)
 
 function announce() {
   const count = yourTurns().length;
-  document.title = count ? `(${count}) ${t("Your turn — {site}", { site: TITLE })}` : TITLE;
+  const site = watcher.pageTitle ? `${watcher.pageTitle} — ${TITLE}` : TITLE;
+  document.title = count ? `(${count}) ${watcher.pageTitle ? site : t("Your turn — {site}", { site: TITLE })}` : site;
   const badge = document.getElementById("turn-count");
   if (badge) {
     badge.textContent = String(count);
@@ -94,7 +119,7 @@ function announce() {
   for (const listener of watcher.listeners) listener();
 }
 
-const gameName = (game) => game.cat?.name || words(game.game_type);
+const gameName = (game) => game.cat?.name || gameTypeName(game.game_type, t);
 const promptName = (game) => game.cat?.terms?.[game.prompt?.kind]?.name || (game.prompt?.kind ? words(game.prompt.kind) : t("move"));
 
 /** The "your games" page: each unfinished game, the player's turn first, kept current by the watcher. */
@@ -106,7 +131,10 @@ export async function yourGamesPage(main) {
   }
   const list = h("div.games", { "aria-live": "polite", "data-testid": "your-games" });
   const notices = h("p.notices", { "data-testid": "notices" });
-  main.replaceChildren(h("section.panel", {}, h("h1", {}, t("Your games")), notices, list));
+  const finished = h("div.games", { "data-testid": "finished-games" }, h("p.muted", {}, t("Loading…")));
+  main.replaceChildren(h("section.panel", {}, h("h1", {}, t("Your games")), notices, list),
+    h("section.panel", {}, h("h2", {}, t("Finished games")), finished));
+  loadFinished(finished).catch(() => finished.replaceChildren(h("p.muted", {}, t("Finished games cannot be listed now."))));
 
   function renderNotices() {
     if (!("Notification" in window)) {
@@ -134,7 +162,7 @@ export async function yourGamesPage(main) {
       h("thead", {}, h("tr", {}, [t("Game"), t("Players"), t("Turn"), ""].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, games.map((game) => h(`tr${game.yours ? ".your-turn" : ""}`, {
         "data-game": game.game_id, "data-yours": String(game.yours) },
-      h("td", {}, gameName(game), " ", h("code.small", {}, game.game_id)),
+      h("td", { title: game.game_id }, gameName(game)),
       h("td", {}, (game.names || []).map((n, i) => (i === game.seat ? h("strong", {}, t("{name} (you)", { name: n }))
         : n ?? t("seat {number} open", { number: i + 1 }))).flatMap((x, i) => (i ? [", ", x] : [x]))),
       h("td.turn", {}, turnText(game)),
@@ -146,6 +174,21 @@ export async function yourGamesPage(main) {
   render();
   watcher.listeners.add(render);
   return () => watcher.listeners.delete(render);
+}
+
+// The games the player has finished (the lobby's finished games with a seat of theirs), newest first: read once
+// when the page opens, each with its table's name and a link to its end and replay.
+async function loadFinished(box) {
+  const me = identity();
+  const { games } = await read("/lobby?status=finished&limit=500");
+  const mine = games.filter((g) => g.seats.some((s) => s && s.player_id === me.player));
+  if (!mine.length) { box.replaceChildren(h("p.muted", {}, t("No finished games yet."))); return; }
+  box.replaceChildren(h("table.list", {},
+    h("thead", {}, h("tr", {}, [t("Game"), t("Finished"), ""].map((c) => h("th", { scope: "col" }, c)))),
+    h("tbody", {}, mine.map((g) => h("tr", { "data-game": g.game_id },
+      h("td", { title: g.game_id }, tableName(gameTypeName(g.game_type, t), g.seats, t)),
+      h("td", {}, new Date(g.updated_ms).toLocaleString(document.documentElement.lang || undefined)),
+      h("td.actions", {}, h("a.button.small", { href: `#/game/${g.game_id}` }, t("Scores and replay"))))))));
 }
 
 function turnText(game) {

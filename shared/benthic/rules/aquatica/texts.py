@@ -37,10 +37,10 @@ def resource(n: int, what: str) -> Message:
 
 
 def gained(effect: Gain) -> Message:
-    """What a Gain gives: "2 coins", "3 power (only for conquering a Shark Bay)"."""
+    """What a Gain gives: "2 coins", "3 power (only for conquering a Location of type Shark Bay)"."""
     if effect.only_for_type:
-        return msg("{what} (only for conquering a {type})", what=resource(effect.amount, effect.resource),
-                   type=Message(TYPE_NAMES[effect.only_for_type]))
+        return msg("{what} (only for conquering a Location of type {type})",
+                   what=resource(effect.amount, effect.resource), type=Message(TYPE_NAMES[effect.only_for_type]))
     return resource(effect.amount, effect.resource)
 
 

@@ -217,7 +217,8 @@ def _map_board(c: Content, layout: Layout) -> dict[str, Any]:
         x, y = c.xy(cell)
         zone = c.zone[cell]
         sid = f"{x},{y}"
-        name = msg("{depth} {cell}", depth=Message(DEPTH_NAMES[zone]), cell=sid)
+        where = f"{chr(ord('A') + x)}-{y + 1}"  # as describe.cell_name writes it, and the map's edges
+        name = msg("{depth} {cell}", depth=Message(DEPTH_NAMES[zone]), cell=where)
         entry: dict[str, Any] = {"id": sid, "kind": "cell", "name": name,
                                  "x": (x + 0.5) * size, "y": (y + 0.5) * size, "w": size, "h": size,
                                  "cell": [x, y], "zone": zone, "build_cost": c.build_cost[cell]}

@@ -39,6 +39,12 @@ def cell_id(xy: tuple[int, int] | list[int]) -> str:
     return f"{xy[0]},{xy[1]}"
 
 
+def cell_name(xy: tuple[int, int] | list[int]) -> str:
+    """A cell as the sea map's edges write it: its column's letter and its row's number, "C-14" for 2,13 (not
+    "C14", a find chip's id)."""
+    return f"{chr(ord('A') + xy[0])}-{xy[1] + 1}"
+
+
 @cache
 def block_ids(anchor: tuple[int, int]) -> tuple[str, ...]:
     """The catalogue ids of the 9 cells a station at ``anchor`` covers."""
@@ -105,7 +111,7 @@ class _Describer:
                       if (space := C.find_space_at.get(cell)) is not None and finds[space])
         covers = msg("; it covers {finds}", finds=counted(covered, "{n} find", "{n} finds")) if covered else ""
         return Description.of(msg("Build {tile} at {cell}{turned} {price}{covers}", tile=tile(c.tile),
-                                  cell=f"{x0},{y0}", turned=turned, price=price, covers=covers),
+                                  cell=cell_name((x0, y0)), turned=turned, price=price, covers=covers),
                               [c.tile, *block_ids((x0, y0))])
 
     # --- researchers ---------------------------------------------------------------------------------------
@@ -127,7 +133,7 @@ class _Describer:
     def launch(self, c: cmd.LaunchSub) -> Description:
         sub = self.me.subs.index(NO_CELL) + 1 if NO_CELL in self.me.subs else 0
         return Description.of(msg("Launch submarine {sub} from {station} to {cell} (1 researcher goes back to "
-                                  "your supply)", sub=sub, station=tile(c.station), cell=cell_id(c.cell)),
+                                  "your supply)", sub=sub, station=tile(c.station), cell=cell_name(c.cell)),
                               [c.station, cell_id(c.cell)])
 
     def sub_cell(self, sub: int) -> str:
@@ -177,7 +183,7 @@ class _Describer:
             highlights.append(c.withdraw_into)
         template = (N_("Tempo: move submarine {sub} to {cell}{recovered}{withdraw}") if isinstance(c, cmd.TempoMove)
                     else N_("Move submarine {sub} to {cell}{recovered}{withdraw}"))
-        return Description.of(Message(template, {"sub": c.sub, "cell": dest, "recovered": recovered,
+        return Description.of(Message(template, {"sub": c.sub, "cell": cell_name(c.to), "recovered": recovered,
                                                  "withdraw": withdraw}), [h for h in highlights if h])
 
     def withdraw(self, c: cmd.WithdrawSub) -> Description:
@@ -191,7 +197,7 @@ class _Describer:
         cell = C.cell(*c.cell)
         space = C.find_space_at.get(cell)
         depth = named(DEPTH_NAMES[C.find_space_depth[space]]) if space is not None else ""
-        return Description.of(msg("Look at the face-down {depth} find at {cell}", depth=depth, cell=cell_id(c.cell)),
+        return Description.of(msg("Look at the face-down {depth} find at {cell}", depth=depth, cell=cell_name(c.cell)),
                               [cell_id(c.cell)])
 
     # --- the end -------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benthic.rules import emitter
@@ -24,7 +24,7 @@ from benthic.rules.nautilus.catalogue import catalogue
 from benthic.rules.nautilus.commands import Command
 from benthic.rules.nautilus.content import CONTENT as C
 from benthic.rules.nautilus.content import PACKS
-from benthic.rules.nautilus.describe import describe, describe_all
+from benthic.rules.nautilus.describe import cell_id, cell_name, describe, describe_all
 from benthic.rules.nautilus.determinize import determinize
 from benthic.rules.nautilus.evolve import evolve
 from benthic.rules.nautilus.flow import Emitter
@@ -35,7 +35,7 @@ from benthic.rules.nautilus.scoring import final_scores
 from benthic.rules.nautilus.state import State
 from benthic.rules.nautilus.upcast import UPCASTERS
 from benthic.rules.nautilus.viewtypes import NautilusView
-from benthic.rules.presentation import Description
+from benthic.rules.presentation import Description, Message
 
 
 class NautilusEngine(Engine[State, Command, ev.Event]):
@@ -151,8 +151,16 @@ class NautilusEngine(Engine[State, Command, ev.Event]):
     def catalogue(self) -> dict[str, Any]:
         return catalogue(self.version, PACKS.key)  # the pack in use: the default unless switched
 
+    def place_names(self) -> Mapping[str, Message | str]:
+        return _cell_names()
+
     def describe(self, state: State, command: Any, seat: int | None = None) -> Description:
         return describe(state, command, seat)
 
     def describe_all(self, state: State, commands: Sequence[Any], seat: int | None = None) -> list[Description]:
         return describe_all(state, commands, seat)
+
+
+def _cell_names() -> dict[str, str]:
+    """"x,y" -> the cell's name as the sea map's edges write it ("C-14"), for the history's sentences."""
+    return {cell_id(C.xy(cell)): cell_name(C.xy(cell)) for cell in range(C.n_cells)}

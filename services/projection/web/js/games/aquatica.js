@@ -38,6 +38,7 @@ export function layout(view, cat, me, name) {
     const hand = p.hand || [];
     return {
       seat: p.seat,
+      score: p.scoring_pile_pp != null ? [t("prosperity scored"), p.scoring_pile_pp] : null,  // a face-down pile: no public score
       stats: [[t("prosperity scored"), p.scoring_pile_pp], [t("cards in hand"), p.hand_count], [t("discard"), p.discard_count],
         [t("scoring pile"), p.scoring_pile_count], [t("goals claimed"), (p.goals_claimed || []).map((g) => g + 1).join(", ") || t("none")]],
       boards: [{ board: cat.boards.player_board, marks: own, mine: p.seat === me, title: t("{name}'s board", { name: name(p.seat) }) }],
@@ -65,3 +66,10 @@ export function layout(view, cat, me, name) {
     players,
   };
 }
+
+// The final score by the rules' categories (GET /games/{id}/scores, each result's breakdown).
+export const scoring = () => [
+  { key: "location_pp", label: t("Locations scored") },
+  { key: "goal_pp", label: t("Goals") },
+  { key: "hand_pp", label: t("Cards in hand") },
+];

@@ -22,13 +22,23 @@ export function layout(view, cat, me, name) {
       title: `${tile ? `${tile.name}: ${tile.text || ""}` : station.tile}${people ? ` ${t("Researchers: {people}.", { people })}` : ""}` };
   }
   const findKinds = new Map();  // abbreviation -> find kind, for the legend
+  // Face-down finds this seat looked at (Echo, Trial): drawn with what they are, marked as peeked ("Sn?").
+  const peeked = new Map((view.known_finds || []).map((k) => [k.cell.join(","), k]));
+  let anyPeeked = false;
   for (const find of view.finds || []) {
     const key = find.cell.join(",");
     const kind = find.face_up && find.kind ? cat.terms?.[find.kind]?.name || find.kind : null;
-    marks[key] = { text: kind ? initials(kind) : "?", fill: "#f2e8cf",
+    const known = !kind && peeked.get(key);
+    const knownKind = known ? (known.atlantis_number != null ? t("Atlantis {number}", { number: known.atlantis_number })
+      : cat.terms?.[known.kind]?.name || known.kind) : null;
+    if (knownKind) anyPeeked = true;
+    marks[key] = { text: kind ? initials(kind) : knownKind ? `${initials(knownKind)}?` : "?",
+      fill: knownKind ? "#e9d8a6" : "#f2e8cf",
       title: kind ? t("{depth} find: {kind}", { depth: cat.terms?.[find.depth]?.name || find.depth, kind })
-        : t("{depth} find (face down)", { depth: cat.terms?.[find.depth]?.name || find.depth }) };
+        : knownKind ? t("{depth} find, face down; you peeked: {kind}", { depth: cat.terms?.[find.depth]?.name || find.depth, kind: knownKind })
+          : t("{depth} find (face down)", { depth: cat.terms?.[find.depth]?.name || find.depth }) };
     if (kind) findKinds.set(initials(kind), kind);
+    if (knownKind) findKinds.set(initials(knownKind), knownKind);
   }
   view.seats.forEach((s) => (s.subs || []).forEach((sub, i) => {
     const cell = cellOf(sub);
@@ -50,6 +60,7 @@ export function layout(view, cat, me, name) {
     connections: [], ...extra });
   const players = view.seats.map((s) => ({
     seat: s.seat,
+    score: s.research_points != null ? [t("research points"), s.research_points] : null,
     stats: [[t("colour"), s.colour], ["Nemo", s.nemo], [t("researchers in supply"), s.supply], [t("research points"), s.research_points],
       [t("assignment"), s.assignment ? cat.components[s.assignment]?.name || s.assignment : t("hidden")]],
     boards: [researchTracks(view, cat, s, seatColour, name)].filter(Boolean),
@@ -64,8 +75,9 @@ export function layout(view, cat, me, name) {
     summary: [[t("round"), view.round], [t("phase"), view.phase && (cat.terms?.[view.phase]?.name || view.phase)],
       [t("final round"), view.final_round ? t("yes") : t("no")]],
     boards: [
-      { board: cat.boards.map, marks, title: t("The sea"), testid: "main-board", legend: [
+      { board: cat.boards.map, marks, title: t("The sea"), testid: "main-board", axes: seaAxes(cat.boards.map), legend: [
         ["S1–S3", t("a player's submarines (in the player's colour)")], ["?", t("a face-down find")],
+        ...(anyPeeked ? [["Xx?", t("a face-down find you peeked at (what it is, then ?)")]] : []),
         ...[...findKinds].sort().map(([short, kind]) => [short, kind]),
         [t("Named 3×3 blocks"), t("stations, in their builder's colour; hover one for its researchers")],
       ] },
@@ -106,8 +118,26 @@ function researchTracks(view, cat, seat, seatColour, name) {
     caption: t("Research tracks: stations in operation per type (0–4), the benefit on each space; after each row the research value (0 below 2 stations, 1 from 2, 3 with the 3-chip ★).") };
 }
 
+// The sea's grid: its columns lettered and rows numbered, as the moves and the history name cells ("C-14").
+function seaAxes(board) {
+  const cells = Object.values(board.spaces).filter((sp) => Array.isArray(sp.cell));
+  if (!cells.length) return null;
+  return { columns: Math.max(...cells.map((sp) => sp.cell[0])) + 1, rows: Math.max(...cells.map((sp) => sp.cell[1])) + 1,
+    size: cells[0].w };
+}
+
 // "Luminous Crab" -> "LC", "Gold" -> "Go": short enough for one cell of the sea, explained by the map's legend.
 function initials(kind) {
   const parts = kind.split(/[\s-]+/).filter(Boolean);
   return parts.length > 1 ? parts.map((p) => p[0].toUpperCase()).join("") : kind.slice(0, 2);
 }
+
+// The final score by the rules' categories (GET /games/{id}/scores, each result's breakdown): research points
+// times sea points, plus the Nemo left.
+export const scoring = () => [
+  { key: "research_points", label: t("Research points") },
+  { key: "sea_points", label: t("Sea points") },
+  { key: "atlantis.points", label: t("of which Atlantis points") },
+  { key: "product", label: t("Research points × sea points") },
+  { key: "nemo", label: t("Nemo left") },
+];

@@ -47,6 +47,7 @@ export function layout(view, cat, me, name) {
     const hand = p.hand || p.known_hand || [];
     return {
       seat: p.seat,
+      score: p.points != null ? [t("points"), p.points] : null,
       stats: [[t("points"), p.points], ...Object.entries(p.resources || {}).map(([k, v]) => [termOf(cat, k), v]),
         [t("cards in hand"), p.hand_count], [t("hand limit"), p.hand_limit], [t("federation"), p.federation_space || t("below 4")]],
       boards: board ? [{ board, marks: own, mine: p.seat === me, title: t("{name}'s board", { name: name(p.seat) }), legend: playerLegend() }] : [],
@@ -82,3 +83,12 @@ const playerLegend = () => {
     ["C12-C13", t("tunnel site between two city sites")], [piece.tunnel, t("tunnel")], ["+", t("upgraded")],
   ];
 };
+
+// The final score by the rules' categories (GET /games/{id}/scores, each result's breakdown).
+export const scoring = () => [
+  { key: "track", label: t("Points during the game") },
+  { key: "brown", label: t("Brown cards") },
+  { key: "end_cards", label: t("End-of-game cards and purchases") },
+  { key: "network", label: t("Connected cities") },
+  { key: "resources", label: t("Resources left") },
+];
