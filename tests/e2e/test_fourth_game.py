@@ -67,6 +67,8 @@ def test_a_toy_game_registered_by_one_line_plays_end_to_end(platform: LocalPlatf
             # no layout of its own: the view's plain values (the count after MOVES increments), the moves, the history
             page.page.wait_for_selector(f"[data-testid=table] dl.stats dd:text-is('{MOVES}')")
             page.page.wait_for_selector("[data-testid=history] li")
+            page.page.wait_for_selector("[data-testid=final] table")  # its scores: no breakdown to explain them
+            assert "null" not in page.page.inner_text("[data-testid=final]"), "the final scores show a null"
             page.shot(f"fourth-game-{language}")
         finally:
             page.close()

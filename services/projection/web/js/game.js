@@ -93,7 +93,7 @@ export async function gamePage(main, gameId, watchOnly) {
     const drawn = layout.layout(view, cat, g.seat, name);
     status.textContent = ` ${({ open: t("open"), running: t("running"), finished: t("finished") })[g.status] || g.status || ""}`;
     table.replaceChildren(
-      drawn.summary ? stats(drawn.summary) : null,
+      ...(drawn.summary ? [stats(drawn.summary)] : []),
       ...drawn.boards.map((b) => h("figure.board-wrap", {}, drawBoard(b), h("figcaption", {}, b.title || b.board.name,
         b.legend ? legend(b.legend) : null))),
       ...(drawn.rows || []).map((row) => cardRow(row)),
@@ -428,8 +428,9 @@ export async function gamePage(main, gameId, watchOnly) {
           : g.summary.rated ? t("pending…") : t("unrated");
         return h("tr", {}, h("td", {}, r.rank), h("td", {}, name(r.seat)), h("td", {}, r.score), h("td", {}, shown));
       })));
-    const breakdown = () => breakdownTable(scores);
-    final.replaceChildren(h("h2", {}, t("Final scores")), table(), breakdown());
+    // a game whose layout explains no score has no breakdown (replaceChildren would write a null as "null")
+    const breakdown = () => breakdownTable(scores) ?? [];
+    final.replaceChildren(h("h2", {}, t("Final scores")), table(), ...[breakdown()].flat());
     // Ratings apply once the scoring service has scored the game (a moment after its end).
     for (let i = 0; i < 240 && !g.closedPage; i++) {
       g.summary = await read(`/games/${gameId}`).catch(() => g.summary);
@@ -440,7 +441,7 @@ export async function gamePage(main, gameId, watchOnly) {
       const board = await read(`/leaderboards/${g.summary.game_type}?limit=500`).catch(() => ({ players: [] }));
       for (const p of board.players) ratings.set(p.player_id, p);
     }
-    final.replaceChildren(h("h2", {}, t("Final scores")), table(), breakdown());
+    final.replaceChildren(h("h2", {}, t("Final scores")), table(), ...[breakdown()].flat());
   }
 
   // The score explained: one column per player (best first), one row per scoring category of the game's rules,
