@@ -27,18 +27,7 @@ class Publication(NamedTuple):
 
 NOTHING = Publication(None, 0, [])
 
-# The copy of one entry to the notifier's stream when one of its players is registered (a Redis Cluster: the
-# registry and that stream share the notifier's slot).  KEYS: 1 registry, 2 the notifier's stream;
-# ARGV: 1 the stream's approximate cap, 2 the entry, 3.. the players.  Returns 1 when copied.
-NOTIFY_SOURCE = """
-for i = 3, #ARGV do
-  if redis.call('SISMEMBER', KEYS[1], ARGV[i]) == 1 then
-    redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], '*', '__data__', ARGV[2])
-    return 1
-  end
-end
-return 0
-"""
+NOTIFY_SOURCE = load_lua(__package__, "notify")  # the copy of one entry to the notifier's stream (Cluster)
 
 
 def write_call(
