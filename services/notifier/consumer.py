@@ -18,6 +18,7 @@ import time
 from benthic.feed.faststream_groups import GroupSubscription
 from benthic.feed.integration import GameFinished, MatchFound, TicketExpired, TurnStarted, decode_event, type_of
 from benthic.feed.system import follower
+from benthic.play.recipients import webhook_players
 from benthic.runtime.config import Settings
 from benthic.runtime.telemetry import WEBHOOK_ENQUEUED, WEBHOOK_QUEUE_FULL, log
 from benthic.store import EventStore
@@ -64,13 +65,7 @@ class EventRouter:
         if meta is None:
             log().info("webhook_game_gone", game_id=event.game_id, event_id=event.id)
             return []
-        seats = event.seats if isinstance(event, TurnStarted) else range(len(meta.seats))
-        players: list[str] = []
-        for seat in seats:
-            holder = meta.seats[seat] if 0 <= seat < len(meta.seats) else None
-            if holder is not None and not is_bot_player_id(holder.player_id) and holder.player_id not in players:
-                players.append(holder.player_id)
-        return players
+        return webhook_players(meta, event)
 
 
 def subscription(settings: Settings, router: EventRouter) -> GroupSubscription:

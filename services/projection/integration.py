@@ -11,7 +11,6 @@ catching up) report the turn of the last one only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
 import msgspec
@@ -37,7 +36,6 @@ from benthic.game.gamestate import Folded
 from benthic.game.rated import PlayerRated
 from benthic.rules import Prompt
 from benthic.store import GameMeta
-from benthic.trust.identity import is_bot_player_id
 
 
 class Turn(NamedTuple):
@@ -71,19 +69,6 @@ def seat_holders(meta: GameMeta) -> list[SeatHolder]:
         else SeatHolder(seat=i, kind=s.kind, player_id=s.player_id, name=s.name, bot=s.bot or None)
         for i, s in enumerate(meta.seats)
     ]
-
-
-def webhook_players(meta: GameMeta, event: IntegrationEvent) -> list[str]:
-    """The players ``event`` goes to by webhook (the notifier's own choice, made again from the game's meta when it
-    reads the event): the players of a turn's seats, every seated player at the game's end; bots get nothing."""
-    if isinstance(event, TurnStarted):
-        seats: Iterable[int] = event.seats
-    elif isinstance(event, GameFinished):
-        seats = range(len(meta.seats))
-    else:
-        return []
-    holders = (meta.seats[s] if 0 <= s < len(meta.seats) else None for s in seats)
-    return list(dict.fromkeys(h.player_id for h in holders if h is not None and not is_bot_player_id(h.player_id)))
 
 
 def created_version(game_id: str, folded: Folded, tail_versions: list[tuple[int, str]]) -> int:

@@ -34,6 +34,7 @@ from benthic.game.events import Envelope
 from benthic.game.gamestate import Folded, UndoBeforeStart, fold_envelopes
 from benthic.game.keys import GameKeys, RatingKeys
 from benthic.game.rated import decode_marker
+from benthic.play.recipients import webhook_players
 from benthic.rules import UnknownGameType, get_engine
 from benthic.runtime.telemetry import INTEGRATION_EVENTS, PROJECTED_EVENTS, PROJECTION_LAG, log, series
 from benthic.store import EventStore, GameMeta, parse_meta
@@ -220,7 +221,7 @@ class Projector:
             events.extend(await self._scored_events(meta, scored_by))
         model = msgspec.structs.replace(model, fields=[*model.fields, (readmodel.TURN, turn)])
         entries = [encode_entry(event) for event in events]
-        players = [integration.webhook_players(meta, event) for event in events]
+        players = [webhook_players(meta, event) for event in events]
         publication = writes.Publication(None if self.cluster else self.integration_stream, self.integration_maxlen,
                                          entries, players)
         call = writes.write_call(keys, game_id, meta.game_type, model, publication)
