@@ -18,7 +18,16 @@ SERVICES = ("command", "projection", "scoring", "archiver", "bots", "notifier", 
 
 def _serve_all(redis_url: str, archive_url: str | None) -> tuple[dict[str, int], str]:
     """Start `serve all`, wait until every port answers /readyz (or 60 s), stop it; the readiness codes
-    per service (0: no answer) and its log."""
+    per service (0: no answer) and its log.  Started again on other ports when a port chosen free was taken by
+    another process before `serve all` bound it (the other test worker's servers: seen once in CI)."""
+    for _attempt in range(3):
+        codes, log = _serve_all_once(redis_url, archive_url)
+        if "address already in use" not in log:
+            break
+    return codes, log
+
+
+def _serve_all_once(redis_url: str, archive_url: str | None) -> tuple[dict[str, int], str]:
     ports = {s: free_port() for s in SERVICES}
     env = {**os.environ, "REDIS_URL": redis_url, "BENTHIC_LOG_FORMAT": "json",
            **{f"BENTHIC_{s.upper()}_PORT": str(p) for s, p in ports.items()}}
@@ -31,7 +40,8 @@ def _serve_all(redis_url: str, archive_url: str | None) -> tuple[dict[str, int],
     expected = [s for s in SERVICES if archive_url or s != "archiver"]
     try:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not all(codes[s] == 200 for s in expected):
+        while (time.monotonic() < deadline and process.poll() is None
+               and not all(codes[s] == 200 for s in expected)):
             for service in SERVICES:
                 try:
                     codes[service] = httpx.get(f"http://127.0.0.1:{ports[service]}/readyz", timeout=1).status_code
